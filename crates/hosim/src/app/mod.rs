@@ -1,0 +1,75 @@
+//! Applications that feed a TCP sender: an infinite bulk source, a file of N bytes, and a
+//! source limited to R bit/s.
+
+use crate::engine::time::{tx_time_ns, SimTime};
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum App {
+    /// Always has data (FTP-like).
+    Bulk,
+    /// Exactly `bytes` bytes, then nothing.
+    File { bytes: u64 },
+    /// Writes one `chunk_bytes` chunk every chunk_bytes*8/rate seconds, up to `bytes` if set.
+    Rate { rate_bps: u64, chunk_bytes: u32, bytes: Option<u64> },
+}
+
+impl App {
+    /// Bytes available to the sender at connection start.
+    pub fn initial_bytes(&self) -> u64 {
+        match self {
+            App::Bulk => u64::MAX,
+            App::File { bytes } => *bytes,
+            App::Rate { .. } => 0,
+        }
+    }
+
+    /// For rate-limited sources, the interval between chunks.
+    pub fn tick_ns(&self) -> Option<SimTime> {
+        match self {
+            App::Rate { rate_bps, chunk_bytes, .. } => Some(tx_time_ns(*chunk_bytes, *rate_bps)),
+            _ => None,
+        }
+    }
+
+    /// The chunk to write at the next tick given what was written so far (0: the source is done).
+    pub fn next_chunk(&self, written: u64) -> u64 {
+        match self {
+            App::Rate { chunk_bytes, bytes, .. } => {
+                let left = bytes.map_or(u64::MAX, |b| b.saturating_sub(written));
+                left.min(*chunk_bytes as u64)
+            }
+            _ => 0,
+        }
+    }
+
+    /// Total bytes the application will ever send, if finite.
+    pub fn total_bytes(&self) -> Option<u64> {
+        match self {
+            App::Bulk => None,
+            App::File { bytes } => Some(*bytes),
+            App::Rate { bytes, .. } => *bytes,
+        }
+    }
+
+    pub fn kind(&self) -> &'static str {
+        match self {
+            App::Bulk => "bulk",
+            App::File { .. } => "file",
+            App::Rate { .. } => "rate",
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rate_source_ticks_at_its_rate_and_stops_at_its_size() {
+        let app = App::Rate { rate_bps: 1_000_000, chunk_bytes: 1000, bytes: Some(2500) };
+        assert_eq!(app.tick_ns(), Some(8_000_000));
+        assert_eq!(app.next_chunk(0), 1000);
+        assert_eq!(app.next_chunk(2000), 500);
+        assert_eq!(app.next_chunk(2500), 0);
+    }
+}

@@ -1,0 +1,136 @@
+//! The run summary (the JSON contract of DESIGN.md) and the end-of-run invariant checks.
+
+use serde_json::{json, Value};
+
+use crate::engine::time::ns_to_s;
+use crate::world::World;
+
+/// Checks packet conservation and delivery integrity. Returns the list of violations.
+pub fn check_invariants(w: &World) -> Vec<String> {
+    let mut bad = Vec::new();
+    let c = &w.counters;
+    let in_flight = w.packets_in_flight();
+    if c.created != c.consumed + c.dropped() + in_flight {
+        bad.push(format!(
+            "packet conservation: created {} != consumed {} + dropped {} + in flight {}",
+            c.created, c.consumed, c.dropped(), in_flight
+        ));
+    }
+    for l in &w.links {
+        let s = &l.stats;
+        let queued = s.offered - l.queue.stats.dropped;
+        let after = s.transmitted + l.queue.len_pkts() as u64 + l.in_service.is_some() as u64;
+        if queued != after {
+            bad.push(format!("link {}: accepted {} != transmitted {} + queued + in service", l.name, queued, s.transmitted));
+        }
+        if s.transmitted != s.lost + s.delivered + l.pipeline.len() as u64 {
+            bad.push(format!("link {}: transmitted {} != lost {} + delivered {} + propagating {}", l.name, s.transmitted, s.lost, s.delivered, l.pipeline.len()));
+        }
+    }
+    for f in &w.flows {
+        let rcv = f.receiver.rcv_nxt();
+        if f.delivered_bytes != rcv {
+            bad.push(format!("flow {}: delivered {} bytes but reassembly reached {}", f.name, f.delivered_bytes, rcv));
+        }
+        if rcv > f.sender.snd_max() {
+            bad.push(format!("flow {}: receiver has {} bytes, sender only sent {}", f.name, rcv, f.sender.snd_max()));
+        }
+        if f.sender.snd_una() > rcv {
+            bad.push(format!("flow {}: sender believes {} bytes acknowledged, receiver has {}", f.name, f.sender.snd_una(), rcv));
+        }
+        if let Some(total) = f.app.total_bytes() {
+            if rcv > total {
+                bad.push(format!("flow {}: delivered {} bytes of a {}-byte application stream", f.name, rcv, total));
+            }
+            if f.completion_ns.is_some() && rcv != total {
+                bad.push(format!("flow {}: complete but delivered {} of {} bytes", f.name, rcv, total));
+            }
+        }
+        if f.tag_errors > 0 {
+            bad.push(format!("flow {}: {} segments arrived with a payload tag that does not match their flow and offset", f.name, f.tag_errors));
+        }
+    }
+    bad
+}
+
+pub fn summary(w: &World, scenario: &str, seed: u64, wall_time_s: f64, violations: &[String]) -> Value {
+    let end_s = ns_to_s(w.end_ns);
+    let flows: Vec<Value> = w
+        .flows
+        .iter()
+        .map(|f| {
+            let s = &f.sender;
+            let st = &s.stats;
+            let active_s = match f.completion_ns {
+                Some(done) => ns_to_s(done.saturating_sub(f.start_ns)),
+                None => (end_s - ns_to_s(f.start_ns)).max(0.0),
+            };
+            let goodput = if active_s > 0.0 { f.delivered_bytes as f64 * 8.0 / active_s } else { 0.0 };
+            let mean = |sum: u128, n: u64| sum as f64 / n.max(1) as f64 / 1e9;
+            json!({
+                "name": f.name,
+                "cc": "aimd",
+                "recovery": s.cfg.recovery.name(),
+                "app": f.app.kind(),
+                "mss_bytes": s.cfg.mss_bytes,
+                "start_s": ns_to_s(f.start_ns),
+                "bytes_delivered": f.delivered_bytes,
+                "goodput_bps": goodput,
+                "completed": f.completion_ns.is_some(),
+                "completion_time_s": f.completion_ns.map(|d| ns_to_s(d.saturating_sub(f.start_ns))),
+                "segments_sent": st.segments_sent,
+                "retransmits": st.retransmits,
+                "timeouts": st.timeouts,
+                "spurious_timeouts": f.spurious_timeouts,
+                "fast_recoveries": st.fast_recoveries,
+                "ecn_reductions": st.ecn_reductions,
+                "syn_retransmits": st.syn_retransmits,
+                "rtt_mean_s": if st.rtt_samples > 0 { json!(mean(st.rtt_sum_ns, st.rtt_samples)) } else { Value::Null },
+                "rtt_samples": st.rtt_samples,
+                "rto_mean_s": if st.rto_count > 0 { json!(mean(st.rto_sum_ns, st.rto_count)) } else { Value::Null },
+                "cwnd_final_bytes": s.cwnd(),
+                "ssthresh_final_bytes": if s.ssthresh() == u64::MAX { Value::Null } else { json!(s.ssthresh()) },
+                "duplicate_segments": f.receiver.stats.duplicate_segments,
+                "scripted_drops": f.scripted_drops,
+            })
+        })
+        .collect();
+    let queues: Vec<Value> = w
+        .links
+        .iter()
+        .map(|l| {
+            let q = &l.queue;
+            json!({
+                "name": l.name,
+                "kind": if q.is_red() { "red" } else { "droptail" },
+                "enqueued": q.stats.enqueued,
+                "dropped": q.stats.dropped,
+                "marked": q.stats.marked,
+                "lost_on_link": l.stats.lost,
+                "mean_len_pkts": q.mean_len_pkts(w.end_ns),
+                "max_len_pkts": q.stats.max_len_pkts,
+                "tx_bytes": l.stats.tx_bytes,
+                "utilization": l.stats.tx_bytes as f64 * 8.0 / (l.rate_bps as f64 * end_s.max(1e-12)),
+            })
+        })
+        .collect();
+    let c = &w.counters;
+    json!({
+        "scenario": scenario,
+        "seed": seed,
+        "sim_time_s": end_s,
+        "events": w.events.executed(),
+        "wall_time_s": wall_time_s,
+        "flows": flows,
+        "queues": queues,
+        "handovers": [],
+        "invariants": {
+            "ok": violations.is_empty(),
+            "violations": violations,
+            "packets_created": c.created,
+            "packets_consumed": c.consumed,
+            "packets_dropped": c.dropped(),
+            "packets_in_flight": w.packets_in_flight(),
+        },
+    })
+}

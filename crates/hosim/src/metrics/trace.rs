@@ -1,0 +1,78 @@
+//! Opt-in traces, recorded as columns (time, id, value). When tracing is off nothing is
+//! allocated and each probe costs one branch.
+
+use crate::engine::time::SimTime;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TraceKind {
+    Cwnd,
+    Ssthresh,
+    Rtt,
+    Rto,
+    Inflight,
+    Queue,
+}
+
+impl TraceKind {
+    pub const ALL: [TraceKind; 6] =
+        [TraceKind::Cwnd, TraceKind::Ssthresh, TraceKind::Rtt, TraceKind::Rto, TraceKind::Inflight, TraceKind::Queue];
+
+    /// Table name and value column name, with units.
+    pub fn names(self) -> (&'static str, &'static str) {
+        match self {
+            TraceKind::Cwnd => ("cwnd", "cwnd_bytes"),
+            TraceKind::Ssthresh => ("ssthresh", "ssthresh_bytes"),
+            TraceKind::Rtt => ("rtt", "rtt_s"),
+            TraceKind::Rto => ("rto", "rto_s"),
+            TraceKind::Inflight => ("inflight", "inflight_bytes"),
+            TraceKind::Queue => ("queue", "len_pkts"),
+        }
+    }
+
+    /// Whether the id column names a flow (else a queue).
+    pub fn per_flow(self) -> bool {
+        self != TraceKind::Queue
+    }
+}
+
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct TraceTable {
+    pub time_ns: Vec<SimTime>,
+    pub id: Vec<u32>,
+    pub value: Vec<f64>,
+}
+
+impl TraceTable {
+    pub fn push(&mut self, t: SimTime, id: u32, v: f64) {
+        self.time_ns.push(t);
+        self.id.push(id);
+        self.value.push(v);
+    }
+
+    pub fn len(&self) -> usize {
+        self.time_ns.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.time_ns.is_empty()
+    }
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct Traces {
+    pub enabled: bool,
+    pub tables: [TraceTable; 6],
+}
+
+impl Traces {
+    #[inline]
+    pub fn record(&mut self, kind: TraceKind, t: SimTime, id: u32, v: f64) {
+        if self.enabled {
+            self.tables[kind as usize].push(t, id, v);
+        }
+    }
+
+    pub fn table(&self, kind: TraceKind) -> &TraceTable {
+        &self.tables[kind as usize]
+    }
+}

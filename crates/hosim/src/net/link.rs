@@ -1,0 +1,50 @@
+//! A unidirectional point-to-point link: a queue, a transmitter of fixed rate, a propagation
+//! delay and optional random loss. Packets leave the transmitter in FIFO order and, since the
+//! delay is constant, arrive in the same order: the link keeps them in a FIFO pipeline and the
+//! world only schedules "next arrival on link L" events.
+
+use std::collections::VecDeque;
+
+use super::loss::LossModel;
+use super::packet::Packet;
+use super::queue::Queue;
+use super::NodeId;
+use crate::engine::rng::Rng;
+use crate::engine::time::SimTime;
+
+#[derive(Clone, Debug, Default)]
+pub struct LinkStats {
+    /// Packets offered to the link (queued or dropped at the queue).
+    pub offered: u64,
+    /// Packets that finished transmission.
+    pub transmitted: u64,
+    pub tx_bytes: u64,
+    /// Packets lost on the wire by the loss model.
+    pub lost: u64,
+    /// Packets handed to the far node.
+    pub delivered: u64,
+}
+
+pub struct Link {
+    pub name: String,
+    pub from: NodeId,
+    pub to: NodeId,
+    pub rate_bps: u64,
+    pub delay_ns: SimTime,
+    pub queue: Queue,
+    pub loss: LossModel,
+    pub rng: Rng,
+    /// The packet being serialized, if any.
+    pub in_service: Option<Packet>,
+    /// Packets propagating, with their arrival times, oldest first.
+    pub pipeline: VecDeque<(SimTime, Packet)>,
+    pub stats: LinkStats,
+    /// Record this link's queue length in the `queue` trace.
+    pub traced: bool,
+}
+
+impl Link {
+    pub fn in_flight(&self) -> u64 {
+        self.queue.len_pkts() as u64 + self.in_service.is_some() as u64 + self.pipeline.len() as u64
+    }
+}

@@ -1,0 +1,35 @@
+//! The network: packets, queues, links with rate, delay and loss, and nodes with static routes.
+
+pub mod link;
+pub mod loss;
+pub mod packet;
+pub mod queue;
+
+pub use link::Link;
+pub use loss::LossModel;
+pub use packet::{Ecn, Packet, PacketKind, SackBlocks};
+pub use queue::{Queue, QueueLimit, RedParams};
+
+/// Index of a node in the world's node arena.
+pub type NodeId = u32;
+/// Index of a (unidirectional) link in the world's link arena.
+pub type LinkId = u32;
+/// Index of a TCP flow in the world's flow arena.
+pub type FlowId = u32;
+
+/// What a node does with a packet addressed to somebody else.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum NodeKind {
+    /// An end host: terminates flows, forwards nothing.
+    Host,
+    /// A router: forwards along its static route table.
+    Router,
+}
+
+#[derive(Clone, Debug)]
+pub struct Node {
+    pub name: String,
+    pub kind: NodeKind,
+    /// `routes[dst]` is the outgoing link towards node `dst` (None: unreachable or self).
+    pub routes: Vec<Option<LinkId>>,
+}

@@ -1,0 +1,128 @@
+//! Packets. A packet is a small `Copy` value: it moves through queues and links by value,
+//! with no heap allocation on the per-packet path.
+
+use super::{FlowId, NodeId};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PacketKind {
+    Syn,
+    SynAck,
+    Data,
+    Ack,
+}
+
+/// The two ECN bits of the IP header (RFC 3168 §5). ECT(0) and ECT(1) are not told apart.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ecn {
+    NotEct,
+    Ect,
+    Ce,
+}
+
+/// Up to three SACK blocks (RFC 2018 §3), as half-open byte ranges [start, end).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SackBlocks {
+    pub blocks: [(u64, u64); 3],
+    pub len: u8,
+}
+
+impl SackBlocks {
+    pub fn iter(&self) -> impl Iterator<Item = (u64, u64)> + '_ {
+        self.blocks[..self.len as usize].iter().copied()
+    }
+
+    pub fn push(&mut self, block: (u64, u64)) -> bool {
+        if (self.len as usize) < self.blocks.len() {
+            self.blocks[self.len as usize] = block;
+            self.len += 1;
+            true
+        } else {
+            false
+        }
+    }
+
+    /// Bytes of TCP option space the blocks take: kind, length, 8 bytes a block,
+    /// padded to a multiple of 4 (RFC 2018 §3).
+    pub fn option_bytes(&self) -> u32 {
+        if self.len == 0 {
+            0
+        } else {
+            (2 + 8 * self.len as u32).div_ceil(4) * 4
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug)]
+pub struct Packet {
+    /// Unique per run, in creation order.
+    pub uid: u64,
+    pub flow: FlowId,
+    pub src: NodeId,
+    pub dst: NodeId,
+    pub kind: PacketKind,
+    /// Bytes on the wire: headers plus payload.
+    pub size_bytes: u32,
+    /// First payload byte (data), in the flow's byte numbering starting at 0.
+    pub seq: u64,
+    pub len: u32,
+    /// Cumulative acknowledgment: next byte expected (ACK packets).
+    pub ack: u64,
+    pub sack: SackBlocks,
+    pub rwnd_bytes: u64,
+    pub ecn: Ecn,
+    pub ece: bool,
+    pub cwr: bool,
+    /// When the sender put this copy on the wire.
+    pub sent_ns: u64,
+    /// True when this is a retransmission of bytes sent before.
+    pub is_retx: bool,
+    /// A tag derived from (flow, seq, len): the receiver checks it to catch any mix-up of
+    /// payload between flows or offsets on the way.
+    pub tag: u32,
+}
+
+/// The payload tag a sender puts on a data segment (FNV-1a over the identifying fields).
+pub fn payload_tag(flow: FlowId, seq: u64, len: u32) -> u32 {
+    let mut h: u32 = 0x811c_9dc5;
+    for b in flow.to_le_bytes().iter().chain(seq.to_le_bytes().iter()).chain(len.to_le_bytes().iter()) {
+        h ^= *b as u32;
+        h = h.wrapping_mul(0x0100_0193);
+    }
+    h
+}
+
+impl Packet {
+    pub fn is_data(&self) -> bool {
+        self.kind == PacketKind::Data
+    }
+
+    /// Does this packet travel from the flow's sender to its receiver?
+    pub fn towards_receiver(&self) -> bool {
+        matches!(self.kind, PacketKind::Data | PacketKind::Syn)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sack_option_is_padded_to_four_bytes() {
+        let mut s = SackBlocks::default();
+        assert_eq!(s.option_bytes(), 0);
+        s.push((0, 10));
+        assert_eq!(s.option_bytes(), 12);
+        s.push((20, 30));
+        s.push((40, 50));
+        assert_eq!(s.option_bytes(), 28);
+        assert!(!s.push((60, 70)), "a fourth block does not fit");
+    }
+
+    #[test]
+    fn payload_tag_depends_on_every_field() {
+        let t = payload_tag(1, 1000, 1460);
+        assert_ne!(t, payload_tag(2, 1000, 1460));
+        assert_ne!(t, payload_tag(1, 2460, 1460));
+        assert_ne!(t, payload_tag(1, 1000, 100));
+    }
+}

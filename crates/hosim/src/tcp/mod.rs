@@ -1,0 +1,31 @@
+//! TCP: a byte-sequence sender and receiver.
+//!
+//! Reading list, and where each is followed:
+//! - RFC 5681 TCP Congestion Control: slow start, congestion avoidance, fast retransmit and
+//!   fast recovery (Reno), delayed ACKs (§4.2). `cc.rs`, `sender.rs`, `receiver.rs`.
+//! - RFC 6582 NewReno: partial ACKs, `recover`, the impatient and slow-but-steady timer
+//!   variants (§3.2, §4). `sender.rs`.
+//! - RFC 6675 SACK-based loss recovery: scoreboard, IsLost, SetPipe, NextSeg. `scoreboard.rs`,
+//!   `sender.rs`.
+//! - RFC 2018 SACK option: block generation at the receiver (§4), dropping SACK state after a
+//!   timeout (§8). `receiver.rs`, `sender.rs`.
+//! - RFC 6298 retransmission timer: estimator, Karn's rule, backoff. `rto.rs`.
+//! - RFC 3042 Limited Transmit. `sender.rs`.
+//! - RFC 3168 ECN: ECT on data, ECE/CWR, one reduction per window. `sender.rs`, `receiver.rs`.
+//!
+//! Sequence numbers are 64-bit byte offsets starting at 0 for the first data byte; the SYN
+//! and SYN-ACK are control packets outside that space. Nothing wraps.
+//!
+//! Protocol objects do no I/O and read no clock: they take `now` and inputs and push the
+//! segments to send into an output buffer owned by the caller.
+
+pub mod cc;
+pub mod config;
+pub mod receiver;
+pub mod rto;
+pub mod scoreboard;
+pub mod sender;
+
+pub use config::{Recovery, NewRenoTimer, TcpConfig};
+pub use receiver::TcpReceiver;
+pub use sender::{Segment, TcpSender};

@@ -1,0 +1,317 @@
+//! The TCP receiver: reassembly, cumulative and delayed ACKs (RFC 5681 §4.2, RFC 1122
+//! §4.2.3.2), SACK block generation (RFC 2018 §4) and ECN echo (RFC 3168 §6.1.3).
+
+use super::config::TcpConfig;
+use crate::engine::time::SimTime;
+use crate::net::packet::SackBlocks;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AckOut {
+    pub ack: u64,
+    pub sack: SackBlocks,
+    pub ece: bool,
+    pub rwnd: u64,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct ReceiverStats {
+    pub segments: u64,
+    pub duplicate_segments: u64,
+    pub out_of_order_segments: u64,
+    pub ce_segments: u64,
+    pub acks_sent: u64,
+}
+
+/// What one arriving data segment did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DataResult {
+    /// Bytes newly delivered in order to the application.
+    pub delivered: u64,
+    /// Bytes of this segment the receiver already had.
+    pub duplicate: bool,
+    pub ack: Option<AckOut>,
+}
+
+pub struct TcpReceiver {
+    delayed_ack: bool,
+    delack_segments: u32,
+    delack_timeout_ns: SimTime,
+    sack: bool,
+    /// Advertised receive window. Constant unless an element (e.g. a proxy) sets it.
+    pub rwnd_bytes: u64,
+    rcv_nxt: u64,
+    /// Out-of-order data above rcv_nxt: sorted, disjoint, non-adjacent [start, end) ranges.
+    ooo: Vec<(u64, u64)>,
+    /// Starts of recently received out-of-order segments, most recent first (RFC 2018 §4).
+    recent: [u64; 3],
+    recent_len: usize,
+    unacked_segments: u32,
+    delack_deadline: Option<SimTime>,
+    ece_pending: bool,
+    pub stats: ReceiverStats,
+}
+
+impl TcpReceiver {
+    pub fn new(cfg: &TcpConfig) -> Self {
+        TcpReceiver {
+            delayed_ack: cfg.delayed_ack,
+            delack_segments: cfg.delayed_ack_segments.max(1),
+            delack_timeout_ns: cfg.delayed_ack_timeout_ns,
+            sack: cfg.sack(),
+            rwnd_bytes: cfg.rwnd_bytes,
+            rcv_nxt: 0,
+            ooo: Vec::new(),
+            recent: [0; 3],
+            recent_len: 0,
+            unacked_segments: 0,
+            delack_deadline: None,
+            ece_pending: false,
+            stats: ReceiverStats::default(),
+        }
+    }
+
+    /// Next byte expected; equals the bytes delivered in order so far.
+    pub fn rcv_nxt(&self) -> u64 {
+        self.rcv_nxt
+    }
+
+    pub fn delack_deadline(&self) -> Option<SimTime> {
+        self.delack_deadline
+    }
+
+    /// Has every byte of [seq, seq+len) arrived (in order or buffered)?
+    pub fn has(&self, seq: u64, len: u32) -> bool {
+        let end = seq + len as u64;
+        end <= self.rcv_nxt || self.ooo.iter().any(|&(s, e)| s <= seq.max(self.rcv_nxt) && end <= e)
+    }
+
+    pub fn out_of_order_bytes(&self) -> u64 {
+        self.ooo.iter().map(|(s, e)| e - s).sum()
+    }
+
+    /// A data segment arrived. `ce`: the IP header carried Congestion Experienced.
+    pub fn on_data(&mut self, now: SimTime, seq: u64, len: u32, ce: bool, cwr: bool) -> DataResult {
+        self.stats.segments += 1;
+        // RFC 3168 §6.1.3: CWR stops the echo; CE (re)starts it.
+        if cwr {
+            self.ece_pending = false;
+        }
+        if ce {
+            self.ece_pending = true;
+            self.stats.ce_segments += 1;
+        }
+        let end = seq + len as u64;
+        let had_gap = !self.ooo.is_empty();
+        let (delivered, duplicate, immediate) = if end <= self.rcv_nxt {
+            // Old data: acknowledge at once so the sender learns where we are.
+            (0, true, true)
+        } else if seq > self.rcv_nxt {
+            let dup = self.insert_ooo(seq, end);
+            self.note_recent(seq);
+            self.stats.out_of_order_segments += 1;
+            // RFC 5681 §4.2: an out-of-order segment triggers an immediate (duplicate) ACK.
+            (0, dup, true)
+        } else {
+            let before = self.rcv_nxt;
+            self.rcv_nxt = end;
+            self.absorb_ooo();
+            // RFC 5681 §4.2: a segment that fills (part of) a gap is acknowledged at once.
+            (self.rcv_nxt - before, false, had_gap)
+        };
+        if duplicate {
+            self.stats.duplicate_segments += 1;
+        }
+        let ack = if immediate || !self.delayed_ack {
+            Some(self.make_ack())
+        } else {
+            self.unacked_segments += 1;
+            if self.unacked_segments >= self.delack_segments {
+                Some(self.make_ack())
+            } else {
+                if self.delack_deadline.is_none() {
+                    self.delack_deadline = Some(now + self.delack_timeout_ns);
+                }
+                None
+            }
+        };
+        DataResult { delivered, duplicate, ack }
+    }
+
+    /// The delayed-ACK timer may have expired.
+    pub fn on_delack_timer(&mut self, now: SimTime) -> Option<AckOut> {
+        match self.delack_deadline {
+            Some(d) if d <= now => Some(self.make_ack()),
+            _ => None,
+        }
+    }
+
+    /// The ACK that completes or answers the handshake.
+    pub fn syn_ack(&self) -> AckOut {
+        AckOut { ack: self.rcv_nxt, sack: SackBlocks::default(), ece: false, rwnd: self.rwnd_bytes }
+    }
+
+    fn make_ack(&mut self) -> AckOut {
+        self.unacked_segments = 0;
+        self.delack_deadline = None;
+        self.stats.acks_sent += 1;
+        AckOut { ack: self.rcv_nxt, sack: self.sack_blocks(), ece: self.ece_pending, rwnd: self.rwnd_bytes }
+    }
+
+    /// RFC 2018 §4: the first block holds the most recently received segment, the others
+    /// repeat the most recently reported blocks.
+    fn sack_blocks(&self) -> SackBlocks {
+        let mut out = SackBlocks::default();
+        if !self.sack {
+            return out;
+        }
+        for &seq in &self.recent[..self.recent_len] {
+            if let Some(&block) = self.ooo.iter().find(|&&(s, e)| s <= seq && seq < e) {
+                if !out.iter().any(|b| b == block) && !out.push(block) {
+                    break;
+                }
+            }
+        }
+        // Blocks not in the recency list (older ones) fill what space is left, lowest first.
+        for &block in &self.ooo {
+            if out.len as usize == out.blocks.len() {
+                break;
+            }
+            if !out.iter().any(|b| b == block) {
+                out.push(block);
+            }
+        }
+        out
+    }
+
+    fn note_recent(&mut self, seq: u64) {
+        let mut list = [seq, 0, 0];
+        let mut n = 1;
+        for &s in &self.recent[..self.recent_len] {
+            if n == list.len() {
+                break;
+            }
+            if s != seq {
+                list[n] = s;
+                n += 1;
+            }
+        }
+        self.recent = list;
+        self.recent_len = n;
+    }
+
+    /// Inserts [start, end) into the out-of-order set. Returns true if it was all there already.
+    fn insert_ooo(&mut self, start: u64, end: u64) -> bool {
+        let i = self.ooo.partition_point(|&(_, e)| e < start);
+        if i < self.ooo.len() && self.ooo[i].0 <= start && end <= self.ooo[i].1 {
+            return true;
+        }
+        let mut s = start;
+        let mut e = end;
+        let mut j = i;
+        while j < self.ooo.len() && self.ooo[j].0 <= e {
+            s = s.min(self.ooo[j].0);
+            e = e.max(self.ooo[j].1);
+            j += 1;
+        }
+        self.ooo.splice(i..j, std::iter::once((s, e)));
+        false
+    }
+
+    fn absorb_ooo(&mut self) {
+        let mut k = 0;
+        while k < self.ooo.len() && self.ooo[k].0 <= self.rcv_nxt {
+            self.rcv_nxt = self.rcv_nxt.max(self.ooo[k].1);
+            k += 1;
+        }
+        if k > 0 {
+            self.ooo.drain(..k);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tcp::config::Recovery;
+
+    const MSS: u32 = 1000;
+
+    fn receiver(delayed: bool) -> TcpReceiver {
+        let cfg = TcpConfig { delayed_ack: delayed, recovery: Recovery::Sack, ..TcpConfig::default() };
+        TcpReceiver::new(&cfg)
+    }
+
+    fn seg(r: &mut TcpReceiver, i: u64) -> DataResult {
+        r.on_data(0, i * MSS as u64, MSS, false, false)
+    }
+
+    #[test]
+    fn in_order_without_delayed_ack_acks_every_segment() {
+        let mut r = receiver(false);
+        let res = seg(&mut r, 0);
+        assert_eq!(res.delivered, 1000);
+        assert_eq!(res.ack.unwrap().ack, 1000);
+    }
+
+    #[test]
+    fn delayed_ack_acks_every_second_segment_or_on_timer() {
+        let mut r = receiver(true);
+        assert!(seg(&mut r, 0).ack.is_none());
+        assert_eq!(r.delack_deadline(), Some(200_000_000));
+        assert_eq!(seg(&mut r, 1).ack.unwrap().ack, 2000);
+        assert!(seg(&mut r, 2).ack.is_none());
+        assert!(r.on_delack_timer(100_000_000).is_none());
+        assert_eq!(r.on_delack_timer(200_000_000).unwrap().ack, 3000);
+    }
+
+    #[test]
+    fn out_of_order_segment_is_acked_at_once_with_sack_block() {
+        let mut r = receiver(true);
+        seg(&mut r, 0);
+        let res = seg(&mut r, 2);
+        let ack = res.ack.expect("immediate duplicate ACK");
+        assert_eq!(ack.ack, 1000);
+        assert_eq!(ack.sack.iter().collect::<Vec<_>>(), vec![(2000, 3000)]);
+    }
+
+    #[test]
+    fn hole_fill_is_acked_at_once_and_delivers_everything_buffered() {
+        let mut r = receiver(true);
+        seg(&mut r, 1);
+        seg(&mut r, 2);
+        let res = seg(&mut r, 0);
+        assert_eq!(res.delivered, 3000);
+        assert_eq!(res.ack.unwrap().ack, 3000);
+    }
+
+    #[test]
+    fn first_sack_block_is_the_most_recent_segment() {
+        let mut r = receiver(false);
+        seg(&mut r, 2);
+        seg(&mut r, 4);
+        let ack = seg(&mut r, 6).ack.unwrap();
+        assert_eq!(ack.sack.iter().collect::<Vec<_>>(), vec![(6000, 7000), (4000, 5000), (2000, 3000)]);
+        // Receiving 5 merges blocks 4 and 6: the merged block is reported first.
+        let ack = seg(&mut r, 5).ack.unwrap();
+        assert_eq!(ack.sack.iter().collect::<Vec<_>>(), vec![(4000, 7000), (2000, 3000)]);
+    }
+
+    #[test]
+    fn duplicates_are_counted_and_acked() {
+        let mut r = receiver(true);
+        seg(&mut r, 0);
+        seg(&mut r, 1);
+        let res = seg(&mut r, 0);
+        assert!(res.duplicate);
+        assert_eq!(res.ack.unwrap().ack, 2000);
+        assert_eq!(r.stats.duplicate_segments, 1);
+    }
+
+    #[test]
+    fn ce_sets_ece_until_cwr() {
+        let mut r = receiver(false);
+        assert!(r.on_data(0, 0, MSS, true, false).ack.unwrap().ece);
+        assert!(r.on_data(0, 1000, MSS, false, false).ack.unwrap().ece);
+        assert!(!r.on_data(0, 2000, MSS, false, true).ack.unwrap().ece);
+    }
+}

@@ -1,0 +1,194 @@
+//! The retransmission timeout estimator of RFC 6298.
+
+use crate::engine::time::SimTime;
+
+#[derive(Clone, Debug)]
+pub struct RtoEstimator {
+    srtt_ns: Option<u64>,
+    rttvar_ns: u64,
+    min_ns: u64,
+    max_ns: u64,
+    initial_ns: u64,
+    granularity_ns: u64,
+    /// Number of back-to-back doublings since the last valid sample (RFC 6298 §5.5).
+    backoff: u32,
+    /// RTO before backoff, clamped to [min, max].
+    base_ns: u64,
+}
+
+impl RtoEstimator {
+    pub fn new(min_ns: u64, initial_ns: u64, max_ns: u64, granularity_ns: u64) -> Self {
+        RtoEstimator {
+            srtt_ns: None,
+            rttvar_ns: 0,
+            min_ns,
+            max_ns,
+            initial_ns,
+            granularity_ns,
+            backoff: 0,
+            // RFC 6298 (2.1): until a measurement is made, RTO = initial RTO.
+            base_ns: initial_ns.clamp(min_ns.min(initial_ns), max_ns),
+        }
+    }
+
+    /// Feeds one RTT measurement R. The caller applies Karn's rule (RFC 6298 §3): it never
+    /// passes a sample taken from a retransmitted segment.
+    pub fn sample(&mut self, r_ns: SimTime) {
+        match self.srtt_ns {
+            None => {
+                // RFC 6298 (2.2): SRTT <- R, RTTVAR <- R/2.
+                self.srtt_ns = Some(r_ns);
+                self.rttvar_ns = r_ns / 2;
+            }
+            Some(srtt) => {
+                // RFC 6298 (2.3): RTTVAR <- 3/4 RTTVAR + 1/4 |SRTT - R'| (computed first),
+                // SRTT <- 7/8 SRTT + 1/8 R'.
+                let err = srtt.abs_diff(r_ns);
+                self.rttvar_ns = (3 * self.rttvar_ns + err) / 4;
+                self.srtt_ns = Some((7 * srtt + r_ns) / 8);
+            }
+        }
+        // RTO <- SRTT + max(G, K*RTTVAR), K = 4; (2.4) rounded up to the minimum; (2.5) capped.
+        let srtt = self.srtt_ns.unwrap_or(0);
+        let rto = srtt + self.granularity_ns.max(4 * self.rttvar_ns);
+        self.base_ns = rto.clamp(self.min_ns, self.max_ns);
+        // A new sample after backoff recomputes the RTO from the estimator (RFC 6298 §5.7 note).
+        self.backoff = 0;
+    }
+
+    /// RFC 6298 (5.5): the timer expired; double the RTO, up to the maximum.
+    pub fn back_off(&mut self) {
+        if self.rto_ns() < self.max_ns {
+            self.backoff += 1;
+        }
+    }
+
+    /// RFC 6298 (5.7): after a SYN retransmission, an RTO below 3 s is re-initialized to 3 s
+    /// once data transmission begins (only when no RTT sample exists).
+    pub fn reinit_after_syn_loss(&mut self, three_s_ns: u64) {
+        if self.srtt_ns.is_none() && self.base_ns < three_s_ns {
+            self.base_ns = three_s_ns.min(self.max_ns);
+        }
+        self.backoff = 0;
+    }
+
+    pub fn rto_ns(&self) -> SimTime {
+        let shifted = self.base_ns.checked_shl(self.backoff).unwrap_or(u64::MAX);
+        if self.backoff >= 63 { self.max_ns } else { shifted.min(self.max_ns) }
+    }
+
+    pub fn srtt_ns(&self) -> Option<SimTime> {
+        self.srtt_ns
+    }
+
+    pub fn rttvar_ns(&self) -> SimTime {
+        self.rttvar_ns
+    }
+
+    pub fn backoff(&self) -> u32 {
+        self.backoff
+    }
+
+    pub fn initial_ns(&self) -> SimTime {
+        self.initial_ns
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MS: u64 = 1_000_000;
+    const S: u64 = 1_000_000_000;
+
+    fn est() -> RtoEstimator {
+        // min 200 ms, initial 1 s, max 60 s, G = 1 ms.
+        RtoEstimator::new(200 * MS, S, 60 * S, MS)
+    }
+
+    #[test]
+    fn before_any_sample_rto_is_initial() {
+        assert_eq!(est().rto_ns(), S);
+    }
+
+    #[test]
+    fn first_sample_sets_srtt_and_half_rttvar() {
+        let mut e = est();
+        e.sample(100 * MS);
+        assert_eq!(e.srtt_ns(), Some(100 * MS));
+        assert_eq!(e.rttvar_ns(), 50 * MS);
+        // 100 + 4*50 = 300 ms.
+        assert_eq!(e.rto_ns(), 300 * MS);
+    }
+
+    #[test]
+    fn later_samples_use_alpha_one_eighth_beta_one_quarter() {
+        let mut e = est();
+        e.sample(100 * MS);
+        e.sample(200 * MS);
+        // RTTVAR = 3/4*50 + 1/4*|100-200| = 37.5 + 25 = 62.5 ms; SRTT = 7/8*100 + 1/8*200 = 112.5 ms.
+        assert_eq!(e.rttvar_ns(), 62_500_000);
+        assert_eq!(e.srtt_ns(), Some(112_500_000));
+        // RTO = 112.5 + 250 = 362.5 ms.
+        assert_eq!(e.rto_ns(), 362_500_000);
+    }
+
+    #[test]
+    fn small_rto_is_clamped_to_min() {
+        let mut e = est();
+        e.sample(10 * MS);
+        // 10 + 4*5 = 30 ms < 200 ms.
+        assert_eq!(e.rto_ns(), 200 * MS);
+    }
+
+    #[test]
+    fn large_rto_is_clamped_to_max() {
+        let mut e = est();
+        e.sample(40 * S);
+        assert_eq!(e.rto_ns(), 60 * S);
+    }
+
+    #[test]
+    fn granularity_bounds_the_variance_term() {
+        let mut e = RtoEstimator::new(0, S, 60 * S, 50 * MS);
+        for _ in 0..50 {
+            e.sample(100 * MS);
+        }
+        // RTTVAR decays towards 0, so the RTO approaches SRTT + G.
+        assert_eq!(e.rto_ns(), 150 * MS);
+    }
+
+    #[test]
+    fn backoff_doubles_and_caps_then_a_sample_resets_it() {
+        let mut e = est();
+        e.sample(100 * MS); // 300 ms
+        e.back_off();
+        assert_eq!(e.rto_ns(), 600 * MS);
+        e.back_off();
+        assert_eq!(e.rto_ns(), 1200 * MS);
+        for _ in 0..20 {
+            e.back_off();
+        }
+        assert_eq!(e.rto_ns(), 60 * S);
+        e.sample(100 * MS);
+        assert_eq!(e.backoff(), 0);
+        assert!(e.rto_ns() < S);
+    }
+
+    #[test]
+    fn karns_rule_is_the_callers_job_so_backoff_persists_without_samples() {
+        let mut e = est();
+        e.sample(100 * MS);
+        e.back_off();
+        // No sample from the retransmitted segment: the backed-off value stays.
+        assert_eq!(e.rto_ns(), 600 * MS);
+    }
+
+    #[test]
+    fn syn_loss_reinitializes_to_three_seconds() {
+        let mut e = est();
+        e.back_off();
+        e.reinit_after_syn_loss(3 * S);
+        assert_eq!(e.rto_ns(), 3 * S);
+    }
+}

@@ -1,0 +1,253 @@
+//! The sender's record of every outstanding segment, and the SACK scoreboard operations of
+//! RFC 6675 §4 on top of it: Update(), IsLost(), SetPipe().
+//!
+//! Segments are never re-packetized: a retransmission reuses the original boundaries, and the
+//! receiver SACKs whole segments, so marking works segment by segment.
+
+use std::collections::VecDeque;
+
+use crate::engine::time::SimTime;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SegRec {
+    pub start: u64,
+    pub end: u64,
+    pub sacked: bool,
+    /// Set by the last `update_loss` pass: RFC 6675 IsLost(start).
+    pub lost: bool,
+    /// How many times this segment has been sent (1 = never retransmitted).
+    pub tx_count: u16,
+    pub last_sent_ns: SimTime,
+}
+
+impl SegRec {
+    pub fn len(&self) -> u64 {
+        self.end - self.start
+    }
+}
+
+/// What a cumulative ACK removed, for the RTT sample and statistics.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct AckedInfo {
+    pub bytes: u64,
+    /// Send time of the newest fully acked segment that was never retransmitted (Karn).
+    pub rtt_sample_sent_ns: Option<SimTime>,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct Scoreboard {
+    segs: VecDeque<SegRec>,
+    sacked_bytes: u64,
+}
+
+impl Scoreboard {
+    pub fn push_new(&mut self, start: u64, end: u64, now: SimTime) {
+        debug_assert!(self.segs.back().map_or(true, |s| s.end == start));
+        self.segs.push_back(SegRec { start, end, sacked: false, lost: false, tx_count: 1, last_sent_ns: now });
+    }
+
+    pub fn len(&self) -> usize {
+        self.segs.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.segs.is_empty()
+    }
+
+    pub fn get(&self, i: usize) -> &SegRec {
+        &self.segs[i]
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = &SegRec> {
+        self.segs.iter()
+    }
+
+    pub fn sacked_bytes(&self) -> u64 {
+        self.sacked_bytes
+    }
+
+    /// Index of the segment that starts at `seq`, if any.
+    pub fn index_of(&self, seq: u64) -> Option<usize> {
+        let i = self.segs.partition_point(|s| s.end <= seq);
+        (i < self.segs.len() && self.segs[i].start == seq).then_some(i)
+    }
+
+    /// Records a retransmission of segment `i`.
+    pub fn mark_resent(&mut self, i: usize, now: SimTime) -> SegRec {
+        let s = &mut self.segs[i];
+        s.tx_count = s.tx_count.saturating_add(1);
+        s.last_sent_ns = now;
+        *s
+    }
+
+    /// Removes every segment below the cumulative ACK `ack`.
+    pub fn ack_to(&mut self, ack: u64) -> AckedInfo {
+        let mut info = AckedInfo::default();
+        while let Some(front) = self.segs.front_mut() {
+            if front.end <= ack {
+                let s = self.segs.pop_front().expect("front exists");
+                info.bytes += s.len();
+                if s.sacked {
+                    self.sacked_bytes -= s.len();
+                }
+                if s.tx_count == 1 {
+                    info.rtt_sample_sent_ns = Some(s.last_sent_ns);
+                }
+            } else {
+                if front.start < ack {
+                    // Only possible if a peer acknowledges inside a segment; keep the rest.
+                    let cut = ack - front.start;
+                    if front.sacked {
+                        self.sacked_bytes -= cut;
+                    }
+                    info.bytes += cut;
+                    front.start = ack;
+                }
+                break;
+            }
+        }
+        info
+    }
+
+    /// RFC 6675 Update(): marks the segments covered by the SACK blocks. Returns the number of
+    /// newly SACKed bytes.
+    pub fn mark_sacked(&mut self, blocks: impl Iterator<Item = (u64, u64)>) -> u64 {
+        let mut newly = 0;
+        for (start, end) in blocks {
+            let mut i = self.segs.partition_point(|s| s.end <= start);
+            while i < self.segs.len() && self.segs[i].start < end {
+                let s = &mut self.segs[i];
+                if !s.sacked && s.start >= start && s.end <= end {
+                    s.sacked = true;
+                    newly += s.len();
+                }
+                i += 1;
+            }
+        }
+        self.sacked_bytes += newly;
+        newly
+    }
+
+    /// RFC 2018 §8: after a retransmission timeout the sender forgets SACK information, since
+    /// the receiver may have reneged.
+    pub fn clear_sacked(&mut self) {
+        for s in self.segs.iter_mut() {
+            s.sacked = false;
+            s.lost = false;
+        }
+        self.sacked_bytes = 0;
+    }
+
+    /// Recomputes IsLost for every segment and returns SetPipe (RFC 6675 §4) in bytes.
+    ///
+    /// IsLost(S): DupThresh or more SACKed segments above S, or more than
+    /// (DupThresh - 1) * SMSS SACKed bytes above S.
+    /// SetPipe: for each unSACKed segment, +len if not lost, and +len again if it was
+    /// retransmitted (start below HighRxt).
+    pub fn update_loss(&mut self, dupthresh: u32, mss: u32, high_rxt_end: u64) -> u64 {
+        let byte_limit = (dupthresh as u64 - 1) * mss as u64;
+        let mut sacked_bytes_above = 0u64;
+        let mut sacked_segs_above = 0u32;
+        let mut pipe = 0u64;
+        for s in self.segs.iter_mut().rev() {
+            if s.sacked {
+                s.lost = false;
+                sacked_bytes_above += s.len();
+                sacked_segs_above += 1;
+                continue;
+            }
+            s.lost = sacked_segs_above >= dupthresh || sacked_bytes_above > byte_limit;
+            if !s.lost {
+                pipe += s.len();
+            }
+            if s.start < high_rxt_end {
+                pipe += s.len();
+            }
+        }
+        pipe
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MSS: u32 = 1000;
+
+    fn board(n: u64) -> Scoreboard {
+        let mut b = Scoreboard::default();
+        for i in 0..n {
+            b.push_new(i * 1000, (i + 1) * 1000, i);
+        }
+        b
+    }
+
+    #[test]
+    fn cumulative_ack_pops_segments_and_samples_the_newest_clean_one() {
+        let mut b = board(5);
+        b.mark_resent(1, 100);
+        let info = b.ack_to(3000);
+        assert_eq!(info.bytes, 3000);
+        assert_eq!(info.rtt_sample_sent_ns, Some(2), "segment 2 is the newest never resent");
+        assert_eq!(b.len(), 2);
+    }
+
+    #[test]
+    fn ack_of_only_retransmitted_segments_gives_no_sample() {
+        let mut b = board(2);
+        b.mark_resent(0, 100);
+        assert_eq!(b.ack_to(1000).rtt_sample_sent_ns, None);
+    }
+
+    #[test]
+    fn sack_marks_whole_segments_once() {
+        let mut b = board(6);
+        assert_eq!(b.mark_sacked([(2000, 4000)].into_iter()), 2000);
+        assert_eq!(b.mark_sacked([(2000, 5000)].into_iter()), 1000);
+        assert_eq!(b.sacked_bytes(), 3000);
+        b.ack_to(3000);
+        assert_eq!(b.sacked_bytes(), 2000);
+    }
+
+    #[test]
+    fn is_lost_needs_dupthresh_sacked_segments_above() {
+        // Segments 0..6; SACK 1,2 -> segment 0 not lost; SACK 3 too -> lost.
+        let mut b = board(6);
+        b.mark_sacked([(1000, 3000)].into_iter());
+        let pipe = b.update_loss(3, MSS, 0);
+        assert!(!b.get(0).lost);
+        // Unsacked: 0, 3, 4, 5, none lost -> pipe 4000.
+        assert_eq!(pipe, 4000);
+        b.mark_sacked([(3000, 4000)].into_iter());
+        let pipe = b.update_loss(3, MSS, 0);
+        assert!(b.get(0).lost);
+        assert!(!b.get(4).lost);
+        // Unsacked: 0 (lost, not counted), 4, 5.
+        assert_eq!(pipe, 2000);
+    }
+
+    #[test]
+    fn retransmitted_lost_segment_counts_once_in_pipe() {
+        let mut b = board(5);
+        b.mark_sacked([(1000, 4000)].into_iter());
+        // Segment 0 lost and retransmitted (HighRxt end = 1000): counted once; segment 4: once.
+        assert_eq!(b.update_loss(3, MSS, 1000), 2000);
+    }
+
+    #[test]
+    fn clear_sacked_forgets_everything() {
+        let mut b = board(4);
+        b.mark_sacked([(1000, 4000)].into_iter());
+        b.clear_sacked();
+        assert_eq!(b.sacked_bytes(), 0);
+        assert!(b.iter().all(|s| !s.sacked));
+    }
+
+    #[test]
+    fn index_of_finds_segment_starts_only() {
+        let b = board(3);
+        assert_eq!(b.index_of(1000), Some(1));
+        assert_eq!(b.index_of(1500), None);
+        assert_eq!(b.index_of(3000), None);
+    }
+}
