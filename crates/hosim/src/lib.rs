@@ -4,6 +4,7 @@
 //! contract of DESIGN.md) and, optionally, the traces.
 
 pub mod app;
+pub mod cell;
 pub mod engine;
 pub mod metrics;
 pub mod net;

@@ -24,6 +24,8 @@ pub enum Event {
     RtoTimer(FlowId),
     DelAckTimer(FlowId),
     AppTick(FlowId),
+    /// Events of the cellular and mobility mechanisms (see `crate::cell`).
+    Cell(crate::cell::CellEvent),
 }
 
 /// Segments a scenario asks to drop at the sender, by segment index (seq / MSS).
@@ -74,6 +76,8 @@ pub struct Flow {
     pub delivered_bytes: u64,
     pub completion_ns: Option<SimTime>,
     pub tag_errors: u64,
+    /// Mechanism-specific per-flow fields, merged into the flow's summary entry.
+    pub extra: serde_json::Map<String, serde_json::Value>,
     pub scripted_drops: u64,
     /// Bytes delivered per trace interval (goodput trace).
     pub goodput_bins: Vec<u64>,
@@ -101,6 +105,7 @@ impl Flow {
             delivered_bytes: 0,
             completion_ns: None,
             tag_errors: 0,
+            extra: serde_json::Map::new(),
             scripted_drops: 0,
             goodput_bins: Vec::new(),
             last_traced: [u64::MAX; 4],
@@ -135,6 +140,10 @@ pub struct World {
     pub counters: Counters,
     pub traces: Traces,
     pub trace_interval_ns: SimTime,
+    /// One entry per handover, mechanism-specific fields included (summary `handovers`).
+    pub handovers: Vec<serde_json::Value>,
+    /// Mechanism-specific top-level summary fields (e.g. `radio_utilization`).
+    pub report: serde_json::Map<String, serde_json::Value>,
     next_uid: u64,
     /// Reused output buffer for sender calls: no allocation per event.
     seg_buf: Vec<Segment>,
@@ -154,6 +163,8 @@ impl World {
             counters: Counters::default(),
             traces: Traces::default(),
             trace_interval_ns: trace_interval_ns.max(1),
+            handovers: Vec::new(),
+            report: serde_json::Map::new(),
             next_uid: 0,
             seg_buf: Vec::with_capacity(64),
             rng,
@@ -185,6 +196,7 @@ impl World {
             Event::RtoTimer(f) => self.on_rto_timer(f),
             Event::DelAckTimer(f) => self.on_delack_timer(f),
             Event::AppTick(f) => self.on_app_tick(f),
+            Event::Cell(e) => self.on_cell_event(e),
         }
     }
 
@@ -252,7 +264,7 @@ impl World {
     }
 
     /// A packet reaches a node: consume it if addressed here, else forward it.
-    fn node_receive(&mut self, n: NodeId, pkt: Packet) {
+    pub(crate) fn node_receive(&mut self, n: NodeId, pkt: Packet) {
         if pkt.dst == n {
             self.deliver_local(pkt);
             return;
@@ -260,7 +272,7 @@ impl World {
         self.forward(n, pkt);
     }
 
-    fn forward(&mut self, n: NodeId, pkt: Packet) {
+    pub(crate) fn forward(&mut self, n: NodeId, pkt: Packet) {
         match self.nodes[n as usize].routes[pkt.dst as usize] {
             Some(l) => self.link_enqueue(l, pkt),
             None => self.counters.dropped_unroutable += 1,

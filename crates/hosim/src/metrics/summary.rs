@@ -67,7 +67,7 @@ pub fn summary(w: &World, scenario: &str, seed: u64, wall_time_s: f64, violation
             };
             let goodput = if active_s > 0.0 { f.delivered_bytes as f64 * 8.0 / active_s } else { 0.0 };
             let mean = |sum: u128, n: u64| sum as f64 / n.max(1) as f64 / 1e9;
-            json!({
+            let mut v = json!({
                 "name": f.name,
                 "cc": "aimd",
                 "recovery": s.cfg.recovery.name(),
@@ -92,7 +92,11 @@ pub fn summary(w: &World, scenario: &str, seed: u64, wall_time_s: f64, violation
                 "ssthresh_final_bytes": if s.ssthresh() == u64::MAX { Value::Null } else { json!(s.ssthresh()) },
                 "duplicate_segments": f.receiver.stats.duplicate_segments,
                 "scripted_drops": f.scripted_drops,
-            })
+            });
+            if let Value::Object(m) = &mut v {
+                m.extend(f.extra.clone());
+            }
+            v
         })
         .collect();
     let queues: Vec<Value> = w
@@ -115,7 +119,7 @@ pub fn summary(w: &World, scenario: &str, seed: u64, wall_time_s: f64, violation
         })
         .collect();
     let c = &w.counters;
-    json!({
+    let mut out = json!({
         "scenario": scenario,
         "seed": seed,
         "sim_time_s": end_s,
@@ -123,7 +127,7 @@ pub fn summary(w: &World, scenario: &str, seed: u64, wall_time_s: f64, violation
         "wall_time_s": wall_time_s,
         "flows": flows,
         "queues": queues,
-        "handovers": [],
+        "handovers": w.handovers,
         "invariants": {
             "ok": violations.is_empty(),
             "violations": violations,
@@ -132,5 +136,9 @@ pub fn summary(w: &World, scenario: &str, seed: u64, wall_time_s: f64, violation
             "packets_dropped": c.dropped(),
             "packets_in_flight": w.packets_in_flight(),
         },
-    })
+    });
+    if let Value::Object(m) = &mut out {
+        m.extend(w.report.clone());
+    }
+    out
 }

@@ -5,7 +5,7 @@ use std::collections::{HashMap, VecDeque};
 
 use super::error::ScenarioError;
 use super::schema::{validate_app, AppKind, Check, NodeKindName, QueueKind, Scenario};
-use super::templates::{expand, Graph};
+use super::templates::{expand, install, Graph};
 use crate::app::App;
 use crate::engine::rng::{stream_rng, StreamKind};
 use crate::engine::time::{s_to_ns, tx_time_ns};
@@ -74,6 +74,7 @@ pub fn build(s: &Scenario, source: &str, seed: u64) -> Result<World, ScenarioErr
         let drops = DropRules { first_tx: f.drop_segments.clone(), retx: f.drop_retransmissions.iter().map(|&i| (i, false)).collect() };
         world.flows.push(Flow::new(name, src, dst, app, s_to_ns(f.start_s), cfg, drops));
     }
+    install(s, &mut world, &c)?;
     if let Some(queues) = &s.trace.queues {
         for (i, q) in queues.iter().enumerate() {
             match world.links.iter_mut().find(|l| &l.name == q) {

@@ -1,0 +1,61 @@
+//! Topology templates expand named parameters into an explicit graph.
+
+mod dumbbell;
+
+use super::error::ScenarioError;
+use super::schema::{Check, FlowSpec, LinkSpec, NodeKindName, NodeSpec, QueueKind, Scenario, Topology};
+use crate::world::World;
+
+/// An explicit graph: what a `topology = "graph"` scenario states and what templates produce.
+#[derive(Clone, Debug, Default)]
+pub struct Graph {
+    pub nodes: Vec<NodeSpec>,
+    pub links: Vec<LinkSpec>,
+    pub flows: Vec<FlowSpec>,
+    /// Names of links whose queue is traced by default.
+    pub traced_queues: Vec<String>,
+}
+
+pub fn expand(s: &Scenario) -> Graph {
+    match s.topology {
+        Topology::Graph => Graph {
+            nodes: s.nodes.clone(),
+            links: s.links.clone(),
+            flows: s.flows.clone(),
+            traced_queues: Vec::new(),
+        },
+        Topology::Dumbbell => dumbbell::expand(&s.dumbbell.clone().unwrap_or_default()),
+    }
+}
+
+/// Mechanism-specific components (base stations, handover procedures, proxies) that a
+/// template adds after the plain graph is built. Plain graphs and the dumbbell add none.
+pub fn install(s: &Scenario, world: &mut World, c: &Check) -> Result<(), ScenarioError> {
+    let _ = (world, c);
+    match s.topology {
+        Topology::Graph | Topology::Dumbbell => Ok(()),
+    }
+}
+
+pub(crate) fn node(name: String, kind: NodeKindName) -> NodeSpec {
+    NodeSpec { name, kind }
+}
+
+pub(crate) fn link(from: &str, to: &str, rate_bps: f64, delay_s: f64, queue_packets: u32) -> LinkSpec {
+    LinkSpec {
+        name: None,
+        from: from.to_string(),
+        to: to.to_string(),
+        rate_bps,
+        delay_s,
+        queue: QueueKind::DropTail,
+        queue_packets: Some(queue_packets),
+        queue_bytes: None,
+        red: None,
+        loss: None,
+        gilbert_elliott: None,
+        bidirectional: true,
+        trace: false,
+    }
+}
+
