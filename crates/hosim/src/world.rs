@@ -122,11 +122,14 @@ pub struct Counters {
     pub dropped_loss: u64,
     pub dropped_scripted: u64,
     pub dropped_unroutable: u64,
+    /// Dropped by a handover mechanism (old base station under `drop`, a full base-station
+    /// buffer under `rearrange`).
+    pub dropped_handover: u64,
 }
 
 impl Counters {
     pub fn dropped(&self) -> u64 {
-        self.dropped_queue + self.dropped_loss + self.dropped_scripted + self.dropped_unroutable
+        self.dropped_queue + self.dropped_loss + self.dropped_scripted + self.dropped_unroutable + self.dropped_handover
     }
 }
 
@@ -144,6 +147,8 @@ pub struct World {
     pub handovers: Vec<serde_json::Value>,
     /// Mechanism-specific top-level summary fields (e.g. `radio_utilization`).
     pub report: serde_json::Map<String, serde_json::Value>,
+    /// The drop/forward/rearrange handover mechanism of the `fcp` topology.
+    pub fcp: Option<Box<crate::cell::fcp::FcpHandover>>,
     next_uid: u64,
     /// Reused output buffer for sender calls: no allocation per event.
     seg_buf: Vec<Segment>,
@@ -165,6 +170,7 @@ impl World {
             trace_interval_ns: trace_interval_ns.max(1),
             handovers: Vec::new(),
             report: serde_json::Map::new(),
+            fcp: None,
             next_uid: 0,
             seg_buf: Vec::with_capacity(64),
             rng,
@@ -265,6 +271,10 @@ impl World {
 
     /// A packet reaches a node: consume it if addressed here, else forward it.
     pub(crate) fn node_receive(&mut self, n: NodeId, pkt: Packet) {
+        if self.nodes[n as usize].kind == crate::net::NodeKind::FcpBaseStation && pkt.dst != n {
+            self.fcp_bs_receive(n, pkt);
+            return;
+        }
         if pkt.dst == n {
             self.deliver_local(pkt);
             return;
@@ -514,9 +524,11 @@ impl World {
         }
     }
 
-    /// Packets currently inside the network (queues, transmitters, propagation).
+    /// Packets currently inside the network (queues, transmitters, propagation, and packets
+    /// a base station holds back).
     pub fn packets_in_flight(&self) -> u64 {
-        self.links.iter().map(|l| l.in_flight()).sum()
+        let held = self.fcp.as_ref().map_or(0, |f| f.held_packets());
+        self.links.iter().map(|l| l.in_flight()).sum::<u64>() + held
     }
 }
 

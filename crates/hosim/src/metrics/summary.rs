@@ -19,9 +19,9 @@ pub fn check_invariants(w: &World) -> Vec<String> {
     for l in &w.links {
         let s = &l.stats;
         let queued = s.offered - l.queue.stats.dropped;
-        let after = s.transmitted + l.queue.len_pkts() as u64 + l.in_service.is_some() as u64;
+        let after = s.transmitted + s.withdrawn + l.queue.len_pkts() as u64 + l.in_service.is_some() as u64;
         if queued != after {
-            bad.push(format!("link {}: accepted {} != transmitted {} + queued + in service", l.name, queued, s.transmitted));
+            bad.push(format!("link {}: accepted {} != transmitted {} + withdrawn {} + queued + in service", l.name, queued, s.transmitted, s.withdrawn));
         }
         if s.transmitted != s.lost + s.delivered + l.pipeline.len() as u64 {
             bad.push(format!("link {}: transmitted {} != lost {} + delivered {} + propagating {}", l.name, s.transmitted, s.lost, s.delivered, l.pipeline.len()));

@@ -23,6 +23,9 @@ pub struct LinkStats {
     pub lost: u64,
     /// Packets handed to the far node.
     pub delivered: u64,
+    /// Packets taken out of the queue untransmitted by a mechanism (e.g. a base station
+    /// handing a departed mobile's packets to its handover scheme).
+    pub withdrawn: u64,
 }
 
 pub struct Link {

@@ -24,6 +24,9 @@ pub enum NodeKind {
     Host,
     /// A router: forwards along its static route table.
     Router,
+    /// A base station of the drop/forward/rearrange handover schemes (`crate::cell::fcp`):
+    /// a router that hands packets for mobiles to the handover mechanism.
+    FcpBaseStation,
 }
 
 #[derive(Clone, Debug)]

@@ -13,6 +13,8 @@ pub enum Topology {
     /// Explicit `nodes`, `links` and `flows`.
     Graph,
     Dumbbell,
+    /// Cohen & Levin's Fig. 1: sender, FCP, two base stations, mobiles (`[fcp]`).
+    Fcp,
 }
 
 #[derive(Clone, Debug, Deserialize)]
@@ -29,6 +31,7 @@ pub struct Scenario {
     #[serde(default)]
     pub trace: TraceSection,
     pub dumbbell: Option<DumbbellSection>,
+    pub fcp: Option<super::templates::fcp::FcpSection>,
     #[serde(default)]
     pub nodes: Vec<NodeSpec>,
     #[serde(default)]
@@ -394,9 +397,23 @@ impl Scenario {
                         return Err(c.err(key, "not allowed with topology = \"dumbbell\" (the template builds the graph)"));
                     }
                 }
+                if self.fcp.is_some() {
+                    return Err(c.err("fcp", "only allowed with topology = \"fcp\""));
+                }
                 self.dumbbell.clone().unwrap_or_default().validate(&c)?;
             }
+            Topology::Fcp => {
+                for (key, given) in [("nodes", !self.nodes.is_empty()), ("links", !self.links.is_empty()), ("flows", !self.flows.is_empty()), ("dumbbell", self.dumbbell.is_some())] {
+                    if given {
+                        return Err(c.err(key, "not allowed with topology = \"fcp\" (the template builds the graph)"));
+                    }
+                }
+                self.fcp.clone().unwrap_or_default().validate(&c, self.duration_s)?;
+            }
             Topology::Graph => {
+                if self.fcp.is_some() {
+                    return Err(c.err("fcp", "only allowed with topology = \"fcp\""));
+                }
                 if self.dumbbell.is_some() {
                     return Err(c.err("dumbbell", "only allowed with topology = \"dumbbell\""));
                 }
