@@ -29,7 +29,7 @@ use crate::engine::time::{ns_to_s, s_to_ns, SimTime};
 use crate::net::{FlowId, LinkId, NodeId, NodeKind, Packet};
 use crate::scenario::error::ScenarioError;
 use crate::scenario::schema::Check;
-use crate::scenario::templates::fcp::{mobile_name, FcpScheme, FcpSection, IntervalDistribution, BS, FCP};
+use crate::scenario::templates::fcp::{mobile_name, FcpScheme, FcpSection, IntervalDistribution, RearrangeOverflow, BS, FCP};
 use crate::world::{Event, World};
 
 use super::CellEvent;
@@ -86,7 +86,12 @@ pub struct HandoverRecord {
     /// sequence had been sent on to the mobile.
     pub forwarded_overtaken_pkts: u64,
     pub held_max_pkts: u64,
+    /// Largest occupancy (wireless queue + held) of the new base station's buffer for the
+    /// mobile while it held packets back.
+    pub bs_buffer_max_pkts: u64,
     pub buffer_drops: u64,
+    /// Of `buffer_drops`, forwarded packets.
+    pub forwarded_buffer_drops: u64,
     /// With `FcpHandover::record_uids`: the packet uids behind the counts above.
     pub past_fcp_uids: Vec<u64>,
     pub dropped_uids: Vec<u64>,
@@ -95,6 +100,7 @@ pub struct HandoverRecord {
 
 pub struct FcpHandover {
     pub scheme: FcpScheme,
+    overflow: RearrangeOverflow,
     fcp: NodeId,
     bs: [NodeId; 2],
     fcp_to_bs: [LinkId; 2],
@@ -186,6 +192,7 @@ pub fn install(f: &FcpSection, duration_s: f64, world: &mut World, c: &Check) ->
     let interval_s = f.interval_s();
     let mut h = FcpHandover {
         scheme: f.scheme,
+        overflow: f.rearrange_overflow,
         fcp,
         bs,
         fcp_to_bs,
@@ -393,11 +400,23 @@ impl World {
         if h.mobiles[m].holding {
             // Forward-and-rearrange: forwarded packets go ahead of the held ones, within the buffer.
             if !self.fcp_buffer_has_room(m) {
-                self.fcp_buffer_drop(m);
-                return;
+                let h = self.fcp_mut();
+                if h.overflow == RearrangeOverflow::EvictHeld && !h.mobiles[m].hold.is_empty() {
+                    h.mobiles[m].hold.pop_back();
+                    self.fcp_buffer_drop(m, false);
+                } else {
+                    self.fcp_buffer_drop(m, true);
+                    return;
+                }
             }
             let l = self.fcp_ref().mobiles[m].down[self.fcp_ref().mobiles[m].at];
             self.link_enqueue(l, pkt);
+            let h = self.fcp.as_deref_mut().expect("fcp mechanism");
+            let mob = &h.mobiles[m];
+            let occupancy = mob.hold.len() as u64 + self.links[mob.down[mob.at] as usize].queue.len_pkts() as u64;
+            if let Some(r) = mob.draining {
+                h.log[r].bs_buffer_max_pkts = h.log[r].bs_buffer_max_pkts.max(occupancy);
+            }
         } else {
             let l = self.fcp_ref().mobiles[m].down[self.fcp_ref().mobiles[m].at];
             self.link_enqueue(l, pkt);
@@ -407,16 +426,18 @@ impl World {
     /// Forward-and-rearrange: the new base station holds a direct packet back.
     fn fcp_hold(&mut self, m: usize, pkt: Packet) {
         if !self.fcp_buffer_has_room(m) {
-            self.fcp_buffer_drop(m);
+            self.fcp_buffer_drop(m, false);
             return;
         }
-        let h = self.fcp_mut();
+        let h = self.fcp.as_deref_mut().expect("fcp mechanism");
         let mob = &mut h.mobiles[m];
         mob.hold.push_back(pkt);
         let held = mob.hold.len() as u64;
+        let occupancy = held + self.links[mob.down[mob.at] as usize].queue.len_pkts() as u64;
         if let Some(r) = mob.draining {
             let rec = &mut h.log[r];
             rec.held_max_pkts = rec.held_max_pkts.max(held);
+            rec.bs_buffer_max_pkts = rec.bs_buffer_max_pkts.max(occupancy);
         }
     }
 
@@ -438,10 +459,11 @@ impl World {
         queued + (mob.hold.len() as u64) < h.buffer_pkts as u64
     }
 
-    fn fcp_buffer_drop(&mut self, m: usize) {
+    fn fcp_buffer_drop(&mut self, m: usize, forwarded: bool) {
         let h = self.fcp_mut();
         if let Some(r) = h.mobiles[m].draining {
             h.log[r].buffer_drops += 1;
+            h.log[r].forwarded_buffer_drops += forwarded as u64;
         }
         self.counters.dropped_handover += 1;
     }
@@ -503,7 +525,9 @@ impl World {
                 "forwarded_pkts": rec.forwarded_pkts,
                 "forwarded_overtaken_pkts": rec.forwarded_overtaken_pkts,
                 "held_max_pkts": rec.held_max_pkts,
+                "bs_buffer_max_pkts": rec.bs_buffer_max_pkts,
                 "buffer_drops": rec.buffer_drops,
+                "forwarded_buffer_drops": rec.forwarded_buffer_drops,
             }));
         }
         let sum = |f: fn(&HandoverRecord) -> u64| h.log.iter().map(f).sum::<u64>();
@@ -523,6 +547,7 @@ impl World {
                 "forwarded_pkts": sum(|r| r.forwarded_pkts),
                 "forwarded_overtaken_pkts": sum(|r| r.forwarded_overtaken_pkts),
                 "buffer_drops": sum(|r| r.buffer_drops),
+                "forwarded_buffer_drops": sum(|r| r.forwarded_buffer_drops),
                 "forward_queue_drops": h.forward_queue_drops,
             }),
         );

@@ -26,6 +26,9 @@ pub mod rto;
 pub mod scoreboard;
 pub mod sender;
 
+#[cfg(test)]
+mod newreno_timer_tests;
+
 pub use config::{Recovery, NewRenoTimer, TcpConfig};
 pub use receiver::TcpReceiver;
 pub use sender::{Segment, TcpSender};

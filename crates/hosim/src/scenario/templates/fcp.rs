@@ -42,6 +42,18 @@ impl FcpScheme {
     }
 }
 
+/// Under `rearrange`, what the new base station does when a packet finds its buffer for the
+/// mobile (wireless queue + held packets) full.
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum RearrangeOverflow {
+    /// Drop the arriving packet, forwarded or direct (DropTail).
+    Tail,
+    /// A forwarded packet pushes out the newest held direct packet; an arriving direct
+    /// packet is dropped ("drop new packets rather than old ones", Chou & Shin, ref. [17]).
+    EvictHeld,
+}
+
 /// How the times between one mobile's handovers are drawn.
 #[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
@@ -81,7 +93,10 @@ pub struct FcpSection {
     pub bs_buffer_pkts: u32,
     #[serde(default = "d_scheme")]
     pub scheme: FcpScheme,
+    #[serde(default = "d_rearrange_overflow")]
+    pub rearrange_overflow: RearrangeOverflow,
     /// Propagation delay of the forwarding path between the base stations (each direction).
+    /// Default 50 ms: the tree path BS1 -> FCP -> BS2 of Fig. 1 (2 x 25 ms).
     #[serde(default = "d_forward_delay_s")]
     pub forward_delay_s: f64,
     /// Rate of the forwarding path; default `backbone_bps`.
@@ -138,8 +153,11 @@ fn d_bs_buffer_pkts() -> u32 {
 fn d_scheme() -> FcpScheme {
     FcpScheme::Forward
 }
+fn d_rearrange_overflow() -> RearrangeOverflow {
+    RearrangeOverflow::Tail
+}
 fn d_forward_delay_s() -> f64 {
-    0.020
+    0.050
 }
 fn d_true() -> bool {
     true

@@ -1,0 +1,228 @@
+//! The data path of the drop, forward and forward-and-rearrange handover schemes (Cohen &
+//! Levin, Sec. III), NewReno's timer variants (RFC 6582 §4) end to end, and the `[fcp]`
+//! input checks. One mobile, one handover at 1.0 s, no congestion loss unless a test asks.
+
+use hosim::cell::fcp::HandoverRecord;
+use hosim::metrics::summary::check_invariants;
+use hosim::scenario::{build::build, load};
+use hosim::world::World;
+
+/// One mobile on a 100/10 Mb/s Fig. 1 network, a single handover bs1 -> bs2 at 1.0 s.
+/// The receiver window (200 kB, two bandwidth-delay products) keeps the base-station queue
+/// below its 100-packet buffer, so only the handover can lose or reorder packets.
+const BASE: &str = r#"
+topology = "fcp"
+duration_s = 3.0
+[fcp]
+mobiles = 1
+handover_interval_s = 100.0
+first_handover_s = 1.0
+warmup_s = 0.5
+[tcp]
+recovery = "newreno"
+delayed_ack = false
+min_rto_s = 0.2
+rwnd_bytes = 200000
+"#;
+
+fn world(scheme: &str, sets: &[(&str, &str)]) -> World {
+    let mut overrides = vec![("fcp.scheme".to_string(), scheme.to_string())];
+    overrides.extend(sets.iter().map(|(k, v)| (k.to_string(), v.to_string())));
+    let s = load(BASE, "test.toml", &overrides).expect("valid scenario");
+    let mut w = build(&s, "test.toml", 1).expect("buildable scenario");
+    w.fcp.as_mut().expect("fcp mechanism").record_uids = true;
+    w.run();
+    let bad = check_invariants(&w);
+    assert!(bad.is_empty(), "invariants: {bad:?}");
+    w
+}
+
+fn only_handover(w: &World) -> &HandoverRecord {
+    let log = &w.fcp.as_ref().unwrap().log;
+    assert_eq!(log.len(), 1);
+    &log[0]
+}
+
+fn sorted(v: &[u64]) -> Vec<u64> {
+    let mut v = v.to_vec();
+    v.sort_unstable();
+    v
+}
+
+#[test]
+fn drop_loses_exactly_the_packets_past_the_fcp_on_the_old_path() {
+    let w = world("drop", &[]);
+    let h = only_handover(&w);
+    assert!(h.past_fcp_pkts >= 15, "25 ms of a 10 Mb/s flow is past the FCP: {}", h.past_fcp_pkts);
+    assert_eq!(sorted(&h.dropped_uids), sorted(&h.past_fcp_uids));
+    assert_eq!(h.dropped_pkts, h.past_fcp_pkts);
+    assert_eq!(h.forwarded_pkts, 0);
+    let c = &w.counters;
+    assert_eq!(c.dropped_handover, h.past_fcp_pkts, "the handover is the only loss");
+    assert_eq!(c.dropped(), c.dropped_handover);
+    let f = &w.flows[0];
+    assert!(f.sender.stats.retransmits >= h.past_fcp_pkts, "every dropped segment is sent again");
+    assert!(h.end_ns.unwrap() - h.start_ns <= 25_000_000 + 100_000, "old path drained within D_FCP->BS");
+}
+
+#[test]
+fn forward_delivers_them_late_and_out_of_order() {
+    let w = world("forward", &[]);
+    let h = only_handover(&w);
+    assert!(h.past_fcp_pkts >= 15);
+    assert_eq!(sorted(&h.forwarded_uids), sorted(&h.past_fcp_uids));
+    assert_eq!(w.counters.dropped(), 0, "forward loses nothing");
+    assert!(h.forwarded_overtaken_pkts > 0, "direct packets overtake forwarded ones at BS2");
+    // Late: the last forwarded packet reaches BS2 a forwarding delay (50 ms) after the old
+    // path drained, behind direct packets that took 25 ms from the FCP.
+    assert!(h.end_ns.unwrap() - h.start_ns > 50_000_000);
+    assert_eq!(h.forwarded_overtaken_pkts, h.forwarded_pkts, "every forwarded packet arrives after direct ones");
+    let f = &w.flows[0];
+    assert!(f.receiver.stats.out_of_order_segments > 0, "the mobile sees a gap");
+    assert!(f.sender.stats.fast_recoveries >= 1, "three duplicate ACKs: a spurious fast retransmit");
+    assert!(f.receiver.stats.duplicate_segments > 0, "the forwarded copy made the retransmission unnecessary");
+}
+
+#[test]
+fn rearrange_delivers_them_in_order() {
+    // A buffer large enough for the window: nothing is lost while BS2 holds packets back.
+    let w = world("rearrange", &[("fcp.bs_buffer_pkts", "300")]);
+    let h = only_handover(&w);
+    assert_eq!(sorted(&h.forwarded_uids), sorted(&h.past_fcp_uids));
+    assert!(h.held_max_pkts > 0, "BS2 held direct packets back");
+    assert_eq!(h.forwarded_overtaken_pkts, 0);
+    assert_eq!(h.buffer_drops, 0);
+    assert_eq!(w.counters.dropped(), 0);
+    let f = &w.flows[0];
+    assert_eq!(f.receiver.stats.out_of_order_segments, 0, "in order at the mobile");
+    assert_eq!(f.sender.stats.fast_recoveries + f.sender.stats.timeouts, 0);
+    assert_eq!(f.sender.stats.retransmits, 0);
+    assert_eq!(w.fcp.as_ref().unwrap().held_packets(), 0, "everything held was released");
+}
+
+#[test]
+fn rearrange_fills_bs2_buffer_when_forwarding_is_slow() {
+    // A 150 ms forwarding path and a 70-packet window: ~45 direct packets reach BS2 before
+    // the forwarded ones, more than its 40-packet buffer, which the window never fills
+    // without a handover.
+    let sets = [("fcp.forward_delay_s", "0.15"), ("fcp.bs_buffer_pkts", "40"), ("tcp.rwnd_bytes", "102200")];
+    let w = world("rearrange", &sets);
+    let h = only_handover(&w);
+    assert_eq!(h.bs_buffer_max_pkts, 40, "held + queued reached the buffer size");
+    assert!(h.buffer_drops > 0);
+    assert!(h.forwarded_buffer_drops > 0, "DropTail: held direct packets crowd out forwarded ones");
+    assert_eq!(w.counters.dropped(), h.buffer_drops, "the full buffer is the only loss");
+    assert_eq!(h.forwarded_overtaken_pkts, 0);
+    // Evicting held packets instead keeps every forwarded packet.
+    let mut evict = sets.to_vec();
+    evict.push(("fcp.rearrange_overflow", "evict-held"));
+    let w = world("rearrange", &evict);
+    let h = only_handover(&w);
+    assert_eq!(h.bs_buffer_max_pkts, 40);
+    assert!(h.buffer_drops > 0);
+    assert_eq!(h.forwarded_buffer_drops, 0);
+}
+
+#[test]
+fn held_packets_count_as_in_flight() {
+    // Stop while BS2 still holds packets: conservation must count them.
+    let w = world("rearrange", &[("fcp.forward_delay_s", "0.15"), ("duration_s", "1.05")]);
+    assert!(w.fcp.as_ref().unwrap().held_packets() > 0);
+}
+
+#[test]
+fn newreno_slow_but_steady_recovers_without_timeout_where_impatient_times_out() {
+    // RFC 6582 §4 with the drop scheme: ~20 segments lost in one window. Slow-but-Steady
+    // retransmits one per RTT (each partial ACK resets the timer); Impatient times out one
+    // RTO after the first partial ACK and slow-starts.
+    let run = |timer: &str| {
+        // A 60 kB window (no standing queue): about a dozen packets are past the FCP.
+        let w = world("drop", &[("tcp.newreno_timer", timer), ("tcp.min_rto_s", "0.3"), ("tcp.rwnd_bytes", "60000"), ("duration_s", "6.0")]);
+        let h = only_handover(&w).dropped_pkts;
+        let s = w.flows[0].sender.stats.clone();
+        (h, s.timeouts, s.fast_recoveries, s.retransmits)
+    };
+    let (lost, to_sbs, fr_sbs, rtx_sbs) = run("slow-but-steady");
+    let (lost_i, to_imp, fr_imp, rtx_imp) = run("impatient");
+    assert_eq!(lost, lost_i);
+    assert!(lost >= 10);
+    assert_eq!((to_sbs, fr_sbs), (0, 1), "one fast recovery, no timeout");
+    assert_eq!(rtx_sbs, lost, "exactly one retransmission per lost segment");
+    assert_eq!((to_imp, fr_imp), (1, 1), "one fast recovery ended by a timeout");
+    assert!(rtx_imp > lost, "go-back-N after the timeout resends segments that had arrived");
+}
+
+fn error(sets: &[(&str, &str)]) -> String {
+    let overrides: Vec<(String, String)> = sets.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+    let r = load(BASE, "test.toml", &overrides).and_then(|s| build(&s, "test.toml", 1).map(|_| ()));
+    let e = r.expect_err("invalid input must be rejected").to_string();
+    assert!(!e.contains('\n'), "one line: {e}");
+    e
+}
+
+#[test]
+fn bad_fcp_keys_give_one_line_errors_naming_the_key() {
+    let cases: &[(&str, &str)] = &[
+        ("fcp.scheme", "teleport"),
+        ("fcp.mobiles", "0"),
+        ("fcp.backbone_bps", "-1"),
+        ("fcp.wireless_bps", "0"),
+        ("fcp.sender_fcp_delay_s", "-0.1"),
+        ("fcp.fcp_bs_delay_s", "nan"),
+        ("fcp.bs_mobile_delay_s", "-1"),
+        ("fcp.backbone_queue_pkts", "0"),
+        ("fcp.bs_buffer_pkts", "0"),
+        ("fcp.forward_delay_s", "-0.02"),
+        ("fcp.forward_bps", "0"),
+        ("fcp.forward_queue_pkts", "0"),
+        ("fcp.handover_interval_s", "0"),
+        ("fcp.handover_distribution", "gaussian"),
+        ("fcp.rearrange_overflow", "drop-oldest"),
+        ("fcp.rtt_s", "0"),
+        ("fcp.first_handover_s", "-1"),
+        ("fcp.warmup_s", "5"),
+        ("fcp.start_stagger_s", "-1"),
+        ("fcp.handovers", "\"yes\""),
+        ("fcp.teleport", "1"),
+        ("tcp.newreno_timer", "eager"),
+    ];
+    for (key, value) in cases {
+        let e = error(&[(key, value)]);
+        let leaf = key.rsplit('.').next().unwrap();
+        assert!(e.contains(leaf), "{key}={value}: {e}");
+    }
+    let both = error(&[("fcp.handover_interval_rtt", "10")]);
+    assert!(both.contains("fcp.handover_interval_s") && both.contains("not both"), "{both}");
+    let none = error(&[("fcp.handover_interval_s", "0"), ("fcp.handovers", "true")]);
+    assert!(none.contains("fcp.handover_interval_s"), "{none}");
+    let rtt = error(&[("fcp.handover_interval_rtt", "-3")]);
+    assert!(rtt.contains("fcp.handover_interval_rtt") || rtt.contains("not both"), "{rtt}");
+}
+
+#[test]
+fn fcp_preset_reports_throughput_fraction_and_handovers() {
+    let text = hosim::scenario::presets::find("fcp").expect("fcp preset");
+    let opts = hosim::RunOptions { seed: Some(3), overrides: vec![("duration_s".into(), "8".into()), ("fcp.mobiles".into(), "3".into()), ("fcp.handover_interval_rtt".into(), "20".into())], traces: false };
+    let out = hosim::run(text, "fcp", &opts).expect("preset runs");
+    let s = &out.summary;
+    assert_eq!(s["flows"].as_array().unwrap().len(), 3);
+    for f in s["flows"].as_array().unwrap() {
+        let x = f["throughput_fraction"].as_f64().unwrap();
+        assert!(x > 0.2 && x <= 1.0, "{x}");
+        assert_eq!(f["available_bps"].as_f64().unwrap(), 10e6);
+    }
+    let hos = s["handovers"].as_array().unwrap();
+    assert!(hos.len() >= 3 * 3, "3 mobiles hand over every 1.6 s for 6 s: {}", hos.len());
+    for h in hos {
+        assert_eq!(h["scheme"], "forward");
+        assert!(h["start_s"].as_f64().unwrap() >= 2.0, "no handover during the warm-up");
+        assert!(h["ue"].as_str().unwrap().starts_with('m'));
+    }
+    let again = hosim::run(text, "fcp", &opts).unwrap();
+    let strip = |v: &serde_json::Value| {
+        let mut v = v.clone();
+        v.as_object_mut().unwrap().remove("wall_time_s");
+        v
+    };
+    assert_eq!(strip(s), strip(&again.summary), "same seed, same summary");
+}
