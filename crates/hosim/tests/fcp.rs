@@ -66,6 +66,18 @@ fn drop_loses_exactly_the_packets_past_the_fcp_on_the_old_path() {
 }
 
 #[test]
+fn drop_with_old_bs_queue_deliver_loses_only_the_fcp_to_bs_link() {
+    // The old base station finishes its queue: only the 25 ms FCP->BS1 link's packets
+    // (about 21 at 10 Mb/s) meet the scheme.
+    let w = world("drop", &[("fcp.old_bs_queue", "deliver")]);
+    let h = only_handover(&w);
+    assert_eq!(sorted(&h.dropped_uids), sorted(&h.past_fcp_uids));
+    assert!((15..=25).contains(&h.past_fcp_pkts), "{}", h.past_fcp_pkts);
+    let full = world("drop", &[]);
+    assert!(only_handover(&full).past_fcp_pkts > h.past_fcp_pkts + 20, "the default also flushes BS1's queue");
+}
+
+#[test]
 fn forward_delivers_them_late_and_out_of_order() {
     let w = world("forward", &[]);
     let h = only_handover(&w);
@@ -178,6 +190,7 @@ fn bad_fcp_keys_give_one_line_errors_naming_the_key() {
         ("fcp.handover_interval_s", "0"),
         ("fcp.handover_distribution", "gaussian"),
         ("fcp.rearrange_overflow", "drop-oldest"),
+        ("fcp.old_bs_queue", "keep"),
         ("fcp.rtt_s", "0"),
         ("fcp.first_handover_s", "-1"),
         ("fcp.warmup_s", "5"),

@@ -29,7 +29,7 @@ use crate::engine::time::{ns_to_s, s_to_ns, SimTime};
 use crate::net::{FlowId, LinkId, NodeId, NodeKind, Packet};
 use crate::scenario::error::ScenarioError;
 use crate::scenario::schema::Check;
-use crate::scenario::templates::fcp::{mobile_name, FcpScheme, FcpSection, IntervalDistribution, RearrangeOverflow, BS, FCP};
+use crate::scenario::templates::fcp::{mobile_name, FcpScheme, FcpSection, IntervalDistribution, OldBsQueue, RearrangeOverflow, BS, FCP};
 use crate::world::{Event, World};
 
 use super::CellEvent;
@@ -101,6 +101,7 @@ pub struct HandoverRecord {
 pub struct FcpHandover {
     pub scheme: FcpScheme,
     overflow: RearrangeOverflow,
+    old_bs_queue: OldBsQueue,
     fcp: NodeId,
     bs: [NodeId; 2],
     fcp_to_bs: [LinkId; 2],
@@ -193,6 +194,7 @@ pub fn install(f: &FcpSection, duration_s: f64, world: &mut World, c: &Check) ->
     let mut h = FcpHandover {
         scheme: f.scheme,
         overflow: f.rearrange_overflow,
+        old_bs_queue: f.old_bs_queue,
         fcp,
         bs,
         fcp_to_bs,
@@ -287,8 +289,10 @@ impl World {
             (h.mobiles[m].node, h.mobiles[m].down[from], h.fcp_to_bs[from])
         };
         // Past the FCP on the old path: the FCP->old BS link and the old BS's buffer.
+        let flush_queue = self.fcp_ref().old_bs_queue == OldBsQueue::Scheme;
+        let old_queue = self.links[old_down as usize].queue.iter().take(if flush_queue { usize::MAX } else { 0 });
         let past: Vec<u64> = on_link_for(self, fcp_to_old, node)
-            .chain(self.links[old_down as usize].queue.iter())
+            .chain(old_queue)
             .chain(self.fcp_ref().mobiles[m].hold.iter())
             .map(|p| p.uid)
             .collect();
@@ -316,7 +320,7 @@ impl World {
         mob.holding = h.scheme == FcpScheme::Rearrange;
         // The old base station's buffer for the mobile goes to the scheme, oldest first.
         let link = &mut self.links[old_down as usize];
-        let queued: Vec<Packet> = link.queue.drain(now).collect();
+        let queued: Vec<Packet> = if flush_queue { link.queue.drain(now).collect() } else { Vec::new() };
         link.stats.withdrawn += queued.len() as u64;
         for pkt in queued.into_iter().chain(held) {
             self.fcp_old_bs(m, from, pkt);

@@ -54,6 +54,18 @@ pub enum RearrangeOverflow {
     EvictHeld,
 }
 
+/// What happens at the handover instant to the packets queued in the old base station's
+/// buffer for the mobile.
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum OldBsQueue {
+    /// They are past the FCP on the old path: the scheme handles them (dropped or forwarded).
+    Scheme,
+    /// The old base station still transmits them to the mobile (only the FCP->BS link's
+    /// packets and later arrivals meet the scheme, as in the paper's Dropped = D x Θ).
+    Deliver,
+}
+
 /// How the times between one mobile's handovers are drawn.
 #[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
@@ -93,6 +105,8 @@ pub struct FcpSection {
     pub bs_buffer_pkts: u32,
     #[serde(default = "d_scheme")]
     pub scheme: FcpScheme,
+    #[serde(default = "d_old_bs_queue")]
+    pub old_bs_queue: OldBsQueue,
     #[serde(default = "d_rearrange_overflow")]
     pub rearrange_overflow: RearrangeOverflow,
     /// Propagation delay of the forwarding path between the base stations (each direction).
@@ -152,6 +166,9 @@ fn d_bs_buffer_pkts() -> u32 {
 }
 fn d_scheme() -> FcpScheme {
     FcpScheme::Forward
+}
+fn d_old_bs_queue() -> OldBsQueue {
+    OldBsQueue::Scheme
 }
 fn d_rearrange_overflow() -> RearrangeOverflow {
     RearrangeOverflow::Tail
