@@ -482,30 +482,66 @@ _OPTION_OF = {
     help="Unit of --delta: rtt (multiples of --rtt-s) or s (seconds).",
 )
 @click.option(
-    "--theta-pkts", required=True, type=float,
+    "--theta-pkts", type=float, default=None,
     help="Θ_s: mean cwnd of the same setting without handovers, packets "
-    "(= no-handover goodput_bps * rtt_mean_s / (8 * MSS)). At least 4.",
+    "(= no-handover goodput_bps * rtt_mean_s / (8 * MSS)). At least 4. "
+    "Required unless --from-sim gives it.",
 )
-@click.option("--rto-s", required=True, type=float, help="RTO of the no-handover run, seconds.")
 @click.option(
-    "--rtt-s", type=float, default=PAPER_RTT_S, show_default=True,
+    "--rto-s", type=float, default=None,
+    help="RTO of the no-handover run, seconds. Required unless --from-sim gives it.",
+)
+@click.option(
+    "--rtt-s", type=float, default=None, show_default=f"{PAPER_RTT_S:g}, or the no-handover run's mean RTT",
     help="Mean RTT of the no-handover run, seconds (paper: 80 ms propagation RTT).",
 )
 @click.option(
-    "--d-fcp-bs-s", type=float, default=PAPER_D_FCP_BS_S, show_default=True,
+    "--d-fcp-bs-s", type=float, default=None, show_default=f"{PAPER_D_FCP_BS_S:g}, or the scenario's",
     help="One-way delay from the first common parent (FCP) to the old base station, seconds "
     "(paper: 25 ms).",
 )
 @click.option(
     "--d-forward-s", type=float, default=None,
-    help="Forwarding delay old -> new base station, seconds. Default: assume fast forwarding.",
+    help="Forwarding delay old -> new base station, seconds. Default: assume fast forwarding "
+    "(with --from-sim: the scenario's fcp.forward_delay_s).",
 )
-def cli(recovery, scheme, delta, delta_unit, theta_pkts, rto_s, rtt_s, d_fcp_bs_s, d_forward_s):
+@click.option(
+    "--from-sim", "from_sim", metavar="SCENARIO", default=None,
+    help="Take Θ_s, RTO and RTT from runs of this fcp scenario (preset name or TOML file) "
+    "with fcp.handovers = false, as the paper does; also the two delays, unless given.",
+)
+@click.option(
+    "--set", "sets", multiple=True, metavar="KEY=VALUE",
+    help="Override for the --from-sim runs (e.g. fcp.backbone_bps=1e9). Repeatable.",
+)
+@click.option(
+    "--seeds", type=click.IntRange(min=1), default=1, show_default=True,
+    help="Seeds of the --from-sim runs; inputs are averaged over flows and seeds.",
+)
+def cli(recovery, scheme, delta, delta_unit, theta_pkts, rto_s, rtt_s, d_fcp_bs_s, d_forward_s,
+        from_sim, sets, seeds):
     """Cohen & Levin prediction of TCP throughput across drop/forward handovers.
 
     Prints one JSON object: the throughput fraction of the no-handover throughput and
-    every input used.
+    every input used. With --from-sim, Θ_s, RTO and RTT come from a simulation of the same
+    setting without handovers, the object also has `from_sim` (what was run and the
+    no-handover throughput fraction) and `throughput_fraction_of_available` (the prediction
+    as a fraction of the flow's available bandwidth, the y axis of the paper's Fig. 6 and 7).
     """
+    sim = None
+    if from_sim is not None:
+        sim = _no_handover_inputs(from_sim, sets, seeds)
+        theta_pkts = sim["theta_pkts"] if theta_pkts is None else theta_pkts
+        rto_s = sim["rto_s"] if rto_s is None else rto_s
+        rtt_s = sim["rtt_s"] if rtt_s is None else rtt_s
+        d_fcp_bs_s = sim["d_fcp_bs_s"] if d_fcp_bs_s is None else d_fcp_bs_s
+        if d_forward_s is None:
+            d_forward_s = sim["d_forward_s"]
+    for name, value in (("--theta-pkts", theta_pkts), ("--rto-s", rto_s)):
+        if value is None:
+            raise click.UsageError(f"Missing option '{name}' (or give --from-sim SCENARIO).")
+    rtt_s = PAPER_RTT_S if rtt_s is None else rtt_s
+    d_fcp_bs_s = PAPER_D_FCP_BS_S if d_fcp_bs_s is None else d_fcp_bs_s
     try:
         result = predict(
             recovery, scheme, delta, delta_unit,
@@ -515,4 +551,24 @@ def cli(recovery, scheme, delta, delta_unit, theta_pkts, rto_s, rtt_s, d_fcp_bs_
     except ValueError as error:
         name, _, reason = str(error).partition(": ")
         raise click.BadParameter(reason, param_hint=f"'{_OPTION_OF.get(name, name)}'") from None
+    if sim is not None:
+        result["from_sim"] = {"scenario": from_sim, "set": list(sets), **sim}
+        result["throughput_fraction_of_available"] = result["throughput_fraction"] * sim["fraction"]
     click.echo(json.dumps(result))
+
+
+def _no_handover_inputs(scenario, sets, seeds):
+    """Runs `scenario` without handovers (hosim.reproduce.fcp.no_handover_inputs)."""
+    from hosim import api
+    from hosim.reproduce.fcp import no_handover_inputs
+
+    overrides = {}
+    for item in sets:
+        key, sep, raw = item.partition("=")
+        if not sep or not key:
+            raise click.BadParameter(f"expected KEY=VALUE, got {item!r}", param_hint="'--set'")
+        overrides[key] = api.parse_toml_value(raw)
+    try:
+        return no_handover_inputs(overrides, seeds=seeds, scenario=scenario)
+    except ValueError as error:  # ScenarioError is a ValueError
+        raise click.BadParameter(str(error), param_hint="'--from-sim'") from None

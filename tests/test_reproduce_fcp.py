@@ -1,0 +1,73 @@
+"""hosim.reproduce.fcp and the `--from-sim` path of the Cohen-Levin model command."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from hosim.models import cohen_levin as cl
+from hosim.reproduce import fcp
+
+INPUTS = {"theta_pkts": 60.0, "rtt_s": 0.09, "rto_s": 0.2, "fraction": 0.85,
+          "d_fcp_bs_s": 0.025, "d_forward_s": 0.05}
+
+
+def test_predict_scales_the_model_fraction_by_the_no_handover_fraction():
+    delta_s = 40.0
+    direct = cl.predict("newreno", "forward", delta_s, "s", theta_pkts=60.0, rto_s=0.2, rtt_s=0.09,
+                        d_fcp_bs_s=0.025, d_forward_s=0.05)
+    # Equation (7) by hand: 1 - RTO/(2 Δ) - Θ/(8 Δ), times in RTTs.
+    delta_rtt = delta_s / 0.09
+    by_hand = 1 - (0.2 / 0.09) / (2 * delta_rtt) - 60.0 / (8 * delta_rtt)
+    assert direct["throughput_fraction"] == pytest.approx(by_hand)
+    out = fcp.predict(INPUTS, "newreno", "forward", delta_s)
+    assert out["fraction"] == pytest.approx(by_hand * 0.85)
+    assert out["equation"] == "7"
+
+
+def test_predict_gives_a_reason_where_the_paper_has_no_equation():
+    assert fcp.predict(INPUTS, "newreno", "rearrange", 40.0)["fraction"] is None
+    short = fcp.predict(INPUTS, "newreno", "forward", 0.5)  # fast mobility: no equation (7)
+    assert short["fraction"] is None and "delta" in short["reason"]
+
+
+def test_run_length_grows_with_the_handover_interval():
+    assert fcp.duration_s("100M", 10) == pytest.approx(62.0)
+    assert fcp.duration_s("100M", 1000) == pytest.approx(2.0 + 3 * 80.0)
+    assert fcp.duration_s("1G", 1000) == pytest.approx(2.0 + 2 * 80.0)
+
+
+def test_cli_requires_theta_or_from_sim():
+    outcome = CliRunner().invoke(cl.cli, ["--recovery", "reno", "--scheme", "drop", "--delta", "100",
+                                          "--rto-s", "0.2"])
+    assert outcome.exit_code == 2
+    assert "--theta-pkts" in outcome.output and "--from-sim" in outcome.output
+
+
+@pytest.mark.native
+def test_from_sim_takes_theta_rto_and_rtt_from_a_no_handover_run():
+    args = ["--recovery", "newreno", "--scheme", "drop", "--delta", "40", "--delta-unit", "s",
+            "--from-sim", "fcp", "--set", "duration_s=6", "--set", "fcp.mobiles=2"]
+    outcome = CliRunner().invoke(cl.cli, args)
+    assert outcome.exit_code == 0, outcome.output
+    result = json.loads(outcome.output)
+    sim = result["from_sim"]
+    assert sim["flows"] == 2 and sim["scenario"] == "fcp"
+    assert result["inputs"]["theta_pkts"] == pytest.approx(sim["theta_pkts"])
+    assert result["inputs"]["rto_s"] == pytest.approx(sim["rto_s"])
+    assert result["inputs"]["rtt_s"] == pytest.approx(sim["rtt_s"])
+    assert result["inputs"]["d_fcp_bs_s"] == 0.025 and result["inputs"]["d_forward_s"] == 0.05
+    assert 0 < sim["fraction"] <= 1
+    assert result["throughput_fraction_of_available"] == pytest.approx(
+        result["throughput_fraction"] * sim["fraction"])
+
+
+@pytest.mark.native
+def test_from_sim_bad_override_names_the_key():
+    args = ["--recovery", "newreno", "--scheme", "drop", "--delta", "40",
+            "--from-sim", "fcp", "--set", "fcp.mobiles=0"]
+    outcome = CliRunner().invoke(cl.cli, args)
+    assert outcome.exit_code == 2
+    assert "fcp.mobiles" in outcome.output
