@@ -154,7 +154,7 @@ pub struct World {
     next_uid: u64,
     /// Reused output buffer for sender calls: no allocation per event.
     seg_buf: Vec<Segment>,
-    #[allow(dead_code)]
+    /// The scenario-level random stream (for mechanisms that are not one component).
     pub rng: Rng,
 }
 
@@ -256,7 +256,11 @@ impl World {
         } else if link.impair == Impairments::default() {
             let at = now + link.delay_ns;
             link.pipeline.push_back((at, pkt));
-            self.events.schedule(at, Event::LinkArrive(l));
+            // One pending arrival event per pipeline: the head's. The next is scheduled when
+            // the head arrives, which keeps the event heap as small as the number of links.
+            if link.pipeline.len() == 1 {
+                self.events.schedule(at, Event::LinkArrive(l));
+            }
         } else {
             self.propagate_impaired(l, pkt);
         }
@@ -282,11 +286,15 @@ impl World {
             if link.rng.gen::<f64>() < link.impair.reorder {
                 let at = now + link.delay_ns + link.impair.reorder_delay_ns;
                 link.late_pipeline.push_back((at, p));
-                self.events.schedule(at, Event::LinkArriveLate(l));
+                if link.late_pipeline.len() == 1 {
+                    self.events.schedule(at, Event::LinkArriveLate(l));
+                }
             } else {
                 let at = now + link.delay_ns;
                 link.pipeline.push_back((at, p));
-                self.events.schedule(at, Event::LinkArrive(l));
+                if link.pipeline.len() == 1 {
+                    self.events.schedule(at, Event::LinkArrive(l));
+                }
             }
         }
     }
@@ -296,6 +304,10 @@ impl World {
         let pipe = if late { &mut link.late_pipeline } else { &mut link.pipeline };
         let (at, pkt) = pipe.pop_front().expect("an arrival event has a packet in the pipeline");
         debug_assert_eq!(at, self.now);
+        if let Some(&(next, _)) = pipe.front() {
+            let ev = if late { Event::LinkArriveLate(l) } else { Event::LinkArrive(l) };
+            self.events.schedule(next, ev);
+        }
         link.stats.delivered += 1;
         let node = link.to;
         self.node_receive(node, pkt);
@@ -516,11 +528,10 @@ impl World {
     fn sync_sender_timer(&mut self, f: FlowId) {
         let flow = &mut self.flows[f as usize];
         if let Some(d) = flow.sender.rto_deadline() {
+            // A pending event due before `d` fires early and re-arms itself in on_rto_timer.
             if flow.rto_event_at.map_or(true, |at| d < at) {
                 flow.rto_event_at = Some(d);
                 self.events.schedule(d, Event::RtoTimer(f));
-            } else if flow.rto_event_at.is_some_and(|at| at < d) {
-                // The pending event fires early; it re-arms itself from on_rto_timer.
             }
         }
     }
