@@ -239,3 +239,38 @@ fn fcp_preset_reports_throughput_fraction_and_handovers() {
     };
     assert_eq!(strip(s), strip(&again.summary), "same seed, same summary");
 }
+
+/// Start times of one mobile's handovers in a long, light run.
+fn handover_times(distribution: &str) -> Vec<f64> {
+    let sets = [
+        ("fcp.handover_distribution", distribution),
+        ("fcp.handover_interval_s", "1.0"),
+        ("duration_s", "2000"),
+        ("fcp.wireless_bps", "1e5"),
+        ("fcp.backbone_bps", "1e6"),
+        ("tcp.rwnd_bytes", "3000"),
+    ];
+    let mut overrides = vec![("fcp.scheme".to_string(), "drop".to_string())];
+    overrides.extend(sets.iter().map(|(k, v)| (k.to_string(), v.to_string())));
+    overrides.retain(|(k, _)| k != "fcp.first_handover_s");
+    let text = BASE.replace("first_handover_s = 1.0\n", "").replace("handover_interval_s = 100.0\n", "");
+    let s = load(&text, "test.toml", &overrides).expect("valid scenario");
+    let mut w = build(&s, "test.toml", 7).expect("buildable");
+    w.run();
+    assert!(check_invariants(&w).is_empty());
+    w.fcp.as_ref().unwrap().log.iter().map(|h| h.start_ns as f64 / 1e9).collect()
+}
+
+#[test]
+fn handover_intervals_are_fixed_or_exponential_with_mean_delta() {
+    for (dist, cv_range) in [("fixed", 0.0..0.001), ("exponential", 0.85..1.15)] {
+        let t = handover_times(dist);
+        assert!(t[0] >= 0.5 && t[0] < 0.5 + 10.0, "first handover after the warm-up: {}", t[0]);
+        let gaps: Vec<f64> = t.windows(2).map(|w| w[1] - w[0]).collect();
+        let n = gaps.len() as f64;
+        let mean = gaps.iter().sum::<f64>() / n;
+        let sd = (gaps.iter().map(|g| (g - mean).powi(2)).sum::<f64>() / n).sqrt();
+        assert!((mean - 1.0).abs() < 0.08, "{dist}: mean interval {mean} over {n} intervals");
+        assert!(cv_range.contains(&(sd / mean)), "{dist}: coefficient of variation {}", sd / mean);
+    }
+}

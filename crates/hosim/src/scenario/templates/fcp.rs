@@ -246,7 +246,10 @@ impl FcpSection {
         }
         match (self.handover_interval_rtt, self.handover_interval_s) {
             (Some(_), Some(_)) => {
-                return Err(c.err("fcp.handover_interval_s", "give handover_interval_rtt or handover_interval_s, not both"));
+                return Err(c.err(
+                    "fcp.handover_interval_s",
+                    "give handover_interval_rtt or handover_interval_s, not both (the fcp preset sets handover_interval_rtt, in units of fcp.rtt_s = 0.08 s)",
+                ));
             }
             (Some(r), None) => c.positive("fcp.handover_interval_rtt", r)?,
             (None, Some(s)) => c.positive("fcp.handover_interval_s", s)?,
@@ -314,4 +317,47 @@ pub fn expand(f: &FcpSection) -> Graph {
     }
     g.traced_queues.push(format!("{SENDER}->{FCP}"));
     g
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn find<'a>(g: &'a Graph, from: &str, to: &str) -> &'a crate::scenario::schema::LinkSpec {
+        g.links.iter().find(|l| l.from == from && l.to == to).unwrap_or_else(|| panic!("no link {from}->{to}"))
+    }
+
+    #[test]
+    fn default_expansion_is_fig_1_with_ten_mobiles() {
+        let f = FcpSection::default();
+        let g = expand(&f);
+        assert_eq!(g.nodes.len(), 4 + 10);
+        assert_eq!(g.flows.len(), 10);
+        assert!(g.flows.iter().all(|fl| fl.src == SENDER && fl.app == AppKind::Bulk));
+        let s_fcp = find(&g, SENDER, FCP);
+        assert_eq!((s_fcp.rate_bps, s_fcp.delay_s), (100e6, 0.010));
+        for bs in BS {
+            let l = find(&g, FCP, bs);
+            assert_eq!((l.rate_bps, l.delay_s), (100e6, 0.025));
+            for i in 0..10 {
+                let w = find(&g, bs, &mobile_name(i));
+                assert_eq!((w.rate_bps, w.delay_s, w.queue_packets), (10e6, 0.005, Some(100)));
+                assert!(w.bidirectional, "the uplink shares the private link's parameters");
+            }
+        }
+        let fwd = find(&g, BS[0], BS[1]);
+        assert_eq!((fwd.delay_s, fwd.bidirectional), (0.050, true));
+        assert!((f.rtt_unit_s() - 0.080).abs() < 1e-12, "propagation RTT 2 x 40 ms");
+        assert_eq!(f.available_bps(), 10e6);
+    }
+
+    #[test]
+    fn interval_in_rtts_uses_the_rtt_unit_and_handovers_false_turns_it_off() {
+        let mut f: FcpSection = toml::from_str("handover_interval_rtt = 50.0").unwrap();
+        assert!((f.interval_s().unwrap() - 4.0).abs() < 1e-12);
+        f.rtt_s = Some(0.1);
+        assert!((f.interval_s().unwrap() - 5.0).abs() < 1e-12);
+        f.handovers = false;
+        assert_eq!(f.interval_s(), None);
+    }
 }
