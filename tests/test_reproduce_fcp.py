@@ -71,3 +71,15 @@ def test_from_sim_bad_override_names_the_key():
     outcome = CliRunner().invoke(cl.cli, args)
     assert outcome.exit_code == 2
     assert "fcp.mobiles" in outcome.output
+
+
+@pytest.mark.native
+def test_from_sim_runs_the_requested_flavour():
+    base = ["--scheme", "drop", "--delta", "40", "--delta-unit", "s", "--from-sim", "fcp",
+            "--set", "duration_s=6", "--set", "fcp.mobiles=2"]
+    thetas = {}
+    for recovery in ("reno", "sack"):
+        outcome = CliRunner().invoke(cl.cli, ["--recovery", recovery] + base)
+        assert outcome.exit_code == 0, outcome.output
+        thetas[recovery] = json.loads(outcome.output)["from_sim"]["theta_pkts"]
+    assert thetas["reno"] != thetas["sack"]

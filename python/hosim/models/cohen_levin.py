@@ -508,7 +508,8 @@ _OPTION_OF = {
 @click.option(
     "--from-sim", "from_sim", metavar="SCENARIO", default=None,
     help="Take Θ_s, RTO and RTT from runs of this fcp scenario (preset name or TOML file) "
-    "with fcp.handovers = false, as the paper does; also the two delays, unless given.",
+    "with fcp.handovers = false and tcp.recovery = --recovery, as the paper does; also the "
+    "two delays, unless given.",
 )
 @click.option(
     "--set", "sets", multiple=True, metavar="KEY=VALUE",
@@ -530,7 +531,7 @@ def cli(recovery, scheme, delta, delta_unit, theta_pkts, rto_s, rtt_s, d_fcp_bs_
     """
     sim = None
     if from_sim is not None:
-        sim = _no_handover_inputs(from_sim, sets, seeds)
+        sim = _no_handover_inputs(from_sim, sets, seeds, recovery)
         theta_pkts = sim["theta_pkts"] if theta_pkts is None else theta_pkts
         rto_s = sim["rto_s"] if rto_s is None else rto_s
         rtt_s = sim["rtt_s"] if rtt_s is None else rtt_s
@@ -557,8 +558,9 @@ def cli(recovery, scheme, delta, delta_unit, theta_pkts, rto_s, rtt_s, d_fcp_bs_
     click.echo(json.dumps(result))
 
 
-def _no_handover_inputs(scenario, sets, seeds):
-    """Runs `scenario` without handovers (hosim.reproduce.fcp.no_handover_inputs)."""
+def _no_handover_inputs(scenario, sets, seeds, recovery):
+    """Runs `scenario` without handovers (hosim.reproduce.fcp.no_handover_inputs), with the
+    flows' loss recovery set to `recovery` unless a --set gives tcp.recovery."""
     from hosim import api
     from hosim.reproduce.fcp import no_handover_inputs
 
@@ -568,6 +570,7 @@ def _no_handover_inputs(scenario, sets, seeds):
         if not sep or not key:
             raise click.BadParameter(f"expected KEY=VALUE, got {item!r}", param_hint="'--set'")
         overrides[key] = api.parse_toml_value(raw)
+    overrides.setdefault("tcp.recovery", recovery)
     try:
         return no_handover_inputs(overrides, seeds=seeds, scenario=scenario)
     except ValueError as error:  # ScenarioError is a ValueError
