@@ -288,18 +288,9 @@ impl World {
         let to = 1 - from;
         attach_routes(self, &h, m, to);
         self.fcp = Some(h);
-        let (node, old_down, fcp_to_old) = {
-            let h = self.fcp_ref();
-            (h.mobiles[m].node, h.mobiles[m].down[from], h.fcp_to_bs[from])
-        };
-        // Past the FCP on the old path: the FCP->old BS link and the old BS's buffer.
+        let old_down = self.fcp_ref().mobiles[m].down[from];
         let flush_queue = self.fcp_ref().old_bs_queue == OldBsQueue::Scheme;
-        let old_queue = self.links[old_down as usize].queue.iter().take(if flush_queue { usize::MAX } else { 0 });
-        let past: Vec<u64> = on_link_for(self, fcp_to_old, node)
-            .chain(old_queue)
-            .chain(self.fcp_ref().mobiles[m].hold.iter())
-            .map(|p| p.uid)
-            .collect();
+        let past = self.fcp_old_path_uids(m, from, flush_queue);
         let h = self.fcp_mut();
         let record = HandoverRecord {
             mobile: m as u32,
@@ -333,6 +324,15 @@ impl World {
         if let Some(dt) = self.fcp_mut().next_interval_ns(m) {
             self.events.schedule(now + dt, Event::Cell(CellEvent::Fcp(FcpEvent::Handover(m as u32))));
         }
+    }
+
+    /// Packets for mobile `m` past the FCP on the path through base station `from`: on the
+    /// FCP->BS link, held back at the base station, and (if `with_queue`) in its wireless queue.
+    fn fcp_old_path_uids(&self, m: usize, from: usize, with_queue: bool) -> Vec<u64> {
+        let h = self.fcp_ref();
+        let mob = &h.mobiles[m];
+        let queue = self.links[mob.down[from] as usize].queue.iter().take(if with_queue { usize::MAX } else { 0 });
+        on_link_for(self, h.fcp_to_bs[from], mob.node).chain(queue).chain(mob.hold.iter()).map(|p| p.uid).collect()
     }
 
     /// A packet reaches base station node `n` (not addressed to it).
