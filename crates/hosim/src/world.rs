@@ -144,7 +144,9 @@ pub struct World {
     pub handovers: Vec<serde_json::Value>,
     /// Mechanism-specific top-level summary fields (e.g. `radio_utilization`).
     pub report: serde_json::Map<String, serde_json::Value>,
-    next_uid: u64,
+    /// The LTE X2 handover system (`crate::cell::lte`), when the scenario has one.
+    pub lte: Option<Box<crate::cell::lte::LteX2>>,
+    pub(crate) next_uid: u64,
     /// Reused output buffer for sender calls: no allocation per event.
     seg_buf: Vec<Segment>,
     #[allow(dead_code)]
@@ -165,6 +167,7 @@ impl World {
             trace_interval_ns: trace_interval_ns.max(1),
             handovers: Vec::new(),
             report: serde_json::Map::new(),
+            lte: None,
             next_uid: 0,
             seg_buf: Vec::with_capacity(64),
             rng,
@@ -265,6 +268,10 @@ impl World {
 
     /// A packet reaches a node: consume it if addressed here, else forward it.
     pub(crate) fn node_receive(&mut self, n: NodeId, pkt: Packet) {
+        if let crate::net::NodeKind::Lte(role) = self.nodes[n as usize].kind {
+            self.lte_receive(n, role, pkt);
+            return;
+        }
         if pkt.dst == n {
             self.deliver_local(pkt);
             return;
@@ -305,6 +312,7 @@ impl World {
             sent_ns: self.now,
             is_retx: false,
             tag: 0,
+            tunnel: None,
         }
     }
 
@@ -516,7 +524,8 @@ impl World {
 
     /// Packets currently inside the network (queues, transmitters, propagation).
     pub fn packets_in_flight(&self) -> u64 {
-        self.links.iter().map(|l| l.in_flight()).sum()
+        let held_lte = self.lte.as_ref().map_or(0, |l| l.packets_held());
+        self.links.iter().map(|l| l.in_flight()).sum::<u64>() + held_lte
     }
 }
 

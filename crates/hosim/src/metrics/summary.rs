@@ -16,6 +16,9 @@ pub fn check_invariants(w: &World) -> Vec<String> {
             c.created, c.consumed, c.dropped(), in_flight
         ));
     }
+    if let Some(lte) = &w.lte {
+        bad.extend(lte.check_invariants());
+    }
     for l in &w.links {
         let s = &l.stats;
         let queued = s.offered - l.queue.stats.dropped;
@@ -119,6 +122,8 @@ pub fn summary(w: &World, scenario: &str, seed: u64, wall_time_s: f64, violation
         })
         .collect();
     let c = &w.counters;
+    let mut handovers = w.handovers.clone();
+    handovers.extend(w.lte_handover_entries());
     let mut out = json!({
         "scenario": scenario,
         "seed": seed,
@@ -127,7 +132,7 @@ pub fn summary(w: &World, scenario: &str, seed: u64, wall_time_s: f64, violation
         "wall_time_s": wall_time_s,
         "flows": flows,
         "queues": queues,
-        "handovers": w.handovers,
+        "handovers": handovers,
         "invariants": {
             "ok": violations.is_empty(),
             "violations": violations,
@@ -139,6 +144,9 @@ pub fn summary(w: &World, scenario: &str, seed: u64, wall_time_s: f64, violation
     });
     if let Value::Object(m) = &mut out {
         m.extend(w.report.clone());
+        if let Some(lte) = &w.lte {
+            m.insert("lte_x2".into(), lte.report(w.end_ns));
+        }
     }
     out
 }

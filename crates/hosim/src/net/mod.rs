@@ -7,7 +7,7 @@ pub mod queue;
 
 pub use link::Link;
 pub use loss::LossModel;
-pub use packet::{Ecn, Packet, PacketKind, SackBlocks};
+pub use packet::{Ecn, Packet, PacketKind, SackBlocks, Tunnel};
 pub use queue::{Queue, QueueLimit, RedParams};
 
 /// Index of a node in the world's node arena.
@@ -24,6 +24,8 @@ pub enum NodeKind {
     Host,
     /// A router: forwards along its static route table.
     Router,
+    /// An LTE element (serving gateway or eNodeB) that handles packets itself (`crate::cell::lte`).
+    Lte(crate::cell::lte::LteRole),
 }
 
 #[derive(Clone, Debug)]

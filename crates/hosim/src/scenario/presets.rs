@@ -5,6 +5,10 @@ pub const PRESETS: &[(&str, &str, &str)] = &[(
     "dumbbell",
     "Dumbbell: N bulk TCP flows share a 12 Mb/s, 20 ms bottleneck with a 90-packet DropTail queue",
     include_str!("../../../../presets/dumbbell.toml"),
+), (
+    "lte-x2",
+    "LTE X2 handover with forwarding through the core router (Pacifico et al.): path switch standard/fast/predicted, DropTail/RED/ECN",
+    include_str!("../../../../presets/lte-x2.toml"),
 )];
 
 pub fn find(name: &str) -> Option<&'static str> {

@@ -13,6 +13,9 @@ pub enum Topology {
     /// Explicit `nodes`, `links` and `flows`.
     Graph,
     Dumbbell,
+    /// LTE X2 handover with forwarding through the core router (`templates/lte_x2.rs`).
+    #[serde(rename = "lte-x2")]
+    LteX2,
 }
 
 #[derive(Clone, Debug, Deserialize)]
@@ -29,6 +32,7 @@ pub struct Scenario {
     #[serde(default)]
     pub trace: TraceSection,
     pub dumbbell: Option<DumbbellSection>,
+    pub lte_x2: Option<super::templates::lte_x2::LteX2Section>,
     #[serde(default)]
     pub nodes: Vec<NodeSpec>,
     #[serde(default)]
@@ -387,7 +391,18 @@ impl Scenario {
         if let Some(i) = self.trace.interval_s {
             c.positive("trace.interval_s", i)?;
         }
+        if self.lte_x2.is_some() && self.topology != Topology::LteX2 {
+            return Err(c.err("lte_x2", "only allowed with topology = \"lte-x2\""));
+        }
         match self.topology {
+            Topology::LteX2 => {
+                for (key, given) in [("nodes", !self.nodes.is_empty()), ("links", !self.links.is_empty()), ("flows", !self.flows.is_empty()), ("dumbbell", self.dumbbell.is_some())] {
+                    if given {
+                        return Err(c.err(key, "not allowed with topology = \"lte-x2\" (the template builds the graph)"));
+                    }
+                }
+                self.lte_x2.clone().unwrap_or_default().validate(&c, self.duration_s)?;
+            }
             Topology::Dumbbell => {
                 for (key, given) in [("nodes", !self.nodes.is_empty()), ("links", !self.links.is_empty()), ("flows", !self.flows.is_empty())] {
                     if given {

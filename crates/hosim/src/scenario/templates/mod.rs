@@ -1,6 +1,7 @@
 //! Topology templates expand named parameters into an explicit graph.
 
 mod dumbbell;
+pub mod lte_x2;
 
 use super::error::ScenarioError;
 use super::schema::{Check, FlowSpec, LinkSpec, NodeKindName, NodeSpec, QueueKind, Scenario, Topology};
@@ -25,15 +26,20 @@ pub fn expand(s: &Scenario) -> Graph {
             traced_queues: Vec::new(),
         },
         Topology::Dumbbell => dumbbell::expand(&s.dumbbell.clone().unwrap_or_default()),
+        Topology::LteX2 => lte_x2::expand(&s.lte_x2.clone().unwrap_or_default()),
     }
 }
 
 /// Mechanism-specific components (base stations, handover procedures, proxies) that a
 /// template adds after the plain graph is built. Plain graphs and the dumbbell add none.
 pub fn install(s: &Scenario, world: &mut World, c: &Check) -> Result<(), ScenarioError> {
-    let _ = (world, c);
+    let _ = c;
     match s.topology {
         Topology::Graph | Topology::Dumbbell => Ok(()),
+        Topology::LteX2 => {
+            lte_x2::install(&s.lte_x2.clone().unwrap_or_default(), world);
+            Ok(())
+        }
     }
 }
 
