@@ -14,7 +14,9 @@
 //! - the end marker reaches the source behind the old path's packets; the source forwards it
 //!   behind the forwarded packets and stops forwarding;
 //! - with reordering, the target holds direct packets until the end marker arrives, so the
-//!   UE receives all forwarded packets first.
+//!   UE receives all forwarded packets first. The end marker is a packet and a full router
+//!   queue may drop it, so the target also stops holding after a reordering timeout, counted
+//!   from when it holds a direct packet for an attached UE.
 //!
 //! Predicted path switch. The S-GW switches a lead before the HO command, so the source
 //! drains the old path's packets to the UE while it is still attached, and nothing is left
@@ -28,13 +30,25 @@
 //! its RTO it times out; a handover that never comes is a disconnection. An early handover
 //! (error < 0) leaves packets in the old path: they are forwarded as in the fast variant,
 //! and if error < -lead the path switch comes after the HO command.
+//!
+//! Outcome (paper §IV and Fig. 8). The window opens when the procedure begins (the decision,
+//! or the predicted path switch if earlier) and closes one RTT after attach, taken as the
+//! moment the sender has had acknowledged all data it had outstanding at attach: the round
+//! trip that the handover actually stretched. (A pre-handover RTT estimate would close the
+//! window before a timeout caused by forwarding can fire, since the RTO is at least the
+//! minimum RTO.) `timeout` if an RTO fired in the window, else `halving` for a fast recovery
+//! or ECN reduction, else `optimal`. `delivered_bytes_window` (Fig. 12) counts the bytes
+//! delivered in order to the UE from the decision until the window closes.
 
 use serde_json::{json, Value};
 
 use super::{gtp, opt_s, LteEvent, PathSwitch};
-use crate::engine::time::{ns_to_s, s_to_ns, SimTime};
+use crate::engine::time::{ns_to_s, SimTime};
 use crate::net::packet::{Ecn, Packet, PacketKind, SackBlocks};
 use crate::world::World;
+
+/// How often the end of the outcome window is checked.
+const WINDOW_POLL_NS: SimTime = 1_000_000;
 
 /// A step of the procedure, scheduled as an event.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -54,7 +68,10 @@ pub enum Step {
     SgwSwitch,
     /// The SN status transfer tells the target that the source forwards nothing.
     NothingForwarded,
-    /// One RTT after attach: the outcome window closes.
+    /// The target's reordering timer: it stops waiting for a lost or late end marker.
+    ReorderTimeout,
+    /// Checks whether one RTT has passed since attach, i.e. whether everything the sender
+    /// had outstanding at attach is acknowledged; if so the outcome window closes.
     WindowEnd,
 }
 
@@ -130,6 +147,11 @@ pub struct Handover {
     pub window_end_ns: Option<SimTime>,
     pub forwarded_packets: u64,
     pub held_direct_packets: u64,
+    /// The reference sender's snd_max when the UE attached: the window closes once it is
+    /// acknowledged.
+    snd_max_at_attach: u64,
+    /// The target stopped reordering on its timer, not on the end marker.
+    pub reordering_timed_out: bool,
     snap_start: FlowSnap,
     delivered_at_decision: u64,
     /// Events and delivered bytes inside the window, once it has closed.
@@ -171,6 +193,8 @@ impl World {
             window_end_ns: None,
             forwarded_packets: 0,
             held_direct_packets: 0,
+            snd_max_at_attach: 0,
+            reordering_timed_out: false,
             snap_start: FlowSnap::default(),
             delivered_at_decision: 0,
             result: None,
@@ -208,7 +232,23 @@ impl World {
             Step::Attach => self.handover_attach(h),
             Step::SgwSwitch => self.sgw_path_switch(h),
             Step::NothingForwarded => self.stop_reordering(h),
+            Step::ReorderTimeout => {
+                let ho = &mut self.lte.as_deref_mut().expect("lte").handovers[h];
+                if ho.reordering_ended_ns.is_none() {
+                    ho.reordering_timed_out = true;
+                    self.stop_reordering(h);
+                }
+            }
             Step::WindowEnd => {
+                let (ue, mark) = {
+                    let lte = self.lte.as_deref().expect("lte");
+                    (lte.handovers[h].ue, lte.handovers[h].snd_max_at_attach)
+                };
+                let flow = self.lte.as_deref().expect("lte").ues[ue].flow;
+                if flow.is_some_and(|f| self.flows[f as usize].sender.snd_una() < mark) {
+                    schedule(self, now + WINDOW_POLL_NS, Step::WindowEnd);
+                    return;
+                }
                 let snap = self.ref_snap(h);
                 let delivered = self.ref_delivered(h);
                 let ho = &mut self.lte.as_deref_mut().expect("lte").handovers[h];
@@ -289,7 +329,8 @@ impl World {
         enb.held_uplink.extend(others);
         enb.stats.unbuffered += mine.len() as u64;
         let cfg = lte.cfg.clone();
-        let rtt = lte.ues[ue].flow.and_then(|f| self.flows[f as usize].sender.srtt_ns()).unwrap_or(s_to_ns(0.1));
+        let mark = lte.ues[ue].flow.map_or(0, |f| self.flows[f as usize].sender.snd_max());
+        lte.handovers[h].snd_max_at_attach = mark;
         for pkt in mine {
             self.forward(me, pkt);
         }
@@ -298,7 +339,10 @@ impl World {
             self.lte.as_deref_mut().expect("lte").handovers[h].path_switch_sent_ns = Some(now);
             self.events.schedule(now + cfg.path_switch_latency_ns, LteEvent::Handover { ho: h as u16, step: Step::SgwSwitch }.at());
         }
-        self.events.schedule(now + rtt, LteEvent::Handover { ho: h as u16, step: Step::WindowEnd }.at());
+        self.events.schedule(now, LteEvent::Handover { ho: h as u16, step: Step::WindowEnd }.at());
+        if self.lte.as_deref().expect("lte").handovers[h].held_direct_packets > 0 {
+            self.arm_reorder_timer(h);
+        }
     }
 
     /// The S-GW tunnels the UE's downlink to the target from now on and sends the end marker
@@ -345,6 +389,14 @@ impl World {
             ho.end_marker_at_target_ns = Some(now);
             self.stop_reordering(h);
         }
+    }
+
+    /// The target waits at most the reordering timeout for the end marker, counted from when
+    /// it both holds a direct packet and has the UE attached: this bounds the extra delay of a
+    /// held packet when the end marker is lost in a full router queue.
+    pub(crate) fn arm_reorder_timer(&mut self, h: usize) {
+        let at = self.now + self.lte.as_deref().expect("lte").cfg.reorder_timeout_ns;
+        self.events.schedule(at, LteEvent::Handover { ho: h as u16, step: Step::ReorderTimeout }.at());
     }
 
     /// The target releases the direct packets it held, behind the forwarded ones.
@@ -444,6 +496,7 @@ impl Handover {
             "end_marker_at_source_s": opt_s(self.end_marker_at_source_ns),
             "end_marker_at_target_s": opt_s(self.end_marker_at_target_ns),
             "reordering_ended_s": opt_s(self.reordering_ended_ns),
+            "reordering_timed_out": self.reordering_timed_out,
             "prediction_error_s": self.prediction_error_ns as f64 / 1e9,
             "forwarded_packets": self.forwarded_packets,
             "held_direct_packets": self.held_direct_packets,

@@ -73,6 +73,9 @@ pub struct LteConfig {
     pub prediction_lead_ns: SimTime,
     /// The target delivers forwarded packets before direct ones until the end marker.
     pub reordering: bool,
+    /// The target waits at most this long for the end marker once it holds direct packets
+    /// of an attached UE.
+    pub reorder_timeout_ns: SimTime,
     /// Tunnel entries mark outer headers ECN-capable, so the router's RED may mark them.
     pub outer_ect: bool,
     /// Tunnel ends copy an outer CE into an ECN-capable inner header (else drop the packet).
@@ -275,6 +278,9 @@ impl World {
             if ho.target == e && ho.reorder_wait && from_sgw {
                 let lte = self.lte_mut();
                 lte.handovers[h].held_direct_packets += 1;
+                if lte.handovers[h].held_direct_packets == 1 && lte.ues[u].attached == Some(e) {
+                    self.arm_reorder_timer(h);
+                }
                 let now = self.now;
                 let enb = &mut self.lte.as_deref_mut().expect("lte").enbs[e];
                 let accepted = enb_buffer(&mut enb.held_direct[u], &mut enb.stats, now, pkt, &mut self.rng);

@@ -90,6 +90,10 @@ pub struct LteX2Section {
     pub prediction_error_std_s: f64,
     #[serde(default = "yes")]
     pub reordering: bool,
+    /// The target waits at most this long for the end marker once it holds direct packets
+    /// of an attached UE.
+    #[serde(default = "d_reorder_timeout_s")]
+    pub reorder_timeout_s: f64,
     #[serde(default)]
     pub scheduler: SchedulerName,
     /// Per-UE eNodeB queue in packets (default 200) or bytes.
@@ -149,6 +153,9 @@ fn d_detach_s() -> f64 {
 }
 fn d_prediction_lead_s() -> f64 {
     0.13
+}
+fn d_reorder_timeout_s() -> f64 {
+    0.1
 }
 fn d_radio_bps() -> f64 {
     50e6
@@ -224,6 +231,7 @@ impl LteX2Section {
             ("router_delay_s", self.router_delay_s),
             ("server_delay_s", self.server_delay_s),
             ("start_window_s", self.start_window_s),
+            ("reorder_timeout_s", self.reorder_timeout_s),
             ("red_min_th_pkts", self.red_min_th_pkts),
         ] {
             c.non_negative(&k(name), v)?;
@@ -391,6 +399,7 @@ pub fn install(d: &LteX2Section, world: &mut World) {
         detach_ns: s_to_ns(d.detach_s),
         prediction_lead_ns: s_to_ns(d.prediction_lead_s),
         reordering: d.reordering,
+        reorder_timeout_ns: s_to_ns(d.reorder_timeout_s),
         outer_ect: d.ecn,
         ecn_through_tunnel: d.ecn_through_tunnel,
     };
