@@ -395,14 +395,16 @@ impl TcpSender {
     }
 
     /// RFC 3168 §6.1.2: halve the window at most once per window of data, then set CWR.
+    /// ACKs up to and including the reduction's snd_max still echo the old mark (the receiver
+    /// has not yet seen CWR), so only an ACK beyond it may trigger a new reduction.
     fn on_ecn_echo(&mut self) {
-        if self.in_recovery || self.snd_una < self.ecn_recover_end {
+        if self.in_recovery || self.snd_una <= self.ecn_recover_end {
             return;
         }
         let flight = self.snd_max - self.snd_una;
         let ssthresh = self.cc.on_congestion_event(flight, self.cfg.mss_bytes);
         self.cc.set_cwnd(ssthresh);
-        self.ecn_recover_end = self.snd_max.max(self.snd_una + 1);
+        self.ecn_recover_end = self.snd_max;
         self.cwr_pending = true;
         self.stats.ecn_reductions += 1;
     }

@@ -103,6 +103,8 @@ pub struct LteX2 {
     /// UE index by node id.
     pub ue_of_node: Vec<Option<usize>>,
     pub handovers: Vec<Handover>,
+    /// User packets the S-GW tunnelled to each eNodeB.
+    pub sgw_tunnelled: Vec<u64>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -147,7 +149,8 @@ impl LteX2 {
         let enbs: Vec<Value> = self
             .enbs
             .iter()
-            .map(|e| {
+            .enumerate()
+            .map(|(i, e)| {
                 let queues: Vec<Value> = self
                     .ues
                     .iter()
@@ -166,6 +169,7 @@ impl LteX2 {
                     .collect();
                 json!({
                     "name": e.name,
+                    "sgw_tunnelled_packets": self.sgw_tunnelled[i],
                     "radio_bps": e.radio_bps,
                     "radio_packets": e.stats.radio_packets,
                     "queue_drops": e.stats.queue_drops,
@@ -209,11 +213,12 @@ impl World {
     /// Downlink user packets enter the GTP-U tunnel towards the UE's current path; anything
     /// else (uplink towards the servers) is routed as usual.
     fn sgw_receive(&mut self, n: NodeId, mut pkt: Packet) {
-        let lte = self.lte();
+        let lte = self.lte_mut();
         if pkt.tunnel.is_none() {
             if let Some(u) = lte.ue_at(pkt.dst) {
-                let to = lte.enbs[lte.ues[u].path].node;
-                gtp::encapsulate(&mut pkt, n, to, lte.cfg.outer_ect);
+                let path = lte.ues[u].path;
+                lte.sgw_tunnelled[path] += 1;
+                gtp::encapsulate(&mut pkt, n, lte.enbs[path].node, lte.cfg.outer_ect);
             }
         }
         self.forward(n, pkt);

@@ -403,7 +403,7 @@ pub fn install(d: &LteX2Section, world: &mut World) {
         outer_ect: d.ecn,
         ecn_through_tunnel: d.ecn_through_tunnel,
     };
-    world.lte = Some(Box::new(LteX2 { cfg, sgw, enbs, ues: ue_list, ue_of_node, handovers: Vec::new() }));
+    world.lte = Some(Box::new(LteX2 { cfg, sgw, enbs, ues: ue_list, ue_of_node, handovers: Vec::new(), sgw_tunnelled: vec![0; ENBS.len()] }));
     world.plan_lte_handover(0, 0, 1, s_to_ns(d.handover_at_s), (error_s * 1e9).round() as i64);
 }
 
