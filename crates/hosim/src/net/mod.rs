@@ -5,7 +5,7 @@ pub mod loss;
 pub mod packet;
 pub mod queue;
 
-pub use link::Link;
+pub use link::{Impairments, Link};
 pub use loss::LossModel;
 pub use packet::{Ecn, Packet, PacketKind, SackBlocks, Tunnel};
 pub use queue::{Queue, QueueLimit, RedParams};

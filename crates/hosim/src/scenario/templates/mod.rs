@@ -60,6 +60,9 @@ pub(crate) fn link(from: &str, to: &str, rate_bps: f64, delay_s: f64, queue_pack
         red: None,
         loss: None,
         gilbert_elliott: None,
+        duplicate: 0.0,
+        reorder: 0.0,
+        reorder_delay_s: 0.005,
         bidirectional: true,
         trace: false,
     }
