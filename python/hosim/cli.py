@@ -405,7 +405,9 @@ def demo_command(out: Path, duration: float | None, seed: int) -> None:
     """Compare TCP variants on preset scenarios and plot them.
 
     Section "tcp-recovery": Reno, NewReno and SACK loss recovery on the dumbbell preset, same
-    seed. Prints a table per section and writes cwnd.png, goodput.png and summary.csv."""
+    seed. Section "lte-x2": the LTE X2 handover with the standard, fast and predicted path
+    switch, and prediction with RED/ECN (runs last at least 3 s, past the handover at 2.3 s).
+    Prints a table per section and writes its cwnd and goodput plots and summary.csv."""
     from hosim.demo import run_demo
 
     console = _console()
