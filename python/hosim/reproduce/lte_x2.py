@@ -204,6 +204,47 @@ def delivered(seeds: Iterable[int]) -> dict[str, dict[str, Any]]:
     return out
 
 
+SENSITIVITY: dict[str, dict[str, Any]] = {
+    "preset (Reno, min RTO 0.2 s)": {},
+    "NewReno": {"tcp.recovery": "newreno"},
+    "SACK": {"tcp.recovery": "sack"},
+    "Reno, min RTO 0.05 s": {"tcp.min_rto_s": 0.05},
+    "Reno, min RTO 1 s": {"tcp.min_rto_s": 1.0},
+}
+
+
+def sensitivity(seeds: Iterable[int], target_ues: int = 5) -> dict[str, dict[str, dict[str, Any]]]:
+    """Timeout share per path switch when the loss recovery or the minimum RTO changes, and the
+    share of runs with a spurious timeout of the reference flow (5 target UEs)."""
+    seeds = list(seeds)
+    out: dict[str, dict[str, dict[str, Any]]] = {}
+    for label, extra in SENSITIVITY.items():
+        out[label] = {}
+        for variant in VARIANTS:
+            outcomes, spurious = [], 0
+            for seed in seeds:
+                s = _run({**extra, "lte_x2.path_switch": variant, "lte_x2.target_ues": target_ues}, seed).summary
+                outcomes.append(s["handovers"][0]["outcome"])
+                spurious += _ref_flow(s)["spurious_timeouts"] > 0
+            out[label][variant] = {o: outcomes.count(o) / len(outcomes) for o in OUTCOMES} | {"spurious_share": spurious / len(seeds)}
+    return out
+
+
+def prediction_errors(seeds: Iterable[int], errors_s: Sequence[float] = (-0.2, -0.1, 0.0, 0.1, 0.3), target_ues: int = 5) -> dict[str, dict[str, Any]]:
+    """Predicted path switch with a wrong prediction: actual - predicted HO command time."""
+    seeds = list(seeds)
+    out = {}
+    for err in errors_s:
+        outcomes, fwd = [], []
+        for seed in seeds:
+            o = {"lte_x2.path_switch": "predicted", "lte_x2.prediction_error_s": err, "lte_x2.target_ues": target_ues}
+            h = _run(o, seed).summary["handovers"][0]
+            outcomes.append(h["outcome"])
+            fwd.append(h["forwarded_packets"])
+        out[f"{err:+.1f}"] = {o: outcomes.count(o) / len(outcomes) for o in OUTCOMES} | {"forwarded_mean": _mean(fwd)}
+    return out
+
+
 def _mean(v: Sequence[float]) -> float:
     return sum(v) / len(v) if v else float("nan")
 
@@ -341,6 +382,21 @@ def fig12_markdown(d: Mapping[str, Mapping[str, Any]]) -> str:
     return "\n".join(lines)
 
 
+def sensitivity_markdown(sens: Mapping[str, Mapping[str, Mapping[str, Any]]]) -> str:
+    lines = ["| TCP | " + " | ".join(f"{v}: timeout / halving / spurious" for v in VARIANTS) + " |", "|---" * (1 + len(VARIANTS)) + "|"]
+    for label, by_variant in sens.items():
+        cells = [f"{_pct(c['timeout'])} / {_pct(c['halving'])} / {_pct(c['spurious_share'])}" for c in by_variant.values()]
+        lines.append(f"| {label} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def prediction_error_markdown(errs: Mapping[str, Mapping[str, Any]]) -> str:
+    lines = ["| error (s) | timeout | halving | optimal | forwarded pkts |", "|---|---|---|---|---|"]
+    for err, c in errs.items():
+        lines.append(f"| {err} | {_pct(c['timeout'])} | {_pct(c['halving'])} | {_pct(c['optimal'])} | {c['forwarded_mean']:.1f} |")
+    return "\n".join(lines)
+
+
 # --- driver --------------------------------------------------------------------------------
 
 
@@ -355,6 +411,8 @@ def run_reproduction(out_dir: str | Path = "docs/reproductions", seeds: int = 50
     traces = window_traces(trace_seed)
     rates = drop_rates(seed_list)
     d12 = delivered(seed_list)
+    sens = sensitivity(seed_list)
+    errs = prediction_errors(seed_list)
     files = [
         plot_outcomes(probs, "standard", "Standard handover: outcome of the reference UE's handover (Fig. 8)", figs / "lte-fig8-standard.png"),
         plot_outcomes(probs, "predicted", "Predicted path switch (Fig. 11)", figs / "lte-fig11-predicted.png"),
@@ -367,6 +425,8 @@ def run_reproduction(out_dir: str | Path = "docs/reproductions", seeds: int = 50
         "significance": significance_markdown(probs),
         "table4": table4_markdown(rates),
         "fig12": fig12_markdown(d12),
+        "sensitivity": sensitivity_markdown(sens),
+        "prediction_error": prediction_error_markdown(errs),
     }
     data = {
         "seeds": seeds,
@@ -375,6 +435,8 @@ def run_reproduction(out_dir: str | Path = "docs/reproductions", seeds: int = 50
         "runs": rows,
         "table4": rates,
         "fig12": d12,
+        "sensitivity": sens,
+        "prediction_error": errs,
         "traces_handover": {v: t["handover"] for v, t in traces.items()},
         "markdown": markdown,
         "figures": [str(f) for f in files],
