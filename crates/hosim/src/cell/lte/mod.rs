@@ -257,12 +257,13 @@ impl World {
     }
 
     /// An uplink packet from a UE: sent on towards the core, or held while the UE is still
-    /// attaching to this eNodeB.
+    /// attaching to this eNodeB. (Packets the UE sent to its source before the HO command go on.)
     fn enb_uplink(&mut self, e: usize, pkt: Packet) {
         let lte = self.lte_mut();
         let me = lte.enbs[e].node;
         if let Some(u) = lte.ue_at(pkt.src) {
-            if lte.ues[u].attached.is_none() {
+            let attaching_here = lte.handovers.iter().any(|h| h.ue == u && h.target == e);
+            if lte.ues[u].attached.is_none() && attaching_here {
                 let enb = &mut lte.enbs[e];
                 enb.held_uplink.push_back(pkt);
                 enb.stats.buffered += 1;
