@@ -79,6 +79,12 @@ def _ref_flow(summary: Mapping[str, Any]) -> Mapping[str, Any]:
     return next(f for f in summary["flows"] if f["name"] == "ref")
 
 
+def _window_end(summary: Mapping[str, Any]) -> float:
+    """When the outcome window closed, or the end of the run if it was still open."""
+    end = summary["handovers"][0]["window_end_s"]
+    return summary["sim_time_s"] if end is None else end
+
+
 # --- statistics ----------------------------------------------------------------------------
 
 
@@ -120,11 +126,12 @@ def outcome_runs(seeds: Iterable[int], target_ues: Sequence[int] = TARGET_UES, v
                     "outcome": h["outcome"],
                     "forwarded_packets": h["forwarded_packets"],
                     "delivered_bytes_window": h["delivered_bytes_window"],
-                    "window_s": h["window_end_s"] - h["window_start_s"],
+                    "window_s": _window_end(s) - h["window_start_s"],
                     "timeouts_until_end": h["timeouts_until_end"],
                     "spurious_timeouts": f["spurious_timeouts"],
                     "retransmits": f["retransmits"],
                     "reordering_timed_out": h["reordering_timed_out"],
+                    "window_closed": h["window_closed"],
                 })
     return rows
 
@@ -189,9 +196,10 @@ def delivered(seeds: Iterable[int]) -> dict[str, dict[str, Any]]:
     for label, overrides in FIG12_VARIANTS.items():
         vals, windows, outcomes = [], [], []
         for seed in seeds:
-            h = _run(overrides, seed).summary["handovers"][0]
+            s = _run(overrides, seed).summary
+            h = s["handovers"][0]
             vals.append(h["delivered_bytes_window"] / 1e3)
-            windows.append(h["window_end_s"] - h["start_s"])
+            windows.append(_window_end(s) - h["start_s"])
             outcomes.append(h["outcome"])
         out[label] = {
             "kB_mean": _mean(vals),
@@ -221,12 +229,16 @@ def sensitivity(seeds: Iterable[int], target_ues: int = 5) -> dict[str, dict[str
     for label, extra in SENSITIVITY.items():
         out[label] = {}
         for variant in VARIANTS:
-            outcomes, spurious = [], 0
+            outcomes, spurious, still_open = [], 0, 0
             for seed in seeds:
                 s = _run({**extra, "lte_x2.path_switch": variant, "lte_x2.target_ues": target_ues}, seed).summary
                 outcomes.append(s["handovers"][0]["outcome"])
                 spurious += _ref_flow(s)["spurious_timeouts"] > 0
-            out[label][variant] = {o: outcomes.count(o) / len(outcomes) for o in OUTCOMES} | {"spurious_share": spurious / len(seeds)}
+                still_open += not s["handovers"][0]["window_closed"]
+            out[label][variant] = {o: outcomes.count(o) / len(outcomes) for o in OUTCOMES} | {
+                "spurious_share": spurious / len(seeds),
+                "window_open_at_end": still_open,
+            }
     return out
 
 

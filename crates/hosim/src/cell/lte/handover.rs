@@ -473,11 +473,19 @@ impl World {
 }
 
 impl Handover {
-    /// The summary `handovers` entry. `flow_stats` is the reference flow's final count of
-    /// timeouts, to show timeouts that fired after the window closed.
-    pub fn entry(&self, ue_name: &str, enb_names: (&str, &str), path_switch: PathSwitch, final_snap: FlowSnap) -> Value {
+    /// The summary `handovers` entry. `final_snap` and `final_delivered` are the reference
+    /// flow's counts at the end of the run (for `timeouts_until_end`, and for a window the run
+    /// ended before it closed).
+    /// A window still open when the run ends is measured up to the end of the run
+    /// (`window_closed` false); before the decision there is nothing to report.
+    pub fn entry(&self, ue_name: &str, enb_names: (&str, &str), path_switch: PathSwitch, final_snap: FlowSnap, final_delivered: u64, now: SimTime) -> Value {
         let end = self.reordering_ended_ns.max(self.attach_ns);
-        let (outcome, events, delivered) = match self.result {
+        let result = match self.result {
+            Some(r) => Some(r),
+            None if now >= self.decision_ns => Some((final_snap.since(self.snap_start), final_delivered - self.delivered_at_decision)),
+            None => None,
+        };
+        let (outcome, events, delivered) = match result {
             Some((ev, bytes)) => (json!(ev.outcome().name()), Some(ev), json!(bytes)),
             None => (Value::Null, None, Value::Null),
         };
@@ -502,6 +510,7 @@ impl Handover {
             "held_direct_packets": self.held_direct_packets,
             "window_start_s": ns_to_s(self.window_start_ns),
             "window_end_s": opt_s(self.window_end_ns),
+            "window_closed": self.result.is_some(),
             "outcome": outcome,
             "timeouts": events.map(|e| e.timeouts),
             "fast_recoveries": events.map(|e| e.fast_recoveries),
@@ -521,7 +530,7 @@ impl World {
             .enumerate()
             .map(|(h, ho)| {
                 let names = (lte.enbs[ho.source].name.as_str(), lte.enbs[ho.target].name.as_str());
-                ho.entry(&lte.ues[ho.ue].name, names, lte.cfg.path_switch, self.ref_snap(h))
+                ho.entry(&lte.ues[ho.ue].name, names, lte.cfg.path_switch, self.ref_snap(h), self.ref_delivered(h), self.now)
             })
             .collect()
     }
