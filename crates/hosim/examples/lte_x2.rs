@@ -1,6 +1,7 @@
 //! Runs the `lte-x2` preset (or a scenario file) over a range of seeds and prints one JSON
 //! object per run (the summary, plus the reference flow's cwnd/RTT/ssthresh traces with
-//! `--traces`). Used by `python/hosim/reproduce/lte_x2.py` when the Python binding is absent.
+//! `--traces`): a quick way to sweep seeds from the shell without the Python package (the
+//! reproduction itself is `python -m hosim.reproduce.lte_x2`).
 //!
 //! `cargo run --release --example lte_x2 -- [--seeds A..B] [--traces] [SCENARIO] [key=value ...]`
 use serde_json::json;
