@@ -257,6 +257,21 @@ def prediction_errors(seeds: Iterable[int], errors_s: Sequence[float] = (-0.2, -
     return out
 
 
+def prediction_leads(seeds: Iterable[int], leads_s: Sequence[float] = (0.03, 0.06, 0.09, 0.13, 0.2), target_ues: int = 5) -> dict[str, dict[str, Any]]:
+    """Predicted path switch with other prediction leads (the paper's step is 130 ms)."""
+    seeds = list(seeds)
+    out = {}
+    for lead in leads_s:
+        outcomes, fwd = [], []
+        for seed in seeds:
+            o = {"lte_x2.path_switch": "predicted", "lte_x2.prediction_lead_s": lead, "lte_x2.target_ues": target_ues}
+            h = _run(o, seed).summary["handovers"][0]
+            outcomes.append(h["outcome"])
+            fwd.append(h["forwarded_packets"])
+        out[f"{lead:.2f}"] = {o: outcomes.count(o) / len(outcomes) for o in OUTCOMES} | {"forwarded_mean": _mean(fwd)}
+    return out
+
+
 def _mean(v: Sequence[float]) -> float:
     return sum(v) / len(v) if v else float("nan")
 
@@ -408,8 +423,8 @@ def sensitivity_markdown(sens: Mapping[str, Mapping[str, Mapping[str, Any]]]) ->
     return "\n".join(lines)
 
 
-def prediction_error_markdown(errs: Mapping[str, Mapping[str, Any]]) -> str:
-    lines = ["| error (s) | timeout | halving | optimal | forwarded pkts |", "|---|---|---|---|---|"]
+def prediction_error_markdown(errs: Mapping[str, Mapping[str, Any]], first: str = "error (s)") -> str:
+    lines = [f"| {first} | timeout | halving | optimal | forwarded pkts |", "|---|---|---|---|---|"]
     for err, c in errs.items():
         lines.append(f"| {err} | {_pct(c['timeout'])} | {_pct(c['halving'])} | {_pct(c['optimal'])} | {c['forwarded_mean']:.1f} |")
     return "\n".join(lines)
@@ -431,6 +446,7 @@ def run_reproduction(out_dir: str | Path = "docs/reproductions", seeds: int = 50
     d12 = delivered(seed_list)
     sens = sensitivity(seed_list)
     errs = prediction_errors(seed_list)
+    leads = prediction_leads(seed_list)
     files = [
         plot_outcomes(probs, "standard", "Standard handover: outcome of the reference UE's handover (Fig. 8)", figs / "lte-fig8-standard.png"),
         plot_outcomes(probs, "predicted", "Predicted path switch (Fig. 11)", figs / "lte-fig11-predicted.png"),
@@ -445,6 +461,7 @@ def run_reproduction(out_dir: str | Path = "docs/reproductions", seeds: int = 50
         "fig12": fig12_markdown(d12),
         "sensitivity": sensitivity_markdown(sens),
         "prediction_error": prediction_error_markdown(errs),
+        "prediction_lead": prediction_error_markdown(leads, first="lead (s)"),
     }
     data = {
         "seeds": seeds,
@@ -455,6 +472,7 @@ def run_reproduction(out_dir: str | Path = "docs/reproductions", seeds: int = 50
         "fig12": d12,
         "sensitivity": sens,
         "prediction_error": errs,
+        "prediction_lead": leads,
         "traces_handover": {v: t["handover"] for v, t in traces.items()},
         "markdown": markdown,
         "figures": [str(f) for f in files],
