@@ -162,6 +162,16 @@ fn late_prediction_stalls_the_reference_flow_into_a_timeout() {
     assert_eq!(handover(&exact)["outcome"], "optimal");
 }
 
+#[test]
+fn early_prediction_forwards_what_the_old_path_still_holds() {
+    // The handover comes 0.1 s earlier than predicted: the S-GW switches only 10 ms before the
+    // HO command, so the old path has not drained and its tail is forwarded.
+    let early = summary(&with(ALONE, &[("lte_x2.path_switch", "predicted"), ("lte_x2.prediction_error_s", "-0.1")]), 1);
+    let std = summary(ALONE, 1);
+    let (e, s) = (handover(&early)["forwarded_packets"].as_u64().unwrap(), handover(&std)["forwarded_packets"].as_u64().unwrap());
+    assert!(0 < e && e < s, "early prediction forwarded {e}, standard {s}");
+}
+
 fn ecn_run(through: &str) -> Value {
     let kv = [
         ("lte_x2.router_queue", "red"),
