@@ -20,6 +20,21 @@ pub struct Segment {
     pub cwr: bool,
 }
 
+/// Who sets the sending window. `Congestion` is standard TCP; the other two are set from outside
+/// by a network element (the window adaptation proxy of Ren et al. 2008, §IV.A: "all the schemes
+/// and algorithms related with congestion window adjustment in the standard TCP will be
+/// disabled", while "3 duplicate ACKs trigger the retransmission of the corresponding packet").
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WindowControl {
+    /// RFC 5681 congestion control and the configured loss recovery.
+    Congestion,
+    /// Congestion control off: at most `bytes` outstanding (snd_max - snd_una).
+    InFlight { bytes: u64 },
+    /// Congestion control off: at most `bytes` sent (new data and retransmissions) until the
+    /// next update; `left` is what remains.
+    Quota { bytes: u64, left: u64 },
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SenderState {
     Closed,
@@ -76,6 +91,7 @@ pub struct TcpSender {
     /// RFC 3168 §6.1.2: at most one window reduction per window of data.
     ecn_recover_end: u64,
     cwr_pending: bool,
+    window_control: WindowControl,
     pub stats: SenderStats,
 }
 
@@ -111,6 +127,7 @@ impl TcpSender {
             last_rtt_sample_ns: None,
             ecn_recover_end: 0,
             cwr_pending: false,
+            window_control: WindowControl::Congestion,
             stats: SenderStats::default(),
         }
     }
@@ -120,8 +137,18 @@ impl TcpSender {
     pub fn state(&self) -> SenderState {
         self.state
     }
+    /// The sending window: cwnd, or the window set from outside.
     pub fn cwnd(&self) -> u64 {
-        self.cc.cwnd()
+        match self.window_control {
+            WindowControl::Congestion => self.cc.cwnd(),
+            WindowControl::InFlight { bytes } | WindowControl::Quota { bytes, .. } => bytes,
+        }
+    }
+    pub fn window_control(&self) -> WindowControl {
+        self.window_control
+    }
+    fn external_window(&self) -> bool {
+        self.window_control != WindowControl::Congestion
     }
     pub fn ssthresh(&self) -> u64 {
         self.cc.ssthresh()
@@ -169,6 +196,35 @@ impl TcpSender {
     /// The application hands over `bytes` more data.
     pub fn add_app_data(&mut self, bytes: u64) {
         self.app_limit = self.app_limit.saturating_add(bytes);
+    }
+
+    /// The application hands over `bytes` more data and the sender sends what its window
+    /// allows (no ACK is involved, so nothing counts as a duplicate ACK).
+    pub fn on_app_data(&mut self, now: SimTime, bytes: u64, out: &mut Vec<Segment>) {
+        self.add_app_data(bytes);
+        self.send_allowed(now, out);
+    }
+
+    /// A network element sets the window (`InFlight`, `Quota`) or hands control back to
+    /// congestion control (`Congestion`, which resumes from the cwnd and ssthresh it had).
+    /// Sends what the new window allows.
+    pub fn set_window_control(&mut self, now: SimTime, wc: WindowControl, out: &mut Vec<Segment>) {
+        if wc != WindowControl::Congestion && self.in_recovery {
+            self.end_recovery();
+        }
+        self.window_control = wc;
+        self.send_allowed(now, out);
+    }
+
+    fn send_allowed(&mut self, now: SimTime, out: &mut Vec<Segment>) {
+        if self.state != SenderState::Established {
+            return;
+        }
+        if self.in_recovery && self.cfg.sack() {
+            self.sack_send(now, out);
+        } else {
+            self.try_send(now, out);
+        }
     }
 
     // ---- events ----------------------------------------------------------------------
@@ -268,7 +324,10 @@ impl TcpSender {
         self.lt_bytes = 0;
         let mss = self.cfg.mss_bytes as u64;
         let mut restart = true;
-        if self.in_recovery {
+        if self.external_window() {
+            // Window set from outside: no growth and no recovery state.
+            self.dupacks = 0;
+        } else if self.in_recovery {
             match self.cfg.recovery {
                 Recovery::Reno => {
                     // RFC 5681 §3.2 step 6: the first ACK of new data deflates the window.
@@ -323,6 +382,15 @@ impl TcpSender {
     fn on_dupack(&mut self, now: SimTime, out: &mut Vec<Segment>) {
         self.dupacks += 1;
         let thresh = self.cfg.dupack_threshold;
+        if self.external_window() {
+            if self.dupacks == thresh {
+                // The DupThresh-th duplicate ACK retransmits the missing segment (RFC 5681 §3.2
+                // step 2 without its window changes); counted as a fast recovery.
+                self.retransmit_first(now, out);
+                self.stats.fast_recoveries += 1;
+            }
+            return;
+        }
         match self.cfg.recovery {
             Recovery::Reno | Recovery::NewReno => {
                 if self.in_recovery {
@@ -414,6 +482,9 @@ impl TcpSender {
             return None;
         }
         self.stats.timeouts += 1;
+        if self.external_window() {
+            return Some(self.on_timeout_external(now, out));
+        }
         let flight = self.snd_max - self.snd_una;
         self.cc.on_timeout(flight, self.cfg.mss_bytes, self.consecutive_timeouts == 0);
         self.consecutive_timeouts += 1;
@@ -439,6 +510,35 @@ impl TcpSender {
         Some(seq)
     }
 
+    /// Timeout with the window set from outside. The standard timeout response (window
+    /// collapse, go-back-N) is off; the RFC 6298 timer stays as the last resort for what
+    /// duplicate ACKs cannot repair: a lost retransmission, or a lost tail segment with no
+    /// later segment to raise duplicate ACKs. It resends the first unacknowledged segment,
+    /// keeps the window, and backs off (RFC 6298 (5.5)-(5.6)).
+    fn on_timeout_external(&mut self, now: SimTime, out: &mut Vec<Segment>) -> u64 {
+        self.consecutive_timeouts += 1;
+        self.dupacks = 0;
+        self.rto.back_off();
+        self.retransmit_first(now, out);
+        self.restart_timer(now);
+        self.snd_una
+    }
+
+    /// Charges `len` bytes against a send quota.
+    fn charge_quota(&mut self, len: u64) {
+        if let WindowControl::Quota { left, .. } = &mut self.window_control {
+            *left = left.saturating_sub(len);
+        }
+    }
+
+    /// Whether a quota leaves room for `len` more bytes.
+    fn quota_allows(&self, len: u64) -> bool {
+        match self.window_control {
+            WindowControl::Quota { left, .. } => left >= len,
+            _ => true,
+        }
+    }
+
     // ---- transmission ----------------------------------------------------------------
 
     /// Window-limited transmission outside SACK recovery: go-back-N retransmissions below
@@ -456,8 +556,12 @@ impl TcpSender {
             0
         };
         loop {
-            let window = (self.cc.cwnd() + lt_allowance).min(self.peer_rwnd);
-            let limit = self.snd_una + window;
+            let window = match self.window_control {
+                WindowControl::Congestion => self.cc.cwnd() + lt_allowance,
+                WindowControl::InFlight { bytes } => bytes,
+                WindowControl::Quota { .. } => u64::MAX,
+            };
+            let limit = self.snd_una + window.min(self.peer_rwnd);
             if self.snd_nxt < self.snd_max {
                 let Some(i) = self.board.index_of(self.snd_nxt) else { break };
                 let seg = *self.board.get(i);
@@ -465,7 +569,7 @@ impl TcpSender {
                     self.snd_nxt = seg.end;
                     continue;
                 }
-                if seg.end > limit && self.snd_nxt > self.snd_una {
+                if (seg.end > limit && self.snd_nxt > self.snd_una) || !self.quota_allows(seg.end - seg.start) {
                     break;
                 }
                 self.resend(i, now, out);
@@ -473,7 +577,7 @@ impl TcpSender {
             } else {
                 let avail = self.app_limit.saturating_sub(self.snd_max);
                 let mut len = avail.min(mss);
-                if len == 0 {
+                if len == 0 || !self.quota_allows(len) {
                     break;
                 }
                 if self.snd_max + len > limit {
@@ -558,6 +662,7 @@ impl TcpSender {
 
     fn resend(&mut self, i: usize, now: SimTime, out: &mut Vec<Segment>) {
         let seg = self.board.mark_resent(i, now);
+        self.charge_quota(seg.len());
         self.stats.retransmits += 1;
         self.stats.segments_sent += 1;
         out.push(Segment {
@@ -573,6 +678,7 @@ impl TcpSender {
 
     fn send_new(&mut self, len: u32, now: SimTime, out: &mut Vec<Segment>) {
         let seq = self.snd_max;
+        self.charge_quota(len as u64);
         self.board.push_new(seq, seq + len as u64, now);
         self.snd_max += len as u64;
         self.snd_nxt = self.snd_max;

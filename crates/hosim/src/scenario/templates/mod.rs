@@ -1,6 +1,7 @@
 //! Topology templates expand named parameters into an explicit graph.
 
 mod dumbbell;
+pub mod hsdpa;
 
 use super::error::ScenarioError;
 use super::schema::{Check, FlowSpec, LinkSpec, NodeKindName, NodeSpec, QueueKind, Scenario, Topology};
@@ -25,15 +26,20 @@ pub fn expand(s: &Scenario) -> Graph {
             traced_queues: Vec::new(),
         },
         Topology::Dumbbell => dumbbell::expand(&s.dumbbell.clone().unwrap_or_default()),
+        Topology::Hsdpa => hsdpa::expand(&s.hsdpa.clone().unwrap_or_default()),
     }
 }
 
 /// Mechanism-specific components (base stations, handover procedures, proxies) that a
 /// template adds after the plain graph is built. Plain graphs and the dumbbell add none.
 pub fn install(s: &Scenario, world: &mut World, c: &Check) -> Result<(), ScenarioError> {
-    let _ = (world, c);
+    let _ = c;
     match s.topology {
         Topology::Graph | Topology::Dumbbell => Ok(()),
+        Topology::Hsdpa => {
+            let seed = world.seed;
+            hsdpa::install(&s.hsdpa.clone().unwrap_or_default(), world, seed)
+        }
     }
 }
 
@@ -56,6 +62,7 @@ pub(crate) fn link(from: &str, to: &str, rate_bps: f64, delay_s: f64, queue_pack
         gilbert_elliott: None,
         bidirectional: true,
         trace: false,
+        rate_model: None,
     }
 }
 
