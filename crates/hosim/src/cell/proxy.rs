@@ -51,9 +51,19 @@ pub enum WindowSemantics {
     InFlight,
 }
 
+/// Which bandwidth the Node-B reports as b(n).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BandwidthReport {
+    /// The rate allocated at the sampling instant (the level that will serve the next step).
+    Instant,
+    /// The mean rate over the last tau (what served the step that just ended, b(n) of eq. 1).
+    Mean,
+}
+
 /// The Node-B to proxy signalling path, eqs. (3)-(4).
 #[derive(Clone, Debug, PartialEq)]
 pub struct FeedbackConfig {
+    pub bandwidth: BandwidthReport,
     pub delay_ns: SimTime,
     /// Probability that a report is lost.
     pub loss: f64,
@@ -88,6 +98,17 @@ pub fn advertised_window_pkts(w_pkts: f64, q2_pkts: f64, q20_pkts: f64) -> f64 {
     w_pkts - q2_pkts + q20_pkts
 }
 
+/// What the proxy does at a step.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Step {
+    /// Apply eqs. (18) and (8) to this estimate.
+    Control(Report),
+    /// No report yet, still within the timeout: keep the initial window.
+    Hold,
+    /// No report for the timeout: standard TCP.
+    Fallback,
+}
+
 /// One Node-B report as the proxy receives it (noise included).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Report {
@@ -120,6 +141,8 @@ pub struct Proxy {
     pending: VecDeque<Option<Report>>,
     estimate: Option<Report>,
     last_report_ns: SimTime,
+    /// Capacity of the radio link up to the previous sample, bits (for `BandwidthReport::Mean`).
+    last_capacity_bits: f64,
     /// w(n) and aw(n) of the last step, packets.
     pub window_pkts: f64,
     pub adv_window_pkts: f64,
@@ -140,6 +163,7 @@ impl Proxy {
             pending: VecDeque::new(),
             estimate: None,
             last_report_ns: 0,
+            last_capacity_bits: 0.0,
             window_pkts,
             adv_window_pkts,
             stats: ProxyStats::default(),
@@ -160,9 +184,9 @@ impl Proxy {
         Some(Report { bw_pkts_per_s: (bw_pkts_per_s + gamma).max(0.0), queue_pkts: (queue_pkts + eta).max(0.0) })
     }
 
-    /// Proxy side: folds the report of this step (or its loss) into the estimate. Returns
-    /// false when the proxy has no usable estimate (fallback to standard TCP).
-    fn update_estimate(&mut self, now: SimTime, report: Option<Report>) -> bool {
+    /// Proxy side: folds the report of this step (or its loss) into the estimate and decides
+    /// what the step does.
+    fn update_estimate(&mut self, now: SimTime, report: Option<Report>) -> Step {
         let tau_s = ns_to_s(self.cfg.tau_ns);
         match (report, self.estimate.as_mut()) {
             (Some(r), _) => {
@@ -178,7 +202,12 @@ impl Proxy {
             }
             (None, None) => self.stats.reports_lost += 1,
         }
-        self.estimate.is_some() && now.saturating_sub(self.last_report_ns) < self.cfg.feedback.timeout_ns
+        let fresh = now.saturating_sub(self.last_report_ns) < self.cfg.feedback.timeout_ns;
+        match (self.estimate, fresh) {
+            (Some(e), true) => Step::Control(e),
+            (None, true) => Step::Hold,
+            (_, false) => Step::Fallback,
+        }
     }
 }
 
@@ -186,11 +215,16 @@ impl World {
     /// Node-B samples the radio link for proxy `i` and puts the report on the signalling path.
     pub(crate) fn on_proxy_sample(&mut self, i: u32) {
         let now = self.now;
-        let p = &self.proxies[i as usize];
-        let link = &self.links[p.nodeb_link as usize];
-        let bw = link.rate_bps as f64 / (p.pkt_bytes as f64 * 8.0);
-        let q = link.queue.len_pkts() as f64;
         let p = &mut self.proxies[i as usize];
+        let link = &self.links[p.nodeb_link as usize];
+        let pkt_bits = p.pkt_bytes as f64 * 8.0;
+        let capacity = link.capacity_bits(now);
+        let bw = match p.cfg.feedback.bandwidth {
+            BandwidthReport::Instant => link.rate_bps as f64 / pkt_bits,
+            BandwidthReport::Mean => (capacity - p.last_capacity_bits) / pkt_bits / ns_to_s(p.cfg.tau_ns),
+        };
+        p.last_capacity_bits = capacity;
+        let q = link.queue.len_pkts() as f64;
         let report = p.make_report(bw, q);
         p.stats.reports_sent += 1;
         p.pending.push_back(report);
@@ -207,11 +241,10 @@ impl World {
         let p = &mut self.proxies[i as usize];
         let report = p.pending.pop_front().expect("a step follows each sample");
         p.stats.steps += 1;
-        let controlled = p.update_estimate(now, report);
+        let step = p.update_estimate(now, report);
         let (down, up) = (p.downstream as usize, p.upstream as usize);
         let mss = self.flows[down].sender.cfg.mss_bytes as f64;
-        let wc = if controlled {
-            let e = p.estimate.expect("controlled implies an estimate");
+        let wc = if let Step::Control(e) = step {
             let w = send_window_pkts(e.bw_pkts_per_s, e.queue_pkts, ns_to_s(p.cfg.tau_ns), p.cfg.q0_pkts).max(0.0);
             p.window_pkts = w;
             p.stats.window_sum_pkts += w;
@@ -220,15 +253,18 @@ impl World {
                 WindowSemantics::Quota => WindowControl::Quota { bytes, left: bytes },
                 WindowSemantics::InFlight => WindowControl::InFlight { bytes },
             }
-        } else {
+        } else if step == Step::Fallback {
             p.stats.fallback_steps += 1;
             WindowControl::Congestion
+        } else {
+            self.flows[down].sender.window_control()
         };
         let flow = &mut self.flows[down];
-        if controlled || flow.sender.window_control() != WindowControl::Congestion {
+        if wc != flow.sender.window_control() || matches!(step, Step::Control(_)) {
             flow.sender.set_window_control(now, wc, &mut self.seg_buf);
             self.flush_segments(down as FlowId);
         }
+        let controlled = step != Step::Fallback;
         // Eq. (8) with q2 = bytes waiting in the proxy, in packets; in the fallback w is cwnd.
         let sender = &self.flows[down].sender;
         let q2 = sender.app_limit().saturating_sub(sender.snd_max()) as f64 / mss;
@@ -280,9 +316,70 @@ mod tests {
             q20_pkts: 50.0,
             semantics,
             min_adv_window_pkts: 1.0,
-            feedback: FeedbackConfig { delay_ns: 0, loss, bw_noise_pkts_per_s: 0.0, queue_noise_pkts: 0.0, timeout_ns: 200_000_000 },
+            feedback: FeedbackConfig { bandwidth: BandwidthReport::Instant, delay_ns: 0, loss, bw_noise_pkts_per_s: 0.0, queue_noise_pkts: 0.0, timeout_ns: 200_000_000 },
         };
         Proxy::new(cfg, 0, 1, 0, 1500, stream_rng(1, StreamKind::Cell, 0))
+    }
+
+    fn hsdpa_world(sets: &[(&str, &str)]) -> World {
+        let text = crate::scenario::presets::find("hsdpa").expect("preset");
+        let mut o: Vec<(String, String)> = vec![("hsdpa.proxy".into(), "true".into()), ("hsdpa.buffer_packets".into(), "50".into())];
+        o.extend(sets.iter().map(|(k, v)| (k.to_string(), v.to_string())));
+        let s = crate::scenario::load(text, "hsdpa", &o).expect("scenario");
+        crate::scenario::build::build(&s, "hsdpa", 1).expect("world")
+    }
+
+    fn fill_queue(w: &mut World, l: LinkId, n: usize) {
+        let pkt = crate::net::Packet {
+            uid: 0,
+            flow: 1,
+            src: 1,
+            dst: 3,
+            kind: crate::net::PacketKind::Data,
+            size_bytes: 1500,
+            seq: 0,
+            len: 1460,
+            ack: 0,
+            sack: Default::default(),
+            rwnd_bytes: 0,
+            ecn: crate::net::Ecn::NotEct,
+            ece: false,
+            cwr: false,
+            sent_ns: 0,
+            is_retx: false,
+            tag: 0,
+        };
+        let link = &mut w.links[l as usize];
+        for _ in 0..n {
+            link.queue.enqueue(0, pkt, &mut link.rng);
+        }
+    }
+
+    /// Node-B reports rate 1.8 Mb/s (150 packets/s) and a queue of `q` packets; the proxy holds
+    /// 30 packets not yet sent downstream. Returns (downstream control, advertised bytes).
+    fn one_step(window: &str, q: usize) -> (WindowControl, u64) {
+        let mut w = hsdpa_world(&[("hsdpa.window", window)]);
+        let d = w.proxies[0].nodeb_link;
+        w.links[d as usize].rate_bps = 1_800_000;
+        fill_queue(&mut w, d, q);
+        w.flows[1].sender.add_app_data(30 * 1460);
+        w.on_proxy_sample(0);
+        w.on_proxy_step(0);
+        (w.flows[1].sender.window_control(), w.flows[0].receiver.rwnd_bytes)
+    }
+
+    #[test]
+    fn step_sets_the_sender_window_by_eq_18_and_the_advertised_window_by_eq_8() {
+        // Eq. (18): 150 * 0.01 - 9 + 15 = 7.5 packets = 10950 bytes.
+        // Eq. (8): 7.5 - 30 + 50 = 27.5 packets = 40150 bytes.
+        assert_eq!(one_step("quota", 9), (WindowControl::Quota { bytes: 10_950, left: 10_950 }, 40_150));
+        assert_eq!(one_step("inflight", 9), (WindowControl::InFlight { bytes: 10_950 }, 40_150));
+    }
+
+    #[test]
+    fn step_floors_a_negative_window_at_zero() {
+        // Eq. (18): 1.5 - 25 + 15 = -8.5 -> 0; eq. (8): 0 - 30 + 50 = 20 packets.
+        assert_eq!(one_step("quota", 25), (WindowControl::Quota { bytes: 0, left: 0 }, 29_200));
     }
 
     #[test]
@@ -302,9 +399,10 @@ mod tests {
     #[test]
     fn lost_report_advances_the_queue_estimate_by_equation_1() {
         let mut p = proxy(WindowSemantics::Quota, 0.0);
-        assert!(p.update_estimate(10, Some(Report { bw_pkts_per_s: 100.0, queue_pkts: 20.0 })));
+        let r = Report { bw_pkts_per_s: 100.0, queue_pkts: 20.0 };
+        assert_eq!(p.update_estimate(10, Some(r)), Step::Control(r));
         p.window_pkts = send_window_pkts(100.0, 20.0, 0.01, 15.0); // -4
-        assert!(p.update_estimate(20, None));
+        assert!(matches!(p.update_estimate(20, None), Step::Control(_)));
         // q_hat = max(0, 20 + (-4) - 1) = 15: the next window sends at the last known rate.
         assert_eq!(p.estimate.unwrap().queue_pkts, 15.0);
         assert_eq!(p.stats.reports_lost, 1);
@@ -321,11 +419,15 @@ mod tests {
     #[test]
     fn no_report_for_the_timeout_means_fallback() {
         let mut p = proxy(WindowSemantics::Quota, 0.0);
-        assert!(!p.update_estimate(10_000_000, None), "no estimate yet");
-        assert!(p.update_estimate(20_000_000, Some(Report { bw_pkts_per_s: 100.0, queue_pkts: 1.0 })));
-        assert!(p.update_estimate(210_000_000, None));
-        assert!(!p.update_estimate(220_000_000, None), "200 ms without a report");
-        assert!(p.update_estimate(230_000_000, Some(Report { bw_pkts_per_s: 100.0, queue_pkts: 1.0 })));
+        let r = Report { bw_pkts_per_s: 100.0, queue_pkts: 1.0 };
+        assert_eq!(p.update_estimate(10_000_000, None), Step::Hold, "no estimate yet");
+        assert_eq!(p.update_estimate(20_000_000, Some(r)), Step::Control(r));
+        assert!(matches!(p.update_estimate(210_000_000, None), Step::Control(_)), "190 ms without a report");
+        assert_eq!(p.update_estimate(220_000_000, None), Step::Fallback, "200 ms without a report");
+        assert_eq!(p.update_estimate(230_000_000, Some(r)), Step::Control(r));
+        let mut p = proxy(WindowSemantics::Quota, 0.0);
+        assert_eq!(p.update_estimate(190_000_000, None), Step::Hold);
+        assert_eq!(p.update_estimate(200_000_000, None), Step::Fallback, "no first report within the timeout");
     }
 
     #[test]

@@ -191,6 +191,9 @@ pub struct VarRate {
     /// Completion time of the packet in service; None when idle or stalled at rate 0.
     pub tx_done_at: Option<SimTime>,
     pub rate_changes: u64,
+    /// false: a rate change applies from the next packet on, and the packet in service keeps
+    /// the rate it started with (how ns-2 links behave when their bandwidth is changed).
+    pub reschedule_in_service: bool,
 }
 
 impl VarRate {
@@ -207,6 +210,7 @@ impl VarRate {
             progress_ns: 0,
             tx_done_at: None,
             rate_changes: 0,
+            reschedule_in_service: true,
         }
     }
 
@@ -240,6 +244,8 @@ impl VarRate {
         debug_assert_eq!(now, self.segment_end_ns);
         self.capacity_work += self.rate_bps as u128 * (now - self.last_change_ns) as u128;
         self.last_change_ns = now;
+        // A packet stalled at rate 0 always starts at the new rate.
+        let busy = busy && (self.reschedule_in_service || self.tx_done_at.is_none());
         if busy {
             let done = self.rate_bps as u128 * (now - self.progress_ns) as u128;
             self.work_left = self.work_left.saturating_sub(done);
@@ -384,6 +390,18 @@ mod tests {
         assert_eq!(v.change(s_to_ns(0.5), true), Some(s_to_ns(1.5)));
         // Back to 12 kb/s at 1.0 s with 3000 bits left: done at 1.25 s.
         assert_eq!(v.change(s_to_ns(1.0), true), Some(s_to_ns(1.25)));
+    }
+
+    #[test]
+    fn next_packet_mode_leaves_the_packet_in_service_at_its_starting_rate() {
+        let m = RateModel::Square { first_bps: 12_000, second_bps: 6_000, interval_ns: s_to_ns(0.5) };
+        let mut v = VarRate::new(schedule(m));
+        v.reschedule_in_service = false;
+        assert_eq!(v.start_packet(0, 1500), Some(s_to_ns(1.0)));
+        assert_eq!(v.change(s_to_ns(0.5), true), None);
+        assert_eq!(v.tx_done_at, Some(s_to_ns(1.0)));
+        v.finish_packet();
+        assert_eq!(v.start_packet(s_to_ns(1.0), 750), Some(s_to_ns(2.0)), "the next packet at 6 kb/s");
     }
 
     #[test]

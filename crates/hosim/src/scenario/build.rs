@@ -10,6 +10,7 @@ use crate::app::App;
 use crate::engine::rng::{stream_rng, StreamKind};
 use crate::engine::time::{s_to_ns, tx_time_ns};
 use crate::net::queue::{Queue, QueueLimit, RedParams};
+use super::rate::RateChange;
 use crate::net::rate::{RateSchedule, VarRate};
 use crate::net::{Link, LinkId, LossModel, Node, NodeKind};
 use crate::tcp::TcpConfig;
@@ -112,7 +113,7 @@ fn build_links(
             return Err(c.err(&key("to"), "must differ from `from`"));
         }
         let var_model = match &l.rate_model {
-            Some(spec) => Some(spec.params().to_model(spec.model, c, &key("rate_model"), &key("rate_model.model"))?),
+            Some(spec) => Some((spec.params().to_model(spec.model, c, &key("rate_model"), &key("rate_model.model"))?, spec.rate_change)),
             None => None,
         };
         if var_model.is_none() || l.bidirectional {
@@ -152,7 +153,7 @@ fn build_links(
                     max_p: r.max_p,
                     weight: r.weight,
                     ecn: r.ecn,
-                    typical_tx_ns: tx_time_ns(1500, var_model.as_ref().map_or(rate, |m| m.nominal_mean_bps().max(1.0) as u64)),
+                    typical_tx_ns: tx_time_ns(1500, var_model.as_ref().map_or(rate, |m| m.0.nominal_mean_bps().max(1.0) as u64)),
                 })
             }
         };
@@ -202,7 +203,11 @@ fn build_links(
                 traced: l.trace,
                 // The rate model draws from its own stream, apart from the link's loss and RED.
                 var: match (&var_model, reverse) {
-                    (Some(m), false) => Some(Box::new(VarRate::new(RateSchedule::new(m.clone(), stream_rng(seed, StreamKind::Link, id | 1 << 40))))),
+                    (Some((m, change)), false) => {
+                        let mut v = VarRate::new(RateSchedule::new(m.clone(), stream_rng(seed, StreamKind::Link, id | 1 << 40)));
+                        v.reschedule_in_service = *change == RateChange::Reschedule;
+                        Some(Box::new(v))
+                    }
                     _ => None,
                 },
             });

@@ -10,15 +10,28 @@ use super::schema::Check;
 use crate::engine::time::s_to_ns;
 use crate::net::rate::{LevelDist, RateModel};
 
+/// What a rate change does to the packet being serialized.
+#[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum RateChange {
+    /// Charge the bits sent so far at the old rate, finish the rest at the new one.
+    #[default]
+    Reschedule,
+    /// The packet keeps the rate it started with; the change applies from the next packet
+    /// (ns-2 behaviour, for comparison with ns-2 results).
+    NextPacket,
+}
+
 #[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
 pub enum RateModelName {
     /// Two levels, `high_bps` then `low_bps`, each held for `period_s`.
     Square,
-    /// A new level every `period_s`: uniform on [`min_bps`, `max_bps`], or one of `levels_bps`.
+    /// A new level every `period_s`: one of `levels_bps` (equally likely) if given, else uniform
+    /// on [`min_bps`, `max_bps`].
     Random,
     /// Eq. (2) of Ren et al.: `mean_bps`, `alpha`, `beta`, innovation `std_bps`, one value
-    /// per `period_s`, clamped to [`min_bps`, `max_bps`].
+    /// per `period_s`, clamped to [`floor_bps`, `ceiling_bps`].
     Arma,
     /// A Mahimahi packet-delivery trace, `trace_file`, looped.
     Trace,
@@ -35,6 +48,8 @@ pub struct RateParams {
     pub levels_bps: Option<Vec<f64>>,
     pub mean_bps: Option<f64>,
     pub std_bps: Option<f64>,
+    pub floor_bps: Option<f64>,
+    pub ceiling_bps: Option<f64>,
     pub alpha: Option<Vec<f64>>,
     pub beta: Option<Vec<f64>>,
     pub trace_file: Option<String>,
@@ -53,15 +68,20 @@ pub struct RateSpec {
     pub levels_bps: Option<Vec<f64>>,
     pub mean_bps: Option<f64>,
     pub std_bps: Option<f64>,
+    pub floor_bps: Option<f64>,
+    pub ceiling_bps: Option<f64>,
     pub alpha: Option<Vec<f64>>,
     pub beta: Option<Vec<f64>>,
     pub trace_file: Option<String>,
+    #[serde(default)]
+    pub rate_change: RateChange,
 }
 
 impl RateSpec {
-    pub fn new(model: RateModelName, p: RateParams) -> RateSpec {
+    pub fn new(model: RateModelName, p: RateParams, rate_change: RateChange) -> RateSpec {
         RateSpec {
             model,
+            rate_change,
             period_s: p.period_s,
             high_bps: p.high_bps,
             low_bps: p.low_bps,
@@ -70,6 +90,8 @@ impl RateSpec {
             levels_bps: p.levels_bps,
             mean_bps: p.mean_bps,
             std_bps: p.std_bps,
+            floor_bps: p.floor_bps,
+            ceiling_bps: p.ceiling_bps,
             alpha: p.alpha,
             beta: p.beta,
             trace_file: p.trace_file,
@@ -86,6 +108,8 @@ impl RateSpec {
             levels_bps: self.levels_bps.clone(),
             mean_bps: self.mean_bps,
             std_bps: self.std_bps,
+            floor_bps: self.floor_bps,
+            ceiling_bps: self.ceiling_bps,
             alpha: self.alpha.clone(),
             beta: self.beta.clone(),
             trace_file: self.trace_file.clone(),
@@ -134,9 +158,6 @@ impl RateParams {
                 let (dmin, dmax, dp) = RANDOM_DEFAULTS;
                 let dist = match &self.levels_bps {
                     Some(levels) => {
-                        if self.min_bps.is_some() || self.max_bps.is_some() {
-                            return Err(c.err(&k("levels_bps"), "give levels_bps or min_bps/max_bps, not both"));
-                        }
                         if levels.is_empty() {
                             return Err(c.err(&k("levels_bps"), "must list at least one level"));
                         }
@@ -184,11 +205,11 @@ impl RateParams {
                         &format!("sum of |alpha_i| must be < 1 for a stationary rate with a long-run mean (theorem of eq. 12), got {sum}"),
                     ));
                 }
-                let min = rate("min_bps", self.min_bps.unwrap_or(0.0))?;
-                let max = self.max_bps.unwrap_or(1e12);
-                rate("max_bps", max)?;
+                let min = rate("floor_bps", self.floor_bps.unwrap_or(0.0))?;
+                let max = self.ceiling_bps.unwrap_or(1e12);
+                rate("ceiling_bps", max)?;
                 if max <= min {
-                    return Err(c.err(&k("max_bps"), &format!("must be > min_bps ({min}), got {max}")));
+                    return Err(c.err(&k("ceiling_bps"), &format!("must be > floor_bps ({min}), got {max}")));
                 }
                 Ok(RateModel::Arma { mean_bps: mean, alpha, beta, std_bps: std, step_ns: period(dp)?, min_bps: min, max_bps: max })
             }

@@ -711,3 +711,101 @@ impl TcpSender {
         }
     }
 }
+
+#[cfg(test)]
+mod external_window_tests {
+    use super::*;
+
+    const MSS: u64 = 1000;
+
+    /// An established NewReno sender with a bulk source whose window is `wc` from the start.
+    fn sender_with(wc: WindowControl) -> (TcpSender, Vec<Segment>) {
+        let cfg = TcpConfig { recovery: Recovery::NewReno, mss_bytes: MSS as u32, ..TcpConfig::default() };
+        let mut s = TcpSender::new(cfg, u64::MAX);
+        let mut out = Vec::new();
+        s.connect(0, &mut out);
+        s.set_window_control(0, wc, &mut out);
+        out.clear();
+        s.on_syn_ack(10, &mut out);
+        (s, out)
+    }
+
+    fn ack(s: &mut TcpSender, now: SimTime, ack: u64) -> Vec<Segment> {
+        let mut out = Vec::new();
+        s.on_ack(now, ack, &SackBlocks::default(), false, 1 << 30, &mut out);
+        out
+    }
+
+    #[test]
+    fn quota_sends_whole_segments_until_spent_and_refills_on_update() {
+        let (mut s, out) = sender_with(WindowControl::Quota { bytes: 3500, left: 3500 });
+        assert_eq!(out.len(), 3);
+        assert_eq!(s.window_control(), WindowControl::Quota { bytes: 3500, left: 500 });
+        assert!(ack(&mut s, 20, 3 * MSS).is_empty(), "ACKs do not refill a quota");
+        let mut out = Vec::new();
+        s.set_window_control(30, WindowControl::Quota { bytes: 2000, left: 2000 }, &mut out);
+        assert_eq!(out.iter().map(|g| g.seq).collect::<Vec<_>>(), vec![3 * MSS, 4 * MSS]);
+    }
+
+    #[test]
+    fn in_flight_window_caps_outstanding_data_and_acks_do_not_grow_it() {
+        let (mut s, out) = sender_with(WindowControl::InFlight { bytes: 4 * MSS });
+        assert_eq!(out.len(), 4);
+        for k in 1..=20 {
+            let out = ack(&mut s, 20 + k, k * MSS);
+            assert_eq!(out.len(), 1, "one ACKed segment releases one");
+        }
+        assert_eq!(s.cwnd(), 4 * MSS);
+    }
+
+    #[test]
+    fn three_dupacks_retransmit_without_touching_the_window() {
+        let (mut s, _) = sender_with(WindowControl::InFlight { bytes: 8 * MSS });
+        assert!(ack(&mut s, 20, MSS).len() == 1);
+        for _ in 0..2 {
+            assert!(ack(&mut s, 21, MSS).is_empty());
+        }
+        let out = ack(&mut s, 22, MSS);
+        assert_eq!(out.len(), 1);
+        assert!(out[0].is_retx && out[0].seq == MSS);
+        assert_eq!(s.cwnd(), 8 * MSS);
+        assert!(!s.in_recovery());
+        assert!(ack(&mut s, 23, MSS).is_empty(), "one retransmission per loss");
+    }
+
+    #[test]
+    fn timeout_resends_only_the_first_segment_and_keeps_the_window() {
+        let (mut s, out) = sender_with(WindowControl::InFlight { bytes: 5 * MSS });
+        assert_eq!(out.len(), 5);
+        let deadline = s.rto_deadline().expect("timer runs");
+        let mut out = Vec::new();
+        assert_eq!(s.on_timer(deadline, &mut out), Some(0));
+        assert_eq!(out.len(), 1);
+        assert!(out[0].is_retx && out[0].seq == 0);
+        assert_eq!(s.cwnd(), 5 * MSS);
+        assert!(s.rto_deadline().unwrap() > deadline + s.rto_ns() / 2, "timer backed off and restarted");
+    }
+
+    #[test]
+    fn handing_control_back_resumes_congestion_control() {
+        let (mut s, _) = sender_with(WindowControl::InFlight { bytes: 10 * MSS });
+        let mut out = Vec::new();
+        s.set_window_control(20, WindowControl::Congestion, &mut out);
+        assert_eq!(s.cwnd(), 3 * MSS, "the initial window of the congestion controller");
+    }
+
+    #[test]
+    fn app_data_is_sent_without_counting_a_duplicate_ack() {
+        let cfg = TcpConfig { recovery: Recovery::NewReno, mss_bytes: MSS as u32, ..TcpConfig::default() };
+        let mut s = TcpSender::new(cfg, 0);
+        let mut out = Vec::new();
+        s.connect(0, &mut out);
+        s.on_syn_ack(10, &mut out);
+        out.clear();
+        for k in 0..5 {
+            s.on_app_data(20 + k, MSS, &mut out);
+        }
+        assert_eq!(out.len(), 3, "initial window of 3 segments");
+        assert_eq!(s.stats.fast_recoveries, 0);
+    }
+}

@@ -18,13 +18,13 @@ use serde::Deserialize;
 
 use super::{link, node, Graph};
 use crate::app::App;
-use crate::cell::proxy::{FeedbackConfig, Proxy, ProxyConfig, WindowSemantics};
+use crate::cell::proxy::{BandwidthReport, FeedbackConfig, Proxy, ProxyConfig, WindowSemantics};
 use crate::cell::CellEvent;
 use crate::engine::rng::{stream_rng, StreamKind};
 use crate::engine::time::s_to_ns;
 use crate::net::{FlowId, LinkId, NodeKind};
 use crate::scenario::error::ScenarioError;
-use crate::scenario::rate::{RateModelName, RateParams, RateSpec};
+use crate::scenario::rate::{RateChange, RateModelName, RateParams, RateSpec};
 use crate::scenario::schema::{AppKind, Check, FlowSpec, NodeKindName};
 use crate::tcp::sender::WindowControl;
 use crate::world::{DropRules, Event, Flow, World};
@@ -51,9 +51,15 @@ pub struct HsdpaSection {
     pub levels_bps: Option<Vec<f64>>,
     pub mean_bps: Option<f64>,
     pub std_bps: Option<f64>,
+    /// ARMA: the rate is clamped to [floor_bps, ceiling_bps] (default 0 and 1e12).
+    pub floor_bps: Option<f64>,
+    pub ceiling_bps: Option<f64>,
     pub alpha: Option<Vec<f64>>,
     pub beta: Option<Vec<f64>>,
     pub trace_file: Option<String>,
+    /// What a rate change does to the packet in service: reschedule | next_packet.
+    #[serde(default)]
+    pub rate_change: RateChange,
     /// Insert the window adaptation proxy.
     #[serde(default)]
     pub proxy: bool,
@@ -88,7 +94,10 @@ pub struct HsdpaSection {
     pub window: WindowName,
     #[serde(default = "d_min_adv")]
     pub min_adv_window_pkts: f64,
-    /// Signalling path Node-B -> proxy (eqs. 3-4). Delay default: ran_delay_s.
+    /// Signalling path Node-B -> proxy (eqs. 3-4). b(n) reported: the rate at the sampling
+    /// instant ("instant") or the mean over the last tau ("mean"). Delay default: ran_delay_s.
+    #[serde(default = "d_fb_bandwidth")]
+    pub feedback_bandwidth: BandwidthName,
     pub feedback_delay_s: Option<f64>,
     #[serde(default)]
     pub feedback_loss: f64,
@@ -98,6 +107,17 @@ pub struct HsdpaSection {
     pub feedback_queue_noise_pkts: f64,
     #[serde(default = "d_fb_timeout")]
     pub feedback_timeout_s: f64,
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum BandwidthName {
+    Instant,
+    Mean,
+}
+
+fn d_fb_bandwidth() -> BandwidthName {
+    BandwidthName::Instant
 }
 
 fn d_bandwidth() -> RateModelName {
@@ -162,6 +182,8 @@ impl HsdpaSection {
             levels_bps: self.levels_bps.clone(),
             mean_bps: self.mean_bps,
             std_bps: self.std_bps,
+            floor_bps: self.floor_bps,
+            ceiling_bps: self.ceiling_bps,
             alpha: self.alpha.clone(),
             beta: self.beta.clone(),
             trace_file: self.trace_file.clone(),
@@ -229,7 +251,7 @@ pub fn expand(h: &HsdpaSection) -> Graph {
     let mut down = link("rnc", "ue", 0.0, h.radio_delay_s, h.buffer_packets);
     down.name = Some(DOWNLINK.into());
     down.bidirectional = false;
-    down.rate_model = Some(RateSpec::new(h.bandwidth, h.rate_params()));
+    down.rate_model = Some(RateSpec::new(h.bandwidth, h.rate_params(), h.rate_change));
     let mut up = link("ue", "rnc", h.uplink_bps, h.radio_delay_s, 1000);
     up.name = Some("uplink".into());
     up.bidirectional = false;
@@ -269,6 +291,10 @@ pub fn install(h: &HsdpaSection, world: &mut World, seed: u64) -> Result<(), Sce
             },
             min_adv_window_pkts: h.min_adv_window_pkts,
             feedback: FeedbackConfig {
+                bandwidth: match h.feedback_bandwidth {
+                    BandwidthName::Instant => BandwidthReport::Instant,
+                    BandwidthName::Mean => BandwidthReport::Mean,
+                },
                 delay_ns: s_to_ns(h.feedback_delay_s.unwrap_or(h.ran_delay_s)),
                 loss: h.feedback_loss,
                 bw_noise_pkts_per_s: h.feedback_bw_noise_pkts_per_s,
