@@ -410,10 +410,16 @@ def test_cli_unstable_alpha_gives_unstable_verdict():
 
 
 def test_cli_bad_alpha_exits_2_with_one_line_naming_option():
-    result = CliRunner().invoke(cli, ["--alpha", "0.5,abc"])
-    assert result.exit_code == 2
-    assert result.stdout == ""
-    assert result.stderr.count("\n") == 1 and "--alpha" in result.stderr
+    import subprocess
+    import sys
+
+    proc = subprocess.run(
+        [sys.executable, "-m", "hosim.cli", "model", "hsdpa-stability", "--alpha", "0.5,abc"],
+        capture_output=True, text=True,
+    )
+    assert proc.returncode == 2
+    assert proc.stdout == ""
+    assert proc.stderr.count("\n") == 1 and "--alpha" in proc.stderr
 
 
 @pytest.mark.filterwarnings("error")

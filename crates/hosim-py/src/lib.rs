@@ -5,8 +5,8 @@ use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 
-create_exception!(_native, ScenarioError, PyValueError, "Invalid scenario input (one line naming source, key and problem).");
-create_exception!(_native, InvariantError, PyRuntimeError, "A simulator invariant was violated (a bug in hosim).");
+create_exception!(hosim._native, ScenarioError, PyValueError, "Invalid scenario input (one line naming source, key and problem).");
+create_exception!(hosim._native, InvariantError, PyRuntimeError, "A simulator invariant was violated (a bug in hosim).");
 
 fn table_dict<'py>(py: Python<'py>, t: &hosim::TraceTable, id_col: &str, value_col: &str, names: &[String]) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new_bound(py);

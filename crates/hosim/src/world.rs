@@ -10,7 +10,7 @@ use crate::engine::EventQueue;
 use crate::metrics::{TraceKind, Traces};
 use crate::net::packet::{payload_tag, Ecn, Packet, PacketKind, SackBlocks};
 use crate::net::queue::Verdict;
-use crate::net::{FlowId, Link, LinkId, Node, NodeId};
+use crate::net::{FlowId, Impairments, Link, LinkId, Node, NodeId};
 use crate::tcp::receiver::AckOut;
 use crate::tcp::{Segment, TcpReceiver, TcpSender};
 
@@ -20,6 +20,8 @@ pub enum Event {
     LinkTxDone(LinkId),
     /// The oldest packet propagating on the link reaches the far end.
     LinkArrive(LinkId),
+    /// The oldest packet on the link's reordering path reaches the far end.
+    LinkArriveLate(LinkId),
     FlowStart(FlowId),
     RtoTimer(FlowId),
     DelAckTimer(FlowId),
@@ -202,7 +204,8 @@ impl World {
     fn dispatch(&mut self, ev: Event) {
         match ev {
             Event::LinkTxDone(l) => self.on_tx_done(l),
-            Event::LinkArrive(l) => self.on_arrive(l),
+            Event::LinkArrive(l) => self.on_arrive(l, false),
+            Event::LinkArriveLate(l) => self.on_arrive(l, true),
             Event::FlowStart(f) => self.on_flow_start(f),
             Event::RtoTimer(f) => self.on_rto_timer(f),
             Event::DelAckTimer(f) => self.on_delack_timer(f),
@@ -267,19 +270,48 @@ impl World {
         if link.loss.lose(&mut link.rng) {
             link.stats.lost += 1;
             self.counters.dropped_loss += 1;
-        } else {
+        } else if link.impair == Impairments::default() {
             let at = now + link.delay_ns;
             link.pipeline.push_back((at, pkt));
             self.events.schedule(at, Event::LinkArrive(l));
+        } else {
+            self.propagate_impaired(l, pkt);
         }
         if !self.links[l as usize].queue.is_empty() {
             self.start_tx(l);
         }
     }
 
-    fn on_arrive(&mut self, l: LinkId) {
+    /// Slow path for links with duplication or reordering (robustness tests only).
+    fn propagate_impaired(&mut self, l: LinkId, pkt: Packet) {
+        use rand::Rng as _;
+        let now = self.now;
         let link = &mut self.links[l as usize];
-        let (at, pkt) = link.pipeline.pop_front().expect("an arrival event has a packet in the pipeline");
+        let copies = if link.rng.gen::<f64>() < link.impair.duplicate { 2 } else { 1 };
+        for c in 0..copies {
+            let mut p = pkt;
+            if c == 1 {
+                p.uid = self.next_uid;
+                self.next_uid += 1;
+                self.counters.created += 1;
+                link.stats.duplicated += 1;
+            }
+            if link.rng.gen::<f64>() < link.impair.reorder {
+                let at = now + link.delay_ns + link.impair.reorder_delay_ns;
+                link.late_pipeline.push_back((at, p));
+                self.events.schedule(at, Event::LinkArriveLate(l));
+            } else {
+                let at = now + link.delay_ns;
+                link.pipeline.push_back((at, p));
+                self.events.schedule(at, Event::LinkArrive(l));
+            }
+        }
+    }
+
+    fn on_arrive(&mut self, l: LinkId, late: bool) {
+        let link = &mut self.links[l as usize];
+        let pipe = if late { &mut link.late_pipeline } else { &mut link.pipeline };
+        let (at, pkt) = pipe.pop_front().expect("an arrival event has a packet in the pipeline");
         debug_assert_eq!(at, self.now);
         link.stats.delivered += 1;
         let node = link.to;

@@ -471,7 +471,7 @@ _OPTION_OF = {
 }
 
 
-@click.command("cohen-levin")
+@click.command("cohen-levin", short_help="Drop/forward handover throughput prediction, eqs. (1)-(9).")
 @click.option("--recovery", required=True, type=click.Choice(RECOVERIES), help="TCP loss recovery.")
 @click.option("--scheme", required=True, type=click.Choice(SCHEMES), help="Handover scheme.")
 @click.option(

@@ -678,7 +678,7 @@ def stability_report(
     return _json_safe(report)
 
 
-@click.command("hsdpa-stability")
+@click.command("hsdpa-stability", short_help="HSDPA proxy stability: matrix A of eq. (12), eigenvalues, theorem check.")
 @click.option("--alpha", required=True, help="AR coefficients alpha_1..alpha_p of eq. (2), e.g. 0.5,-0.3.")
 @click.option("--beta", default="", show_default=True, help="MA coefficients beta_1..beta_q of eq. (2).")
 @click.option("--simulate", "simulate_steps", type=int, default=None, help="Also simulate (9)-(11), N steps.")
@@ -723,6 +723,6 @@ def cli(alpha, beta, simulate_steps, seed, **options) -> None:
             **options,
         )
     except ValueError as err:
-        click.echo(f"hsdpa-stability: {err}", err=True)
-        raise SystemExit(2) from None
+        # Reported by hosim's main() as one "hosim: error: ..." line with exit code 2.
+        raise click.UsageError(f"hsdpa-stability: {err}") from None
     click.echo(json.dumps(report, allow_nan=False))

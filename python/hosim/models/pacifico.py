@@ -327,7 +327,7 @@ _UNITS_HELP = {
 }
 
 
-@click.command("pacifico")
+@click.command("pacifico", short_help="LTE X2 handover model: data delivered per outcome, eqs. (1)-(5), Fig. 4.")
 @click.option("--cwnd-max-pkts", type=float, default=PAPER_DEFAULTS["cwnd_max_pkts"],
               show_default=True, help=_UNITS_HELP["cwnd_max"])
 @click.option("--cwnd-ho-pkts", type=float, default=None, help=_UNITS_HELP["cwnd_ho"])

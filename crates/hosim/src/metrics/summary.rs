@@ -23,8 +23,12 @@ pub fn check_invariants(w: &World) -> Vec<String> {
         if queued != after {
             bad.push(format!("link {}: accepted {} != transmitted {} + queued + in service", l.name, queued, s.transmitted));
         }
-        if s.transmitted != s.lost + s.delivered + l.pipeline.len() as u64 {
-            bad.push(format!("link {}: transmitted {} != lost {} + delivered {} + propagating {}", l.name, s.transmitted, s.lost, s.delivered, l.pipeline.len()));
+        let propagating = (l.pipeline.len() + l.late_pipeline.len()) as u64;
+        if s.transmitted + s.duplicated != s.lost + s.delivered + propagating {
+            bad.push(format!(
+                "link {}: transmitted {} + duplicated {} != lost {} + delivered {} + propagating {}",
+                l.name, s.transmitted, s.duplicated, s.lost, s.delivered, propagating
+            ));
         }
     }
     for f in &w.flows {

@@ -22,8 +22,20 @@ pub struct LinkStats {
     pub tx_bytes: u64,
     /// Packets lost on the wire by the loss model.
     pub lost: u64,
+    /// Extra copies made by the duplication impairment.
+    pub duplicated: u64,
     /// Packets handed to the far node.
     pub delivered: u64,
+}
+
+/// Impairments for robustness testing: duplication and reordering after transmission.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Impairments {
+    /// Probability that a transmitted packet arrives twice.
+    pub duplicate: f64,
+    /// Probability that a packet takes `reorder_delay_ns` longer, arriving after later ones.
+    pub reorder: f64,
+    pub reorder_delay_ns: SimTime,
 }
 
 pub struct Link {
@@ -39,6 +51,9 @@ pub struct Link {
     pub in_service: Option<Packet>,
     /// Packets propagating, with their arrival times, oldest first.
     pub pipeline: VecDeque<(SimTime, Packet)>,
+    /// Packets on the slow (reordered) path; FIFO too, since its extra delay is constant.
+    pub late_pipeline: VecDeque<(SimTime, Packet)>,
+    pub impair: Impairments,
     pub stats: LinkStats,
     /// Record this link's queue length in the `queue` trace.
     pub traced: bool,
@@ -48,7 +63,10 @@ pub struct Link {
 
 impl Link {
     pub fn in_flight(&self) -> u64 {
-        self.queue.len_pkts() as u64 + self.in_service.is_some() as u64 + self.pipeline.len() as u64
+        self.queue.len_pkts() as u64
+            + self.in_service.is_some() as u64
+            + self.pipeline.len() as u64
+            + self.late_pipeline.len() as u64
     }
 
     /// Bits the transmitter could have sent over [0, t]: rate * t, or the integral of a

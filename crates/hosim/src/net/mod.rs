@@ -6,7 +6,7 @@ pub mod packet;
 pub mod queue;
 pub mod rate;
 
-pub use link::Link;
+pub use link::{Impairments, Link};
 pub use loss::LossModel;
 pub use packet::{Ecn, Packet, PacketKind, SackBlocks};
 pub use queue::{Queue, QueueLimit, RedParams};

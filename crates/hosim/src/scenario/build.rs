@@ -12,7 +12,7 @@ use crate::engine::time::{s_to_ns, tx_time_ns};
 use crate::net::queue::{Queue, QueueLimit, RedParams};
 use super::rate::RateChange;
 use crate::net::rate::{RateSchedule, VarRate};
-use crate::net::{Link, LinkId, LossModel, Node, NodeKind};
+use crate::net::{Impairments, Link, LinkId, LossModel, Node, NodeKind};
 use crate::tcp::TcpConfig;
 use crate::world::{DropRules, Flow, World};
 
@@ -177,6 +177,10 @@ fn build_links(
             }
             (None, None) => LossModel::None,
         };
+        c.probability(&key("duplicate"), l.duplicate)?;
+        c.probability(&key("reorder"), l.reorder)?;
+        c.non_negative(&key("reorder_delay_s"), l.reorder_delay_s)?;
+        let impair = Impairments { duplicate: l.duplicate, reorder: l.reorder, reorder_delay_ns: s_to_ns(l.reorder_delay_s) };
         let directions: &[(u32, u32, bool)] = if l.bidirectional { &[(from, to, false), (to, from, true)] } else { &[(from, to, false)] };
         for &(a, b, reverse) in directions {
             let name = match (&l.name, reverse) {
@@ -199,6 +203,8 @@ fn build_links(
                 rng: stream_rng(seed, StreamKind::Link, id),
                 in_service: None,
                 pipeline: VecDeque::new(),
+                late_pipeline: VecDeque::new(),
+                impair: impair.clone(),
                 stats: Default::default(),
                 traced: l.trace,
                 // The rate model draws from its own stream, apart from the link's loss and RED.

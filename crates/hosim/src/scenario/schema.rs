@@ -230,6 +230,14 @@ pub struct LinkSpec {
     /// Bernoulli loss probability.
     pub loss: Option<f64>,
     pub gilbert_elliott: Option<GilbertElliottSpec>,
+    /// Probability that a packet is delivered twice (robustness testing).
+    #[serde(default)]
+    pub duplicate: f64,
+    /// Probability that a packet is delayed by `reorder_delay_s` extra (reordering).
+    #[serde(default)]
+    pub reorder: f64,
+    #[serde(default = "d_reorder_delay_s")]
+    pub reorder_delay_s: f64,
     /// Also create the reverse direction with the same parameters.
     #[serde(default = "d_true")]
     pub bidirectional: bool,
@@ -238,6 +246,10 @@ pub struct LinkSpec {
     pub trace: bool,
     /// Variable rate of the forward direction (`from` -> `to`).
     pub rate_model: Option<super::rate::RateSpec>,
+}
+
+fn d_reorder_delay_s() -> f64 {
+    0.005
 }
 
 fn d_true() -> bool {

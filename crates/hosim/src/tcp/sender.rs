@@ -42,6 +42,25 @@ pub enum SenderState {
     Established,
 }
 
+/// How a loss-recovery episode began.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EpisodeKind {
+    FastRecovery,
+    Timeout,
+}
+
+/// One loss-recovery episode, for analysis: when it began and when the sender left it
+/// (for a timeout: when the cumulative ACK passed the data outstanding at the timeout).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Episode {
+    pub kind: EpisodeKind,
+    pub start_ns: SimTime,
+    pub end_ns: Option<SimTime>,
+    pub retransmits: u64,
+    /// FlightSize when the episode ended, before anything new was sent.
+    pub flight_at_end_bytes: u64,
+}
+
 #[derive(Clone, Debug, Default)]
 pub struct SenderStats {
     pub segments_sent: u64,
@@ -54,6 +73,7 @@ pub struct SenderStats {
     pub rtt_samples: u64,
     pub rto_sum_ns: u128,
     pub rto_count: u64,
+    pub episodes: Vec<Episode>,
 }
 
 pub struct TcpSender {
@@ -88,6 +108,8 @@ pub struct TcpSender {
     lt_bytes: u64,
     consecutive_timeouts: u32,
     last_rtt_sample_ns: Option<SimTime>,
+    /// Time of the event being processed (for episode bookkeeping in helpers without `now`).
+    last_event_ns: SimTime,
     /// RFC 3168 §6.1.2: at most one window reduction per window of data.
     ecn_recover_end: u64,
     cwr_pending: bool,
@@ -125,6 +147,7 @@ impl TcpSender {
             lt_bytes: 0,
             consecutive_timeouts: 0,
             last_rtt_sample_ns: None,
+            last_event_ns: 0,
             ecn_recover_end: 0,
             cwr_pending: false,
             window_control: WindowControl::Congestion,
@@ -259,6 +282,7 @@ impl TcpSender {
         if self.state != SenderState::Established {
             return;
         }
+        self.last_event_ns = now;
         let ack = ack.min(self.snd_max);
         let rwnd_changed = rwnd != self.peer_rwnd;
         self.peer_rwnd = rwnd;
@@ -322,6 +346,9 @@ impl TcpSender {
         }
         self.consecutive_timeouts = 0;
         self.lt_bytes = 0;
+        if !self.in_recovery && ack >= self.recover_end.unwrap_or(0) {
+            self.close_episode(now);
+        }
         let mss = self.cfg.mss_bytes as u64;
         let mut restart = true;
         if self.external_window() {
@@ -428,6 +455,7 @@ impl TcpSender {
         // Step 2: ssthresh = max(FlightSize / 2, 2*SMSS), excluding Limited Transmit data.
         let ssthresh = self.cc.on_congestion_event(flight.saturating_sub(self.lt_bytes), self.cfg.mss_bytes);
         self.recover_end = Some(self.snd_max);
+        self.open_episode(EpisodeKind::FastRecovery, now);
         self.retransmit_first(now, out);
         // Step 3: cwnd = ssthresh + 3*SMSS, inflated for the segments that left the network.
         self.cc.set_cwnd(ssthresh + self.cfg.dupack_threshold as u64 * self.cfg.mss_bytes as u64);
@@ -449,6 +477,7 @@ impl TcpSender {
         self.rescue_rxt = None;
         self.high_rxt_end = self.snd_una;
         self.stats.fast_recoveries += 1;
+        self.open_episode(EpisodeKind::FastRecovery, now);
         self.ecn_recover_end = self.snd_max;
         // (4.3) Retransmit the first segment presumed lost (HighACK + 1).
         self.retransmit_first(now, out);
@@ -456,7 +485,29 @@ impl TcpSender {
         self.sack_send(now, out);
     }
 
+    fn open_episode(&mut self, kind: EpisodeKind, now: SimTime) {
+        if let Some(last) = self.stats.episodes.last_mut() {
+            if last.end_ns.is_none() {
+                last.end_ns = Some(now);
+            }
+        }
+        self.stats.episodes.push(Episode { kind, start_ns: now, end_ns: None, retransmits: 0, flight_at_end_bytes: 0 });
+    }
+
+    fn close_episode(&mut self, now: SimTime) {
+        let flight = self.snd_max - self.snd_una;
+        if let Some(last) = self.stats.episodes.last_mut() {
+            if last.end_ns.is_none() {
+                last.end_ns = Some(now);
+                last.flight_at_end_bytes = flight;
+            }
+        }
+    }
+
     fn end_recovery(&mut self) {
+        if self.in_recovery {
+            self.close_episode(self.last_event_ns);
+        }
         self.in_recovery = false;
         self.dupacks = 0;
         self.partial_acks = 0;
@@ -482,13 +533,18 @@ impl TcpSender {
             return None;
         }
         self.stats.timeouts += 1;
+        self.last_event_ns = now;
         if self.external_window() {
             return Some(self.on_timeout_external(now, out));
+        }
+        self.end_recovery();
+        // Back-to-back timeouts of the same data belong to one episode.
+        if self.consecutive_timeouts == 0 {
+            self.open_episode(EpisodeKind::Timeout, now);
         }
         let flight = self.snd_max - self.snd_una;
         self.cc.on_timeout(flight, self.cfg.mss_bytes, self.consecutive_timeouts == 0);
         self.consecutive_timeouts += 1;
-        self.end_recovery();
         self.lt_bytes = 0;
         // RFC 6582 §3.2 step 1 / RFC 6675 §5.1: after an RTO, recover = RecoveryPoint = HighData.
         self.recover_end = Some(self.snd_max);
@@ -664,6 +720,9 @@ impl TcpSender {
         let seg = self.board.mark_resent(i, now);
         self.charge_quota(seg.len());
         self.stats.retransmits += 1;
+        if let Some(e) = self.stats.episodes.last_mut().filter(|e| e.end_ns.is_none()) {
+            e.retransmits += 1;
+        }
         self.stats.segments_sent += 1;
         out.push(Segment {
             kind: PacketKind::Data,

@@ -1,0 +1,74 @@
+//! Bad input gives one line naming the source and the key (or line) and what is wrong.
+
+use hosim::scenario::load;
+
+const GOOD: &str = "topology = \"dumbbell\"\nduration_s = 5\n[dumbbell]\nflows = 2\n";
+
+fn err(text: &str, sets: &[(&str, &str)]) -> String {
+    let sets: Vec<(String, String)> = sets.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+    let e = load(text, "s.toml", &sets).expect_err("must be rejected").message;
+    assert!(!e.contains('\n'), "one line: {e}");
+    assert!(e.starts_with("s.toml: "), "names the source: {e}");
+    e
+}
+
+#[test]
+fn good_scenario_loads() {
+    assert!(load(GOOD, "s.toml", &[]).is_ok());
+}
+
+#[test]
+fn unknown_key_is_named() {
+    let e = err("topology = \"dumbbell\"\nduration_s = 5\n[dumbbell]\nflowz = 2\n", &[]);
+    assert!(e.contains("dumbbell") && e.contains("flowz"), "{e}");
+}
+
+#[test]
+fn unknown_key_from_set_is_named() {
+    let e = err(GOOD, &[("tcp.recovry", "sack")]);
+    assert!(e.contains("tcp") && e.contains("recovry"), "{e}");
+}
+
+#[test]
+fn negative_rate_is_named() {
+    let e = err(GOOD, &[("dumbbell.bottleneck_bps", "-5")]);
+    assert!(e.contains("`dumbbell.bottleneck_bps`") && e.contains("> 0"), "{e}");
+}
+
+#[test]
+fn wrong_type_is_named() {
+    let e = err(GOOD, &[("dumbbell.flows", "\"many\"")]);
+    assert!(e.contains("`dumbbell.flows`") && e.contains("string"), "{e}");
+}
+
+#[test]
+fn unknown_enum_value_lists_the_choices() {
+    let e = err(GOOD, &[("tcp.recovery", "vegas")]);
+    assert!(e.contains("`tcp.recovery`") && e.contains("newreno"), "{e}");
+}
+
+#[test]
+fn malformed_toml_names_the_line() {
+    let e = err("duration_s = 5\n[dumbbell\nflows = 2\n", &[]);
+    assert!(e.contains("line 2") && e.contains("malformed TOML"), "{e}");
+}
+
+#[test]
+fn missing_required_key_is_named() {
+    let e = err("topology = \"dumbbell\"\n", &[]);
+    assert!(e.contains("duration_s"), "{e}");
+}
+
+#[test]
+fn out_of_range_probability_is_named() {
+    let e = err(GOOD, &[("dumbbell.loss", "1.5")]);
+    assert!(e.contains("`dumbbell.loss`") && e.contains("[0, 1]"), "{e}");
+}
+
+#[test]
+fn graph_errors_name_the_entry() {
+    let text = "duration_s = 1\n[[nodes]]\nname = \"a\"\nkind = \"host\"\n[[links]]\nfrom = \"a\"\nto = \"zz\"\nrate_bps = 1e6\ndelay_s = 0.01\n";
+    let s = load(text, "s.toml", &[]).unwrap();
+    let e = hosim::scenario::build::build(&s, "s.toml", 1).err().unwrap().message;
+    assert!(e.contains("`links[0].to`") && e.contains("zz"), "{e}");
+}

@@ -1,0 +1,37 @@
+"""hosim: packet-level simulator for TCP across mobility events.
+
+>>> import hosim
+>>> result = hosim.run("dumbbell", seed=1, overrides={"tcp.recovery": "sack"})
+>>> result.summary["flows"][0]["goodput_bps"]
+>>> result.cwnd            # a pandas DataFrame: time_s, flow, cwnd_bytes
+
+Importing ``hosim`` is cheap: ``run`` and ``Result`` (which need pandas and the native
+module) load on first use, so ``hosim.models`` works without the native extension.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from hosim.errors import InvariantError, ScenarioError
+
+__version__ = "0.1.0"
+
+__all__ = ["InvariantError", "Result", "ScenarioError", "__version__", "presets", "run"]
+
+if TYPE_CHECKING:
+    from hosim.api import Result, presets, run
+
+_LAZY = {"run", "Result", "presets"}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        from hosim import api
+
+        return getattr(api, name)
+    raise AttributeError(f"module 'hosim' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | _LAZY)

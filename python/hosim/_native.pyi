@@ -1,0 +1,23 @@
+"""Type stub for the Rust extension module ``hosim._native`` (crates/hosim-py)."""
+
+class ScenarioError(ValueError):
+    """Invalid input; ``str(e)`` is one line naming the source, the key and the problem."""
+
+class InvariantError(RuntimeError):
+    """A violated simulator invariant: a bug in hosim."""
+
+def run(
+    scenario_toml: str,
+    source: str,
+    seed: int | None,
+    overrides: list[tuple[str, str]],
+    traces: bool,
+) -> tuple[str, dict[str, dict[str, list[float | int | str]]]]:
+    """Run a scenario with ``seed`` (None: the scenario's ``seed``, else 1); returns the summary
+    as JSON text and, when ``traces``, the trace tables as {name: {column: values}}."""
+
+def presets() -> list[tuple[str, str, str]]:
+    """(name, one-line description, TOML text) of every embedded preset."""
+
+def version() -> str:
+    """Version of the Rust core."""

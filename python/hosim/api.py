@@ -1,0 +1,415 @@
+"""Run a scenario from Python and get its summary and traces back as pandas objects.
+
+>>> import hosim
+>>> result = hosim.run("dumbbell", seed=7, overrides={"dumbbell.loss": 0.01, "duration_s": 10})
+>>> result.flows[["name", "goodput_bps", "retransmits"]]
+>>> result.cwnd.head()
+
+The simulation itself runs in the Rust core (``hosim._native``); this module only finds the
+scenario text, turns Python override values into TOML literals, and wraps what the core returns.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import numbers
+import operator
+import os
+import re
+from collections.abc import Mapping, Sequence
+from datetime import date, datetime, time
+from pathlib import Path
+from typing import Any, NamedTuple, Union
+
+import pandas as pd
+
+from hosim.errors import InvariantError, ScenarioError
+
+
+__all__ = [
+    "TRACE_COLUMNS",
+    "InvariantError",
+    "Preset",
+    "Result",
+    "ScenarioError",
+    "load_scenario",
+    "native",
+    "override_pairs",
+    "parse_toml_value",
+    "presets",
+    "run",
+    "run_raw",
+    "run_text",
+    "trace_frame",
+    "toml_literal",
+]
+
+ScenarioLike = Union[str, "os.PathLike[str]"]
+
+#: Columns of every trace table the core records, in order. ``time_s`` is simulated time in
+#: seconds; for ``goodput`` it is the start of each fixed averaging interval.
+TRACE_COLUMNS: dict[str, tuple[str, ...]] = {
+    "cwnd": ("time_s", "flow", "cwnd_bytes"),
+    "ssthresh": ("time_s", "flow", "ssthresh_bytes"),
+    "rtt": ("time_s", "flow", "rtt_s"),
+    "rto": ("time_s", "flow", "rto_s"),
+    "inflight": ("time_s", "flow", "inflight_bytes"),
+    "queue": ("time_s", "queue", "len_pkts"),
+    "goodput": ("time_s", "flow", "goodput_bps"),
+}
+
+_SEED_LIMIT = 2**64
+_STRING_SOURCE = "<string>"
+
+
+class Preset(NamedTuple):
+    """A scenario shipped with hosim: a topology template filled with one paper's values."""
+
+    name: str
+    description: str
+    toml: str
+
+
+def presets() -> list[Preset]:
+    """All presets, in the order the core lists them."""
+    return [Preset(*entry) for entry in native().presets()]
+
+
+def native() -> Any:
+    """The Rust extension module, imported on first use so that the pure-Python helpers here
+    (``toml_literal``, ...) work without it."""
+    try:
+        from hosim import _native
+    except ImportError as exc:
+        raise ImportError(
+            "hosim's native module (hosim._native) is not built: "
+            "install the package with `pip install -e .` from the repository root"
+        ) from exc
+    return _native
+
+
+# --- scenario text -------------------------------------------------------------------------
+
+
+def load_scenario(scenario: ScenarioLike) -> tuple[str, str]:
+    """Find the TOML text of ``scenario`` and a label naming where it came from.
+
+    ``scenario`` is resolved in this order: a ``Path`` is a file; a string containing a
+    newline is TOML text; a string naming an existing file is that file; a string containing
+    ``=`` is TOML text; a string that looks like a path (``/``, ``.toml``, leading ``.`` or ``~``)
+    is a file; any other string is a preset name. A missing file or unknown preset is a
+    ``ScenarioError``.
+    """
+    if isinstance(scenario, os.PathLike):
+        return _read_scenario_file(Path(scenario))
+    if not isinstance(scenario, str):
+        raise TypeError(f"scenario must be a path, a preset name or TOML text, not {type(scenario).__name__}")
+    if "\n" in scenario:
+        return scenario, _STRING_SOURCE
+    path = Path(scenario).expanduser()
+    if path.is_file():
+        return _read_scenario_file(path, label=scenario)
+    if "=" in scenario:
+        return scenario, _STRING_SOURCE
+    if _looks_like_path(scenario):
+        return _read_scenario_file(path, label=scenario)
+    for preset in presets():
+        if preset.name == scenario:
+            return preset.toml, f"preset {preset.name}"
+    names = ", ".join(p.name for p in presets())
+    raise ScenarioError(f"{scenario}: neither a scenario file nor a preset (presets: {names})")
+
+
+def _looks_like_path(text: str) -> bool:
+    return "/" in text or os.sep in text or text.endswith(".toml") or text.startswith(("~", "."))
+
+
+def _read_scenario_file(path: Path, label: str | None = None) -> tuple[str, str]:
+    source = label if label is not None else str(path)
+    try:
+        return path.read_text(encoding="utf-8"), source
+    except FileNotFoundError:
+        raise ScenarioError(f"{source}: no such file") from None
+    except IsADirectoryError:
+        raise ScenarioError(f"{source}: is a directory, not a scenario file") from None
+    except OSError as exc:
+        raise ScenarioError(f"{source}: cannot read: {exc.strerror or exc}") from None
+    except UnicodeDecodeError as exc:
+        raise ScenarioError(f"{source}: not UTF-8 text (byte {exc.start}: {exc.reason})") from None
+
+
+# --- override values -------------------------------------------------------------------------
+
+_BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
+_STRING_ESCAPES = {'"': '\\"', "\\": "\\\\", "\b": "\\b", "\t": "\\t", "\n": "\\n", "\f": "\\f", "\r": "\\r"}
+
+
+def toml_literal(value: Any) -> str:
+    """The TOML literal for a Python value: ``True`` -> ``true``, ``"reno"`` -> ``"reno"``,
+    ``0.01`` -> ``0.01``, lists -> arrays, mappings -> inline tables.
+
+    Raises ``TypeError`` for values TOML cannot express (``None``, arbitrary objects).
+    """
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, numbers.Integral):
+        return str(int(value))
+    if isinstance(value, numbers.Real):
+        return _toml_float(float(value))
+    if isinstance(value, str):
+        return _toml_string(value)
+    if isinstance(value, (datetime, date, time)):
+        return value.isoformat()
+    if isinstance(value, Mapping):
+        items = ", ".join(f"{_toml_key(k)} = {toml_literal(v)}" for k, v in value.items())
+        return "{ " + items + " }" if items else "{}"
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(toml_literal(v) for v in value) + "]"
+    if hasattr(value, "tolist"):  # numpy scalars and arrays
+        return toml_literal(value.tolist())
+    raise TypeError(f"{type(value).__name__} value {value!r} has no TOML literal")
+
+
+def _toml_float(value: float) -> str:
+    if math.isnan(value):
+        return "nan"
+    if math.isinf(value):
+        return "inf" if value > 0 else "-inf"
+    return repr(value)  # always has '.' or an exponent, both valid TOML floats
+
+
+def _toml_string(value: str) -> str:
+    out = []
+    for ch in value:
+        if ch in _STRING_ESCAPES:
+            out.append(_STRING_ESCAPES[ch])
+        elif ord(ch) < 0x20 or ord(ch) == 0x7F:
+            out.append(f"\\u{ord(ch):04X}")
+        else:
+            out.append(ch)
+    return '"' + "".join(out) + '"'
+
+
+def _toml_key(key: Any) -> str:
+    key = str(key)
+    return key if _BARE_KEY.fullmatch(key) else _toml_string(key)
+
+
+def parse_toml_value(raw: str) -> Any:
+    """Read a ``--set`` / ``--grid`` value the way the core does: a TOML value if it parses
+    as one (``0.01``, ``true``, ``[1, 2]``, ``"x"``), otherwise the raw string (``reno``)."""
+    if "\n" in raw or "\r" in raw:
+        return raw
+    loads = _toml_loads()
+    if loads is None:  # Python < 3.11 without tomli: JSON covers numbers, booleans and arrays
+        try:
+            return json.loads(raw)
+        except ValueError:
+            return raw
+    try:
+        return loads(f"v = {raw}")["v"]
+    except ValueError:  # tomllib.TOMLDecodeError is a ValueError
+        return raw
+
+
+def _toml_loads() -> Any:
+    try:
+        import tomllib
+    except ImportError:
+        try:
+            import tomli as tomllib  # type: ignore[no-redef]
+        except ImportError:
+            return None
+    return tomllib.loads
+
+
+def override_pairs(overrides: Mapping[str, Any] | None) -> list[tuple[str, str]]:
+    """``{"a.b": value}`` -> ``[("a.b", "<TOML literal>")]``, the form the core takes."""
+    if overrides is None:
+        return []
+    if not isinstance(overrides, Mapping):
+        raise TypeError(f"overrides must be a mapping of dotted key to value, not {type(overrides).__name__}")
+    pairs = []
+    for key, value in overrides.items():
+        if not isinstance(key, str) or not key:
+            raise ScenarioError(f"override key {key!r}: must be a non-empty dotted path such as 'tcp.mss_bytes'")
+        try:
+            pairs.append((key, toml_literal(value)))
+        except TypeError as exc:
+            raise ScenarioError(f"override {key}: {exc}") from None
+    return pairs
+
+
+# --- running ---------------------------------------------------------------------------------
+
+
+def run(
+    scenario: ScenarioLike,
+    seed: int | None = None,
+    overrides: Mapping[str, Any] | None = None,
+    traces: bool = True,
+) -> Result:
+    """Run one scenario and return its summary and traces.
+
+    scenario: a TOML file path, a preset name (see ``hosim.presets()``), or TOML text.
+    seed: the run's seed (default: the scenario's ``seed``, else 1); the same scenario and
+        seed give the same result on every machine.
+    overrides: ``{"dotted.key": value}`` applied on top of the scenario, like ``--set``.
+    traces: record the trace tables (cwnd, rtt, ...); turn off for speed when only the
+        summary is needed.
+
+    Raises ``ScenarioError`` for invalid input and ``InvariantError`` if the simulator
+    detects a bug in itself.
+    """
+    return run_raw(scenario, seed=seed, overrides=override_pairs(overrides), traces=traces)
+
+
+def run_raw(
+    scenario: ScenarioLike,
+    seed: int | None = None,
+    overrides: Sequence[tuple[str, str]] = (),
+    traces: bool = True,
+) -> Result:
+    """Like ``run`` but with overrides already as ``(dotted key, raw TOML value)`` pairs,
+    exactly as ``--set key=value`` gives them; a value that is not TOML is taken as a string."""
+    text, source = load_scenario(scenario)
+    return run_text(text, source, seed=seed, overrides=overrides, traces=traces)
+
+
+def run_text(
+    text: str,
+    source: str,
+    seed: int | None = None,
+    overrides: Sequence[tuple[str, str]] = (),
+    traces: bool = True,
+) -> Result:
+    """Run scenario TOML ``text``; ``source`` names it in error messages."""
+    seed = _check_seed(seed, source)
+    summary_json, trace_columns = native().run(text, source, seed, list(overrides), bool(traces))
+    return Result(json.loads(summary_json), {name: trace_frame(name, cols) for name, cols in trace_columns.items()})
+
+
+def _check_seed(seed: Any, source: str) -> int | None:
+    if seed is None:
+        return None
+    try:
+        value = operator.index(seed)
+    except TypeError:
+        raise ScenarioError(f"{source}: seed must be an integer, got {seed!r}") from None
+    if isinstance(seed, bool) or not 0 <= value < _SEED_LIMIT:
+        raise ScenarioError(f"{source}: seed must be an integer in 0..2^64-1, got {seed!r}")
+    return value
+
+
+def trace_frame(name: str, columns: Mapping[str, Sequence[Any]]) -> pd.DataFrame:
+    """One trace table as a DataFrame, with the documented columns first (even when empty)."""
+    frame = pd.DataFrame({key: list(values) for key, values in columns.items()})
+    expected = TRACE_COLUMNS.get(name, ())
+    for column in expected:
+        if column not in frame.columns:
+            if len(frame):
+                raise RuntimeError(f"trace {name!r} from the core lacks column {column!r}")
+            frame[column] = pd.Series(dtype=object if column in ("flow", "queue") else "float64")
+    order = list(expected) + [c for c in frame.columns if c not in expected]
+    return frame[order]
+
+
+class Result:
+    """The outcome of one run.
+
+    ``summary`` is the run summary (the same dict ``hosim run --json`` prints); ``traces``
+    maps a table name to a DataFrame. Every table in ``TRACE_COLUMNS`` is present (empty when
+    traces were off) and is also an attribute: ``result.cwnd``, ``result.rtt``, ...
+    """
+
+    def __init__(self, summary: dict[str, Any], traces: dict[str, pd.DataFrame]):
+        self.summary = summary
+        self.traces = dict(traces)
+        for name in TRACE_COLUMNS:
+            if name not in self.traces:
+                self.traces[name] = trace_frame(name, {})
+
+    def __repr__(self) -> str:
+        recorded = [name for name, frame in self.traces.items() if len(frame)]
+        return (
+            f"<hosim.Result scenario={self.summary.get('scenario')!r} seed={self.summary.get('seed')} "
+            f"flows={len(self.summary.get('flows', []))} traces={recorded}>"
+        )
+
+    def __getattr__(self, name: str) -> pd.DataFrame:
+        traces = self.__dict__.get("traces")
+        if traces is not None and not name.startswith("_") and name in traces:
+            return traces[name]
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+    # Summary lists as DataFrames, one row per element.
+    @property
+    def flows(self) -> pd.DataFrame:
+        """One row per flow: name, cc, recovery, bytes_delivered, goodput_bps, retransmits, ..."""
+        return pd.DataFrame(self.summary.get("flows", []))
+
+    @property
+    def queues(self) -> pd.DataFrame:
+        """One row per queue: name, enqueued, dropped, marked, mean_len_pkts, max_len_pkts."""
+        return pd.DataFrame(self.summary.get("queues", []))
+
+    @property
+    def handovers(self) -> pd.DataFrame:
+        """One row per handover: ue, start_s, end_s, scheme and mechanism-specific fields."""
+        return pd.DataFrame(self.summary.get("handovers", []))
+
+    # The documented trace tables, spelled out for editors and type checkers.
+    @property
+    def cwnd(self) -> pd.DataFrame:
+        """time_s, flow, cwnd_bytes"""
+        return self.traces["cwnd"]
+
+    @property
+    def ssthresh(self) -> pd.DataFrame:
+        """time_s, flow, ssthresh_bytes"""
+        return self.traces["ssthresh"]
+
+    @property
+    def rtt(self) -> pd.DataFrame:
+        """time_s, flow, rtt_s"""
+        return self.traces["rtt"]
+
+    @property
+    def rto(self) -> pd.DataFrame:
+        """time_s, flow, rto_s"""
+        return self.traces["rto"]
+
+    @property
+    def inflight(self) -> pd.DataFrame:
+        """time_s, flow, inflight_bytes"""
+        return self.traces["inflight"]
+
+    @property
+    def queue(self) -> pd.DataFrame:
+        """time_s, queue, len_pkts"""
+        return self.traces["queue"]
+
+    @property
+    def goodput(self) -> pd.DataFrame:
+        """time_s (start of each interval), flow, goodput_bps"""
+        return self.traces["goodput"]
+
+    def summary_json(self) -> str:
+        """The summary as one line of JSON."""
+        return json.dumps(self.summary)
+
+    def write(self, out_dir: str | os.PathLike[str]) -> list[Path]:
+        """Write ``summary.json`` and every non-empty trace as ``<name>.parquet`` into
+        ``out_dir`` (created if needed). Returns the written paths."""
+        out = Path(out_dir)
+        out.mkdir(parents=True, exist_ok=True)
+        summary_path = out / "summary.json"
+        summary_path.write_text(json.dumps(self.summary, indent=2) + "\n", encoding="utf-8")
+        written = [summary_path]
+        for name, frame in self.traces.items():
+            if len(frame):
+                path = out / f"{name}.parquet"
+                frame.to_parquet(path, index=False)
+                written.append(path)
+        return written

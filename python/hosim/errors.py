@@ -1,0 +1,25 @@
+"""The two exceptions hosim raises.
+
+``ScenarioError`` (a ``ValueError``) means the input is wrong: a scenario file, a preset name,
+an override. Its message is one line naming the source, the key and the problem.
+``InvariantError`` (a ``RuntimeError``) means the simulator broke one of its own invariants,
+for example packet conservation: that is a bug in hosim, never in the scenario.
+
+Both are the native module's classes, so errors raised by the Rust core and by the Python
+layer are caught by the same ``except`` clause. Without the native module (for example when
+only ``hosim.models`` is used from a source checkout) stand-ins of the same names are defined.
+"""
+
+from __future__ import annotations
+
+__all__ = ["InvariantError", "ScenarioError"]
+
+try:
+    from hosim._native import InvariantError, ScenarioError
+except ImportError:  # native module not built: keep hosim.models and the CLI help usable
+
+    class ScenarioError(ValueError):  # type: ignore[no-redef]
+        """Invalid input: one line naming the source, the key and the problem."""
+
+    class InvariantError(RuntimeError):  # type: ignore[no-redef]
+        """A violated simulator invariant: a bug in hosim."""

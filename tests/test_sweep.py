@@ -1,0 +1,128 @@
+"""hosim.sweep and `hosim sweep`: grid expansion, row layout, independence from --jobs."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+from conftest import SHORT
+
+from hosim import ScenarioError
+from hosim.cli import _parse_grid, _split_top_level, main
+from hosim.sweep import RUN_COLUMNS, summarize, sweep
+
+# --- pure Python -----------------------------------------------------------------------------
+
+
+def test_grid_values_are_read_as_toml_else_strings():
+    grid = _parse_grid(["tcp.recovery=reno,sack", "dumbbell.loss=0, 0.01", "x.list=[1,2],[3]"])
+    assert grid == {"tcp.recovery": ["reno", "sack"], "dumbbell.loss": [0, 0.01], "x.list": [[1, 2], [3]]}
+
+
+def test_commas_inside_brackets_and_quotes_do_not_split_values():
+    assert _split_top_level('[1,2],{a=1,b=2},"x,y"') == ["[1,2]", "{a=1,b=2}", '"x,y"']
+
+
+@pytest.mark.parametrize("bad", [["dumbbell.loss"], ["=1,2"], ["a=1,,2"], ["a=1", "a=2"]])
+def test_malformed_grid_exits_2_with_one_line(bad, capsys, tmp_path):
+    args = ["sweep", "whatever"]
+    for item in bad:
+        args += ["--grid", item]
+    assert main([*args, "--seeds", "1", "--out", str(tmp_path)]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1 and err[0].startswith("hosim: error: --grid")
+
+
+@pytest.mark.parametrize(("kwargs", "match"), [({"seeds": 0}, "seeds"), ({"seeds": 1, "jobs": 0}, "jobs")])
+def test_sweep_rejects_non_positive_counts(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        sweep("dumbbell", {}, **kwargs)
+
+
+def test_grid_key_without_values_is_a_scenario_error():
+    with pytest.raises(ScenarioError, match="dumbbell.loss"):
+        sweep("dumbbell", {"dumbbell.loss": []}, seeds=1)
+
+
+def test_summarize_gives_mean_and_sample_std_over_seeds_of_per_run_sums():
+    rows = []
+    for loss, seed, per_flow in [(0.0, 1, 10.0), (0.0, 2, 20.0), (0.1, 1, 4.0), (0.1, 2, 4.0)]:
+        for flow in ("f0", "f1"):
+            rows.append({"dumbbell.loss": loss, "seed": seed, "flow": flow, "goodput_bps": per_flow,
+                         "retransmits": seed, "timeouts": 0})
+    stats = summarize(pd.DataFrame(rows), ["dumbbell.loss"])
+    assert list(stats["dumbbell.loss"]) == [0.0, 0.1]
+    assert list(stats["runs"]) == [2, 2]
+    assert list(stats["goodput_bps_mean"]) == [30.0, 8.0]
+    assert stats["goodput_bps_std"].tolist() == pytest.approx([14.1421356, 0.0])
+    assert list(stats["retransmits_mean"]) == [3.0, 3.0]
+
+
+def test_summarize_without_grid_keys_gives_one_row():
+    frame = pd.DataFrame({"seed": [1, 2], "flow": ["f", "f"], "goodput_bps": [1.0, 3.0],
+                          "retransmits": [0, 0], "timeouts": [1, 1]})
+    stats = summarize(frame, [])
+    assert len(stats) == 1 and stats.loc[0, "goodput_bps_mean"] == 2.0 and stats.loc[0, "runs"] == 2
+
+
+# --- against the simulator -------------------------------------------------------------------
+
+
+GRID = {"tcp.recovery": ["reno", "sack"], "dumbbell.loss": [0.0, 0.01]}
+
+
+@pytest.mark.native
+def test_sweep_has_one_row_per_grid_point_seed_and_flow_in_order():
+    frame = sweep("dumbbell", GRID, seeds=2, jobs=1, seed_base=5, overrides={"duration_s": 2})
+    flows = frame.groupby(["tcp.recovery", "dumbbell.loss", "seed"]).size()
+    assert len(flows) == 2 * 2 * 2
+    assert list(frame.columns[:4]) == ["tcp.recovery", "dumbbell.loss", "seed", "flow"]
+    assert list(frame.columns[-3:]) == list(RUN_COLUMNS)
+    assert {"goodput_bps", "retransmits", "timeouts", "recovery"} <= set(frame.columns)
+    assert sorted(set(frame["seed"])) == [5, 6]
+    runs = frame.drop_duplicates(["tcp.recovery", "dumbbell.loss", "seed"])
+    assert list(zip(runs["tcp.recovery"], runs["dumbbell.loss"], runs["seed"])) == [
+        ("reno", 0.0, 5), ("reno", 0.0, 6), ("reno", 0.01, 5), ("reno", 0.01, 6),
+        ("sack", 0.0, 5), ("sack", 0.0, 6), ("sack", 0.01, 5), ("sack", 0.01, 6)]
+    assert (frame["recovery"] == frame["tcp.recovery"]).all()
+
+
+@pytest.mark.native
+def test_sweep_results_do_not_depend_on_the_number_of_jobs(hosim_cli, tmp_path):
+    tables = []
+    for jobs in (1, 2):
+        out = tmp_path / f"jobs{jobs}"
+        proc = hosim_cli("sweep", "dumbbell", "--grid", "tcp.recovery=reno,sack", "--grid", "dumbbell.loss=0,0.01",
+                         "--seeds", "2", "--jobs", str(jobs), "--out", str(out), *SHORT)
+        assert proc.returncode == 0, proc.stderr
+        assert "±" in proc.stdout
+        parquet = pd.read_parquet(out / "results.parquet")
+        csv = pd.read_csv(out / "results.csv")
+        assert len(parquet) == len(csv) > 0
+        tables.append(parquet.drop(columns="wall_time_s"))
+    pd.testing.assert_frame_equal(tables[0], tables[1])
+
+
+@pytest.mark.native
+def test_invalid_grid_value_exits_2_naming_the_key(hosim_cli, tmp_path):
+    proc = hosim_cli("sweep", "dumbbell", "--grid", "dumbbell.bottleneck_bps=1e6,-1", "--seeds", "1",
+                     "--jobs", "2", "--out", str(tmp_path), *SHORT)
+    assert proc.returncode == 2, proc.stderr
+    lines = proc.stderr.splitlines()
+    assert len(lines) == 1 and "bottleneck_bps" in lines[0]
+
+
+def test_key_in_both_set_and_grid_exits_2(capsys, tmp_path):
+    args = ["sweep", "dumbbell", "--grid", "dumbbell.loss=0,0.1", "--set", "dumbbell.loss=0.2", "--seeds", "1"]
+    assert main([*args, "--out", str(tmp_path)]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1 and "dumbbell.loss" in err[0]
+
+
+@pytest.mark.native
+def test_sweep_without_grid_runs_each_seed_once():
+    frame = sweep("dumbbell", {}, seeds=3, jobs=1, overrides={"duration_s": 1})
+    per_seed = frame.groupby("seed").size()
+    assert list(per_seed.index) == [1, 2, 3]
+    assert per_seed.nunique() == 1
+    stats = summarize(frame)
+    assert len(stats) == 1 and stats.loc[0, "runs"] == 3
