@@ -24,7 +24,7 @@ from matplotlib.figure import Figure
 
 import hosim
 
-__all__ = ["PAPER", "fig3", "fig7", "table1", "sensitivity", "main"]
+__all__ = ["PAPER", "degradation", "fig3", "fig7", "main", "sensitivity", "table1"]
 
 #: The paper's numbers. Fig. 3: 190.4 of 222.7 kb/s. Table I: upper bound, throughput
 #: (packets/s) and link utilization (%) of TCP and the proxy for each period T.
@@ -99,7 +99,7 @@ def table1(seeds: Sequence[int] = (1, 2, 3, 4, 5), extra: Mapping[str, Any] | No
                 for s in seeds
             ]
             for key in ("capacity_pkts_per_s", "throughput_pkts_per_s", "utilization", "radio_utilization", "nodeb_drops",
-                        "sender_timeouts", "sender_spurious_timeouts"):
+                        "nodeb_mean_queue_pkts", "sender_timeouts", "sender_spurious_timeouts"):
                 values = [r[key] for r in runs]
                 row[f"{mode}_{key}"] = statistics.fmean(values)
                 row[f"{mode}_{key}_sd"] = statistics.pstdev(values) if len(values) > 1 else 0.0
@@ -144,6 +144,37 @@ def fig3_variants(seed: int = 1) -> dict[str, dict[str, Any]]:
         m = _metrics(s)
         m["throughput_kbps"] = s["ue_goodput_pkts_per_s"] * 1500 * 8 / 1e3
         out[label] = m
+    return out
+
+
+#: Imperfect feedback (eqs. 3-4 and the signalling path), T = 200 ms.
+DEGRADATION: dict[str, dict[str, Any]] = {
+    "clean feedback": {},
+    "noise gamma 12.5 pkt/s, eta 1 pkt": {"hsdpa.feedback_bw_noise_pkts_per_s": 12.5, "hsdpa.feedback_queue_noise_pkts": 1},
+    "noise gamma 25 pkt/s, eta 2 pkt": {"hsdpa.feedback_bw_noise_pkts_per_s": 25, "hsdpa.feedback_queue_noise_pkts": 2},
+    "noise gamma 50 pkt/s, eta 5 pkt": {"hsdpa.feedback_bw_noise_pkts_per_s": 50, "hsdpa.feedback_queue_noise_pkts": 5},
+    "20% of reports lost": {"hsdpa.feedback_loss": 0.2},
+    "50% of reports lost": {"hsdpa.feedback_loss": 0.5},
+    "80% of reports lost": {"hsdpa.feedback_loss": 0.8},
+    "all reports lost (fallback to TCP)": {"hsdpa.feedback_loss": 1.0},
+    "feedback delay 10 ms": {"hsdpa.feedback_delay_s": 0.01},
+    "feedback delay 50 ms": {"hsdpa.feedback_delay_s": 0.05},
+    "proxy 50 ms from the Node-B": {"hsdpa.ran_delay_s": 0.05},
+}
+
+
+def degradation(seeds: Sequence[int] = (1, 2, 3), period_s: float = 0.2) -> dict[str, dict[str, Any]]:
+    """Proxy utilization, Node-B drops and queue under imperfect feedback."""
+    out = {}
+    for label, extra in DEGRADATION.items():
+        runs = [_run({**RANDOM, "hsdpa.period_s": period_s, "hsdpa.proxy": True, **extra}, seed=s).summary for s in seeds]
+        out[label] = {
+            "utilization": statistics.fmean(r["radio_goodput_utilization"] for r in runs),
+            "nodeb_drops": statistics.fmean(r["nodeb_drops"] for r in runs),
+            "nodeb_mean_queue_pkts": statistics.fmean(r["nodeb_mean_queue_pkts"] for r in runs),
+            "fallback_steps": statistics.fmean(r["proxy"]["fallback_steps"] for r in runs),
+            "proxy_timeouts": statistics.fmean(_flow(r, "proxy-ue")["timeouts"] for r in runs),
+        }
     return out
 
 
@@ -262,6 +293,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
         "fig7": {k: _metrics(r.summary) | {"proxy": r.summary["proxy"]} for k, r in f7.items()},
         "table1": rows,
         "sensitivity": sens,
+        "degradation": degradation(seeds[:3]),
         "seeds": list(seeds),
     }
     (out / "hsdpa-results.json").write_text(json.dumps(results, indent=1, sort_keys=True) + "\n")

@@ -114,6 +114,9 @@ pub struct TcpSender {
     ecn_recover_end: u64,
     cwr_pending: bool,
     window_control: WindowControl,
+    /// With an external window: one past the highest byte sent when the last fast
+    /// retransmission happened (the NewReno `recover` of that episode).
+    ext_recover_end: Option<u64>,
     pub stats: SenderStats,
 }
 
@@ -151,6 +154,7 @@ impl TcpSender {
             ecn_recover_end: 0,
             cwr_pending: false,
             window_control: WindowControl::Congestion,
+            ext_recover_end: None,
             stats: SenderStats::default(),
         }
     }
@@ -352,8 +356,16 @@ impl TcpSender {
         let mss = self.cfg.mss_bytes as u64;
         let mut restart = true;
         if self.external_window() {
-            // Window set from outside: no growth and no recovery state.
+            // Window set from outside: no growth. A partial ACK of a fast retransmission
+            // points at the next hole: resend it at once (RFC 6582 §3.2 step 4 without the
+            // window deflation), so several losses in one flight cost one RTT each, not an RTO.
             self.dupacks = 0;
+            match self.ext_recover_end {
+                Some(r) if ack < r => {
+                    self.retransmit_first(now, out);
+                }
+                _ => self.ext_recover_end = None,
+            }
         } else if self.in_recovery {
             match self.cfg.recovery {
                 Recovery::Reno => {
@@ -414,6 +426,7 @@ impl TcpSender {
                 // The DupThresh-th duplicate ACK retransmits the missing segment (RFC 5681 §3.2
                 // step 2 without its window changes); counted as a fast recovery.
                 self.retransmit_first(now, out);
+                self.ext_recover_end = Some(self.snd_max);
                 self.stats.fast_recoveries += 1;
             }
             return;
@@ -576,6 +589,7 @@ impl TcpSender {
         self.dupacks = 0;
         self.rto.back_off();
         self.retransmit_first(now, out);
+        self.ext_recover_end = Some(self.snd_max);
         self.restart_timer(now);
         self.snd_una
     }
@@ -830,6 +844,24 @@ mod external_window_tests {
         assert_eq!(s.cwnd(), 8 * MSS);
         assert!(!s.in_recovery());
         assert!(ack(&mut s, 23, MSS).is_empty(), "one retransmission per loss");
+    }
+
+    #[test]
+    fn partial_ack_after_a_fast_retransmission_resends_the_next_hole() {
+        // Segments 1 and 4 lost out of 0..8.
+        let (mut s, _) = sender_with(WindowControl::InFlight { bytes: 8 * MSS });
+        assert_eq!(ack(&mut s, 20, MSS).len(), 1, "segment 8");
+        for t in 21..=22 {
+            assert!(ack(&mut s, t, MSS).is_empty());
+        }
+        assert_eq!(ack(&mut s, 23, MSS)[0].seq, MSS, "fast retransmission of segment 1");
+        // The retransmission fills the first hole; the ACK stops at the second.
+        let out = ack(&mut s, 24, 4 * MSS);
+        assert!(out.iter().any(|g| g.is_retx && g.seq == 4 * MSS), "{out:?}");
+        assert_eq!(s.cwnd(), 8 * MSS);
+        // A full ACK ends the episode: later ACKs only release new data.
+        let out = ack(&mut s, 25, 9 * MSS);
+        assert!(out.iter().all(|g| !g.is_retx));
     }
 
     #[test]
