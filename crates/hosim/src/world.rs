@@ -273,7 +273,11 @@ impl World {
         } else if link.impair == Impairments::default() {
             let at = now + link.delay_ns;
             link.pipeline.push_back((at, pkt));
-            self.events.schedule(at, Event::LinkArrive(l));
+            // One pending arrival event per pipeline: the head's. The next is scheduled when
+            // the head arrives, which keeps the event heap as small as the number of links.
+            if link.pipeline.len() == 1 {
+                self.events.schedule(at, Event::LinkArrive(l));
+            }
         } else {
             self.propagate_impaired(l, pkt);
         }
@@ -299,11 +303,15 @@ impl World {
             if link.rng.gen::<f64>() < link.impair.reorder {
                 let at = now + link.delay_ns + link.impair.reorder_delay_ns;
                 link.late_pipeline.push_back((at, p));
-                self.events.schedule(at, Event::LinkArriveLate(l));
+                if link.late_pipeline.len() == 1 {
+                    self.events.schedule(at, Event::LinkArriveLate(l));
+                }
             } else {
                 let at = now + link.delay_ns;
                 link.pipeline.push_back((at, p));
-                self.events.schedule(at, Event::LinkArrive(l));
+                if link.pipeline.len() == 1 {
+                    self.events.schedule(at, Event::LinkArrive(l));
+                }
             }
         }
     }
@@ -313,6 +321,10 @@ impl World {
         let pipe = if late { &mut link.late_pipeline } else { &mut link.pipeline };
         let (at, pkt) = pipe.pop_front().expect("an arrival event has a packet in the pipeline");
         debug_assert_eq!(at, self.now);
+        if let Some(&(next, _)) = pipe.front() {
+            let ev = if late { Event::LinkArriveLate(l) } else { Event::LinkArrive(l) };
+            self.events.schedule(next, ev);
+        }
         link.stats.delivered += 1;
         let node = link.to;
         self.node_receive(node, pkt);

@@ -93,3 +93,25 @@ fn jain_index_is_one_for_equal_shares_and_one_over_n_for_a_hog() {
     assert!((jain(&[1.0, 1.0, 1.0, 1.0]) - 1.0).abs() < 1e-12);
     assert!((jain(&[1.0, 0.0, 0.0, 0.0]) - 0.25).abs() < 1e-12);
 }
+
+#[test]
+fn rate_limited_source_delivers_its_rate_not_the_link_rate() {
+    let text = common::line("recovery = \"sack\"", "app = \"rate\"\nrate_bps = 2e6", 20.0, 10e6);
+    let s = hosim::run(&text, "rate", &hosim::RunOptions::default()).expect("run").summary;
+    let g = s["flows"][0]["goodput_bps"].as_f64().unwrap();
+    // The source writes 2 Mb/s of payload; the path could carry 10 Mb/s. Allow for the data
+    // still in flight at the end (one RTT's worth) and the handshake.
+    assert!((g - 2e6).abs() / 2e6 < 0.02, "goodput {g:.0}");
+}
+
+#[test]
+fn file_transfer_stops_at_the_file_size_and_reports_completion() {
+    let text = common::line("recovery = \"newreno\"", "app = \"file\"\nbytes = 1000000", 20.0, 10e6);
+    let s = hosim::run(&text, "file", &hosim::RunOptions::default()).expect("run").summary;
+    let f = &s["flows"][0];
+    assert_eq!(f["bytes_delivered"].as_u64(), Some(1_000_000));
+    assert_eq!(f["completed"].as_bool(), Some(true));
+    // 1 MB at 10 Mb/s takes at least 0.8 s plus slow start from 3 segments over 41 ms RTTs.
+    let t = f["completion_time_s"].as_f64().unwrap();
+    assert!(t > 0.8 && t < 2.0, "completion {t}");
+}

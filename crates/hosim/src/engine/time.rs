@@ -20,8 +20,9 @@ pub fn ns_to_s(ns: SimTime) -> f64 {
 /// so that a link never transmits faster than its rate.
 pub fn tx_time_ns(bytes: u32, rate_bps: u64) -> SimTime {
     debug_assert!(rate_bps > 0);
-    let bits = bytes as u128 * 8 * NS_PER_S as u128;
-    bits.div_ceil(rate_bps as u128) as SimTime
+    // bytes * 8e9 stays below 2^64 for any packet under 2 GB, so u64 arithmetic is exact.
+    let bit_ns = bytes as u64 * 8 * NS_PER_S;
+    bit_ns.div_ceil(rate_bps)
 }
 
 #[cfg(test)]
