@@ -160,6 +160,18 @@ fn noisy_or_lost_feedback_degrades_the_proxy_gracefully() {
     }
 }
 
+/// Eq. (18) on a queue length several steps old is unstable (the loop e(n+1) = e(n) - e(n-d)
+/// has poles outside the unit circle for d >= 2): a 50 ms signalling delay wrecks the proxy.
+/// Counting the packets the report cannot show yet (`compensate_in_flight`) restores it.
+#[test]
+fn in_flight_compensation_restores_the_proxy_under_a_long_feedback_delay() {
+    let late = random("0.2", "true", &[("hsdpa.feedback_delay_s", "0.05")]);
+    assert!(f(&late, "radio_goodput_utilization") < 0.5, "{}", f(&late, "radio_goodput_utilization"));
+    let fixed = random("0.2", "true", &[("hsdpa.feedback_delay_s", "0.05"), ("hsdpa.compensate_in_flight", "true")]);
+    assert!(f(&fixed, "radio_goodput_utilization") >= 0.95, "{}", f(&fixed, "radio_goodput_utilization"));
+    assert_eq!(fixed["nodeb_drops"].as_u64(), Some(0));
+}
+
 #[test]
 fn same_seed_gives_the_same_summary() {
     let a = random("0.02", "true", &[("hsdpa.feedback_loss", "0.3"), ("hsdpa.feedback_bw_noise_pkts_per_s", "10")]);
@@ -211,6 +223,21 @@ fn bad_hsdpa_keys_give_one_line_errors_naming_the_key() {
         (vec![("hsdpa.wired_delay_s", "-1")], "hsdpa.wired_delay_s"),
         (vec![("hsdpa.uplink_bps", "0")], "hsdpa.uplink_bps"),
         (vec![("hsdpa.bytes", "0")], "hsdpa.bytes"),
+        (vec![("hsdpa.low_bps", "inf")], "hsdpa.low_bps"),
+        (vec![("hsdpa.bandwidth", "random"), ("hsdpa.min_bps", "-1")], "hsdpa.min_bps"),
+        (vec![("hsdpa.bandwidth", "random"), ("hsdpa.levels_bps", "[0.0, 0.0]")], "hsdpa.levels_bps"),
+        (vec![("hsdpa.bandwidth", "random"), ("hsdpa.levels_bps", "1e6")], "hsdpa.levels_bps"),
+        (vec![("hsdpa.bandwidth", "arma"), ("hsdpa.mean_bps", "-1")], "hsdpa.mean_bps"),
+        (vec![("hsdpa.bandwidth", "arma"), ("hsdpa.std_bps", "-1")], "hsdpa.std_bps"),
+        (vec![("hsdpa.bandwidth", "arma"), ("hsdpa.beta", "[nan]")], "hsdpa.beta"),
+        (vec![("hsdpa.bandwidth", "arma"), ("hsdpa.floor_bps", "2e6"), ("hsdpa.ceiling_bps", "1e6")], "hsdpa.ceiling_bps"),
+        (vec![("hsdpa.bandwidth", "arma"), ("hsdpa.floor_bps", "-5")], "hsdpa.floor_bps"),
+        (vec![("hsdpa.wired_bps", "0.5")], "hsdpa.wired_bps"),
+        (vec![("hsdpa.ran_bps", "-1")], "hsdpa.ran_bps"),
+        (vec![("hsdpa.ran_delay_s", "-1")], "hsdpa.ran_delay_s"),
+        (vec![("hsdpa.radio_delay_s", "nan")], "hsdpa.radio_delay_s"),
+        (vec![("hsdpa.min_adv_window_pkts", "0")], "hsdpa.min_adv_window_pkts"),
+        (vec![("hsdpa.compensate_in_flight", "maybe")], "hsdpa.compensate_in_flight"),
         (vec![("hsdpa.speed", "1")], "hsdpa"),
     ];
     for (sets, key) in cases {

@@ -160,6 +160,11 @@ DEGRADATION: dict[str, dict[str, Any]] = {
     "feedback delay 10 ms": {"hsdpa.feedback_delay_s": 0.01},
     "feedback delay 50 ms": {"hsdpa.feedback_delay_s": 0.05},
     "proxy 50 ms from the Node-B": {"hsdpa.ran_delay_s": 0.05},
+    "compensated: noise gamma 50 pkt/s, eta 5 pkt": {
+        "hsdpa.compensate_in_flight": True, "hsdpa.feedback_bw_noise_pkts_per_s": 50, "hsdpa.feedback_queue_noise_pkts": 5},
+    "compensated: 80% of reports lost": {"hsdpa.compensate_in_flight": True, "hsdpa.feedback_loss": 0.8},
+    "compensated: feedback delay 50 ms": {"hsdpa.compensate_in_flight": True, "hsdpa.feedback_delay_s": 0.05},
+    "compensated: proxy 50 ms from the Node-B": {"hsdpa.compensate_in_flight": True, "hsdpa.ran_delay_s": 0.05},
 }
 
 

@@ -85,6 +85,10 @@ pub struct ProxyConfig {
     pub q20_pkts: f64,
     pub semantics: WindowSemantics,
     pub min_adv_window_pkts: f64,
+    /// Not in the paper: add to q_hat the packets the proxy has sent that the report cannot
+    /// show yet (sent minus arrived at the Node-B by the sample), less what the Node-B served
+    /// since the sample: a Smith predictor against feedback delay.
+    pub compensate_in_flight: bool,
     pub feedback: FeedbackConfig,
 }
 
@@ -114,6 +118,8 @@ enum Step {
 pub struct Report {
     pub bw_pkts_per_s: f64,
     pub queue_pkts: f64,
+    /// Packets of the flow that had reached the Node-B by the sample (exact counter).
+    pub arrived_pkts: u64,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -173,7 +179,7 @@ impl Proxy {
     /// Node-B side: the report of one sample after the signalling path (None: lost). Three
     /// draws per sample whatever the settings, so runs that differ only in noise or loss see
     /// the same random numbers.
-    fn make_report(&mut self, bw_pkts_per_s: f64, queue_pkts: f64) -> Option<Report> {
+    fn make_report(&mut self, bw_pkts_per_s: f64, queue_pkts: f64, arrived_pkts: u64) -> Option<Report> {
         let f = &self.cfg.feedback;
         let u: f64 = self.rng.gen();
         let gamma = f.bw_noise_pkts_per_s * standard_normal(&mut self.rng);
@@ -181,7 +187,7 @@ impl Proxy {
         if u < f.loss {
             return None;
         }
-        Some(Report { bw_pkts_per_s: (bw_pkts_per_s + gamma).max(0.0), queue_pkts: (queue_pkts + eta).max(0.0) })
+        Some(Report { bw_pkts_per_s: (bw_pkts_per_s + gamma).max(0.0), queue_pkts: (queue_pkts + eta).max(0.0), arrived_pkts })
     }
 
     /// Proxy side: folds the report of this step (or its loss) into the estimate and decides
@@ -225,7 +231,8 @@ impl World {
         };
         p.last_capacity_bits = capacity;
         let q = link.queue.len_pkts() as f64;
-        let report = p.make_report(bw, q);
+        let arrived = link.stats.offered;
+        let report = p.make_report(bw, q, arrived);
         p.stats.reports_sent += 1;
         p.pending.push_back(report);
         let (delay, tau) = (p.cfg.feedback.delay_ns, p.cfg.tau_ns);
@@ -245,7 +252,15 @@ impl World {
         let (down, up) = (p.downstream as usize, p.upstream as usize);
         let mss = self.flows[down].sender.cfg.mss_bytes as f64;
         let wc = if let Step::Control(e) = step {
-            let w = send_window_pkts(e.bw_pkts_per_s, e.queue_pkts, ns_to_s(p.cfg.tau_ns), p.cfg.q0_pkts).max(0.0);
+            let mut q_hat = e.queue_pkts;
+            if p.cfg.compensate_in_flight {
+                let st = &self.flows[down].sender.stats;
+                // Every packet the proxy sends (the SYN included) crosses the Node-B queue.
+                let sent = st.segments_sent + 1 + st.syn_retransmits;
+                let served = e.bw_pkts_per_s * ns_to_s(p.cfg.feedback.delay_ns);
+                q_hat = (q_hat + sent.saturating_sub(e.arrived_pkts) as f64 - served).max(0.0);
+            }
+            let w = send_window_pkts(e.bw_pkts_per_s, q_hat, ns_to_s(p.cfg.tau_ns), p.cfg.q0_pkts).max(0.0);
             p.window_pkts = w;
             p.stats.window_sum_pkts += w;
             let bytes = (w * mss).round() as u64;
@@ -316,6 +331,7 @@ mod tests {
             q20_pkts: 50.0,
             semantics,
             min_adv_window_pkts: 1.0,
+            compensate_in_flight: false,
             feedback: FeedbackConfig { bandwidth: BandwidthReport::Instant, delay_ns: 0, loss, bw_noise_pkts_per_s: 0.0, queue_noise_pkts: 0.0, timeout_ns: 200_000_000 },
         };
         Proxy::new(cfg, 0, 1, 0, 1500, stream_rng(1, StreamKind::Cell, 0))
@@ -399,7 +415,7 @@ mod tests {
     #[test]
     fn lost_report_advances_the_queue_estimate_by_equation_1() {
         let mut p = proxy(WindowSemantics::Quota, 0.0);
-        let r = Report { bw_pkts_per_s: 100.0, queue_pkts: 20.0 };
+        let r = Report { bw_pkts_per_s: 100.0, queue_pkts: 20.0, arrived_pkts: 0 };
         assert_eq!(p.update_estimate(10, Some(r)), Step::Control(r));
         p.window_pkts = send_window_pkts(100.0, 20.0, 0.01, 15.0); // -4
         assert!(matches!(p.update_estimate(20, None), Step::Control(_)));
@@ -411,7 +427,7 @@ mod tests {
     #[test]
     fn in_flight_semantics_hold_the_estimate_on_loss() {
         let mut p = proxy(WindowSemantics::InFlight, 0.0);
-        p.update_estimate(10, Some(Report { bw_pkts_per_s: 100.0, queue_pkts: 20.0 }));
+        p.update_estimate(10, Some(Report { bw_pkts_per_s: 100.0, queue_pkts: 20.0, arrived_pkts: 0 }));
         p.update_estimate(20, None);
         assert_eq!(p.estimate.unwrap().queue_pkts, 20.0);
     }
@@ -419,7 +435,7 @@ mod tests {
     #[test]
     fn no_report_for_the_timeout_means_fallback() {
         let mut p = proxy(WindowSemantics::Quota, 0.0);
-        let r = Report { bw_pkts_per_s: 100.0, queue_pkts: 1.0 };
+        let r = Report { bw_pkts_per_s: 100.0, queue_pkts: 1.0, arrived_pkts: 0 };
         assert_eq!(p.update_estimate(10_000_000, None), Step::Hold, "no estimate yet");
         assert_eq!(p.update_estimate(20_000_000, Some(r)), Step::Control(r));
         assert!(matches!(p.update_estimate(210_000_000, None), Step::Control(_)), "190 ms without a report");
@@ -435,7 +451,7 @@ mod tests {
         let mut p = proxy(WindowSemantics::Quota, 0.25);
         p.cfg.feedback.bw_noise_pkts_per_s = 10.0;
         p.cfg.feedback.queue_noise_pkts = 2.0;
-        let reports: Vec<Option<Report>> = (0..40_000).map(|_| p.make_report(150.0, 30.0)).collect();
+        let reports: Vec<Option<Report>> = (0..40_000).map(|_| p.make_report(150.0, 30.0, 0)).collect();
         let kept: Vec<Report> = reports.iter().flatten().copied().collect();
         let lost = 1.0 - kept.len() as f64 / reports.len() as f64;
         assert!((lost - 0.25).abs() < 0.01, "{lost}");

@@ -94,6 +94,9 @@ pub struct HsdpaSection {
     pub window: WindowName,
     #[serde(default = "d_min_adv")]
     pub min_adv_window_pkts: f64,
+    /// Not in the paper: count packets on their way to the Node-B in q_hat (Smith predictor).
+    #[serde(default)]
+    pub compensate_in_flight: bool,
     /// Signalling path Node-B -> proxy (eqs. 3-4). b(n) reported: the rate at the sampling
     /// instant ("instant") or the mean over the last tau ("mean"). Delay default: ran_delay_s.
     #[serde(default = "d_fb_bandwidth")]
@@ -290,6 +293,7 @@ pub fn install(h: &HsdpaSection, world: &mut World, seed: u64) -> Result<(), Sce
                 WindowName::Inflight => WindowSemantics::InFlight,
             },
             min_adv_window_pkts: h.min_adv_window_pkts,
+            compensate_in_flight: h.compensate_in_flight,
             feedback: FeedbackConfig {
                 bandwidth: match h.feedback_bandwidth {
                     BandwidthName::Instant => BandwidthReport::Instant,
