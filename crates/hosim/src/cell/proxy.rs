@@ -249,46 +249,56 @@ impl World {
         let report = p.pending.pop_front().expect("a step follows each sample");
         p.stats.steps += 1;
         let step = p.update_estimate(now, report);
-        let (down, up) = (p.downstream as usize, p.upstream as usize);
-        let mss = self.flows[down].sender.cfg.mss_bytes as f64;
-        let wc = if let Step::Control(e) = step {
-            let mut q_hat = e.queue_pkts;
-            if p.cfg.compensate_in_flight {
-                let st = &self.flows[down].sender.stats;
-                // Every packet the proxy sends (the SYN included) crosses the Node-B queue.
-                let sent = st.segments_sent + 1 + st.syn_retransmits;
-                let served = e.bw_pkts_per_s * ns_to_s(p.cfg.feedback.delay_ns);
-                q_hat = (q_hat + sent.saturating_sub(e.arrived_pkts) as f64 - served).max(0.0);
+        let down = p.downstream as usize;
+        let wc = match step {
+            Step::Control(e) => self.proxy_window(i, e),
+            Step::Fallback => {
+                self.proxies[i as usize].stats.fallback_steps += 1;
+                WindowControl::Congestion
             }
-            let w = send_window_pkts(e.bw_pkts_per_s, q_hat, ns_to_s(p.cfg.tau_ns), p.cfg.q0_pkts).max(0.0);
-            p.window_pkts = w;
-            p.stats.window_sum_pkts += w;
-            let bytes = (w * mss).round() as u64;
-            match p.cfg.semantics {
-                WindowSemantics::Quota => WindowControl::Quota { bytes, left: bytes },
-                WindowSemantics::InFlight => WindowControl::InFlight { bytes },
-            }
-        } else if step == Step::Fallback {
-            p.stats.fallback_steps += 1;
-            WindowControl::Congestion
-        } else {
-            self.flows[down].sender.window_control()
+            Step::Hold => self.flows[down].sender.window_control(),
         };
         let flow = &mut self.flows[down];
         if wc != flow.sender.window_control() || matches!(step, Step::Control(_)) {
             flow.sender.set_window_control(now, wc, &mut self.seg_buf);
             self.flush_segments(down as FlowId);
         }
-        let controlled = step != Step::Fallback;
-        // Eq. (8) with q2 = bytes waiting in the proxy, in packets; in the fallback w is cwnd.
-        let sender = &self.flows[down].sender;
-        let q2 = sender.app_limit().saturating_sub(sender.snd_max()) as f64 / mss;
-        let w = if controlled { self.proxies[i as usize].window_pkts } else { sender.cwnd() as f64 / mss };
+        self.proxy_advertise(i, step != Step::Fallback);
+    }
+
+    /// Eq. (18) for estimate `e`: the downstream sender's new window.
+    fn proxy_window(&mut self, i: u32, e: Report) -> WindowControl {
         let p = &mut self.proxies[i as usize];
+        let sender = &self.flows[p.downstream as usize].sender;
+        let mut q_hat = e.queue_pkts;
+        if p.cfg.compensate_in_flight {
+            // Every packet the proxy sends (the SYN included) crosses the Node-B queue.
+            let sent = sender.stats.segments_sent + 1 + sender.stats.syn_retransmits;
+            let served = e.bw_pkts_per_s * ns_to_s(p.cfg.feedback.delay_ns);
+            q_hat = (q_hat + sent.saturating_sub(e.arrived_pkts) as f64 - served).max(0.0);
+        }
+        let w = send_window_pkts(e.bw_pkts_per_s, q_hat, ns_to_s(p.cfg.tau_ns), p.cfg.q0_pkts).max(0.0);
+        p.window_pkts = w;
+        p.stats.window_sum_pkts += w;
+        let bytes = (w * sender.cfg.mss_bytes as f64).round() as u64;
+        match p.cfg.semantics {
+            WindowSemantics::Quota => WindowControl::Quota { bytes, left: bytes },
+            WindowSemantics::InFlight => WindowControl::InFlight { bytes },
+        }
+    }
+
+    /// Eq. (8): the window the proxy advertises to the server, with q2 the bytes waiting in the
+    /// proxy (in packets); in the fallback w is the downstream cwnd.
+    fn proxy_advertise(&mut self, i: u32, controlled: bool) {
+        let p = &mut self.proxies[i as usize];
+        let sender = &self.flows[p.downstream as usize].sender;
+        let mss = sender.cfg.mss_bytes as f64;
+        let q2 = sender.app_limit().saturating_sub(sender.snd_max()) as f64 / mss;
+        let w = if controlled { p.window_pkts } else { sender.cwnd() as f64 / mss };
         let aw = advertised_window_pkts(w, q2, p.cfg.q20_pkts).max(p.cfg.min_adv_window_pkts);
         p.adv_window_pkts = aw;
         p.stats.adv_window_sum_pkts += aw;
-        self.flows[up].receiver.rwnd_bytes = (aw * mss).round() as u64;
+        self.flows[p.upstream as usize].receiver.rwnd_bytes = (aw * mss).round() as u64;
     }
 
     /// Split connection: `bytes` more arrived in order at the proxy; the downstream sender

@@ -143,7 +143,7 @@ impl RateSchedule {
         match &self.model {
             RateModel::Constant { rate_bps } => (*rate_bps, SimTime::MAX / 4),
             RateModel::Square { first_bps, second_bps, interval_ns } => {
-                (if i % 2 == 0 { *first_bps } else { *second_bps }, *interval_ns)
+                (if i.is_multiple_of(2) { *first_bps } else { *second_bps }, *interval_ns)
             }
             RateModel::Random { dist, period_ns } => (dist.draw(&mut self.rng), *period_ns),
             RateModel::Arma { mean_bps, alpha, beta, std_bps, step_ns, min_bps, max_bps } => {
