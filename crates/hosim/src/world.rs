@@ -157,7 +157,7 @@ pub struct World {
     next_uid: u64,
     /// Reused output buffer for sender calls: no allocation per event.
     pub(crate) seg_buf: Vec<Segment>,
-    #[allow(dead_code)]
+    /// The scenario-level random stream (for mechanisms that are not one component).
     pub rng: Rng,
 }
 
@@ -544,11 +544,10 @@ impl World {
     fn sync_sender_timer(&mut self, f: FlowId) {
         let flow = &mut self.flows[f as usize];
         if let Some(d) = flow.sender.rto_deadline() {
+            // A pending event due before `d` fires early and re-arms itself in on_rto_timer.
             if flow.rto_event_at.map_or(true, |at| d < at) {
                 flow.rto_event_at = Some(d);
                 self.events.schedule(d, Event::RtoTimer(f));
-            } else if flow.rto_event_at.is_some_and(|at| at < d) {
-                // The pending event fires early; it re-arms itself from on_rto_timer.
             }
         }
     }
