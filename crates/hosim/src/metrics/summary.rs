@@ -53,6 +53,16 @@ pub fn check_invariants(w: &World) -> Vec<String> {
                 bad.push(format!("flow {}: complete but delivered {} of {} bytes", f.name, rcv, total));
             }
         }
+        if let Some(to) = f.relay_to.and_then(|t| w.flows.get(t as usize)) {
+            // Split connection: the relay hands over exactly the bytes delivered in order, and
+            // the far receiver cannot be ahead of them.
+            if to.sender.app_limit() != f.delivered_bytes {
+                bad.push(format!("relay {} -> {}: {} bytes delivered but {} handed on", f.name, to.name, f.delivered_bytes, to.sender.app_limit()));
+            }
+            if to.receiver.rcv_nxt() > rcv {
+                bad.push(format!("relay {} -> {}: far end has {} bytes, relay only received {}", f.name, to.name, to.receiver.rcv_nxt(), rcv));
+            }
+        }
         if f.tag_errors > 0 {
             bad.push(format!("flow {}: {} segments arrived with a payload tag that does not match their flow and offset", f.name, f.tag_errors));
         }
@@ -121,7 +131,7 @@ pub fn summary(w: &World, scenario: &str, seed: u64, wall_time_s: f64, violation
                 "mean_len_pkts": q.mean_len_pkts(w.end_ns),
                 "max_len_pkts": q.stats.max_len_pkts,
                 "tx_bytes": l.stats.tx_bytes,
-                "utilization": l.stats.tx_bytes as f64 * 8.0 / (l.rate_bps as f64 * end_s.max(1e-12)),
+                "utilization": l.stats.tx_bytes as f64 * 8.0 / l.capacity_bits(w.end_ns).max(1e-12),
             })
         })
         .collect();

@@ -1,9 +1,10 @@
-//! The network: packets, queues, links with rate, delay and loss, and nodes with static routes.
+//! The network: packets, queues, links with (fixed or variable) rate, delay and loss, and nodes with static routes.
 
 pub mod link;
 pub mod loss;
 pub mod packet;
 pub mod queue;
+pub mod rate;
 
 pub use link::{Impairments, Link};
 pub use loss::LossModel;

@@ -1,15 +1,23 @@
 //! Presets: scenario files embedded in the binary, one per paper experiment.
 
 /// (name, one-line description, TOML text).
-pub const PRESETS: &[(&str, &str, &str)] = &[(
-    "dumbbell",
-    "Dumbbell: N bulk TCP flows share a 12 Mb/s, 20 ms bottleneck with a 90-packet DropTail queue",
-    include_str!("../../../../presets/dumbbell.toml"),
-), (
-    "lte-x2",
-    "LTE X2 handover with forwarding through the core router (Pacifico et al.): path switch standard/fast/predicted, DropTail/RED/ECN",
-    include_str!("../../../../presets/lte-x2.toml"),
-)];
+pub const PRESETS: &[(&str, &str, &str)] = &[
+    (
+        "dumbbell",
+        "Dumbbell: N bulk TCP flows share a 12 Mb/s, 20 ms bottleneck with a 90-packet DropTail queue",
+        include_str!("../../../../presets/dumbbell.toml"),
+    ),
+    (
+        "lte-x2",
+        "LTE X2 handover with forwarding through the core router (Pacifico et al.): path switch standard/fast/predicted, DropTail/RED/ECN",
+        include_str!("../../../../presets/lte-x2.toml"),
+    ),
+    (
+        "hsdpa",
+        "HSDPA (Ren et al. 2008): TCP over a varying-rate downlink, optionally through the window adaptation proxy",
+        include_str!("../../../../presets/hsdpa.toml"),
+    ),
+];
 
 pub fn find(name: &str) -> Option<&'static str> {
     PRESETS.iter().find(|p| p.0 == name).map(|p| p.2)

@@ -16,6 +16,8 @@ pub enum Topology {
     /// LTE X2 handover with forwarding through the core router (`templates/lte_x2.rs`).
     #[serde(rename = "lte-x2")]
     LteX2,
+    /// Fig. 2 of Ren et al. 2008, optionally with the window adaptation proxy (`[hsdpa]`).
+    Hsdpa,
 }
 
 #[derive(Clone, Debug, Deserialize)]
@@ -33,6 +35,7 @@ pub struct Scenario {
     pub trace: TraceSection,
     pub dumbbell: Option<DumbbellSection>,
     pub lte_x2: Option<super::templates::lte_x2::LteX2Section>,
+    pub hsdpa: Option<super::templates::hsdpa::HsdpaSection>,
     #[serde(default)]
     pub nodes: Vec<NodeSpec>,
     #[serde(default)]
@@ -217,6 +220,9 @@ pub struct LinkSpec {
     pub name: Option<String>,
     pub from: String,
     pub to: String,
+    /// Fixed rate. With `rate_model` it is only used by the reverse direction (and may be
+    /// omitted when `bidirectional = false`).
+    #[serde(default)]
     pub rate_bps: f64,
     pub delay_s: f64,
     #[serde(default)]
@@ -242,6 +248,8 @@ pub struct LinkSpec {
     /// Trace this link's queue length.
     #[serde(default)]
     pub trace: bool,
+    /// Variable rate of the forward direction (`from` -> `to`).
+    pub rate_model: Option<super::rate::RateSpec>,
 }
 
 fn d_reorder_delay_s() -> f64 {
@@ -415,7 +423,18 @@ impl Scenario {
                 }
                 self.lte_x2.clone().unwrap_or_default().validate(&c, self.duration_s)?;
             }
+            Topology::Hsdpa => {
+                for (key, given) in [("nodes", !self.nodes.is_empty()), ("links", !self.links.is_empty()), ("flows", !self.flows.is_empty()), ("dumbbell", self.dumbbell.is_some())] {
+                    if given {
+                        return Err(c.err(key, "not allowed with topology = \"hsdpa\" (the template builds the graph)"));
+                    }
+                }
+                self.hsdpa.clone().unwrap_or_default().validate(&c)?;
+            }
             Topology::Dumbbell => {
+                if self.hsdpa.is_some() {
+                    return Err(c.err("hsdpa", "only allowed with topology = \"hsdpa\""));
+                }
                 for (key, given) in [("nodes", !self.nodes.is_empty()), ("links", !self.links.is_empty()), ("flows", !self.flows.is_empty())] {
                     if given {
                         return Err(c.err(key, "not allowed with topology = \"dumbbell\" (the template builds the graph)"));
@@ -426,6 +445,9 @@ impl Scenario {
             Topology::Graph => {
                 if self.dumbbell.is_some() {
                     return Err(c.err("dumbbell", "only allowed with topology = \"dumbbell\""));
+                }
+                if self.hsdpa.is_some() {
+                    return Err(c.err("hsdpa", "only allowed with topology = \"hsdpa\""));
                 }
                 if self.nodes.is_empty() {
                     return Err(c.err("nodes", "a graph scenario needs at least one [[nodes]] entry (or set topology = \"dumbbell\")"));

@@ -2,6 +2,7 @@
 
 mod dumbbell;
 pub mod lte_x2;
+pub mod hsdpa;
 
 use super::error::ScenarioError;
 use super::schema::{Check, FlowSpec, LinkSpec, NodeKindName, NodeSpec, QueueKind, Scenario, Topology};
@@ -27,6 +28,7 @@ pub fn expand(s: &Scenario) -> Graph {
         },
         Topology::Dumbbell => dumbbell::expand(&s.dumbbell.clone().unwrap_or_default()),
         Topology::LteX2 => lte_x2::expand(&s.lte_x2.clone().unwrap_or_default()),
+        Topology::Hsdpa => hsdpa::expand(&s.hsdpa.clone().unwrap_or_default()),
     }
 }
 
@@ -39,6 +41,10 @@ pub fn install(s: &Scenario, world: &mut World, c: &Check) -> Result<(), Scenari
         Topology::LteX2 => {
             lte_x2::install(&s.lte_x2.clone().unwrap_or_default(), world);
             Ok(())
+        }
+        Topology::Hsdpa => {
+            let seed = world.seed;
+            hsdpa::install(&s.hsdpa.clone().unwrap_or_default(), world, seed)
         }
     }
 }
@@ -65,6 +71,7 @@ pub(crate) fn link(from: &str, to: &str, rate_bps: f64, delay_s: f64, queue_pack
         reorder_delay_s: 0.005,
         bidirectional: true,
         trace: false,
+        rate_model: None,
     }
 }
 
