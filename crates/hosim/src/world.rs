@@ -504,13 +504,8 @@ impl World {
             return;
         }
         flow.app_written += chunk;
-        flow.sender.add_app_data(chunk);
-        // Poke the sender with a no-op ACK so it transmits what the window allows.
-        let una = flow.sender.snd_una();
-        let rwnd = flow.receiver.rwnd_bytes;
-        if flow.sender.state() == crate::tcp::sender::SenderState::Established {
-            flow.sender.on_ack(now, una, &SackBlocks::default(), false, rwnd, &mut self.seg_buf);
-        }
+        // The sender transmits what its window allows (nothing before the handshake ends).
+        flow.sender.on_app_data(now, chunk, &mut self.seg_buf);
         self.flush_segments(f);
         if let Some(tick) = self.flows[f as usize].app.tick_ns() {
             self.events.schedule(now + tick, Event::AppTick(f));
