@@ -249,3 +249,14 @@ def test_out_pointing_at_a_file_exits_2(capsys, tmp_path):
     assert main(["run", "dumbbell", "--out", str(target)]) == 2
     err = capsys.readouterr().err.splitlines()
     assert len(err) == 1 and "a-file" in err[0]
+
+
+def test_reproduce_rejects_an_unknown_paper_with_one_line(hosim_cli):
+    assert_one_line_error(hosim_cli("reproduce", "no-such-paper"), "no-such-paper", "lte-x2")
+
+
+@pytest.mark.parametrize("paper", ["lte-x2", "hsdpa"])
+def test_reproduce_passes_help_to_the_papers_driver(hosim_cli, paper):
+    proc = hosim_cli("reproduce", paper, "--help")
+    assert proc.returncode == 0, proc.stderr
+    assert "--seeds" in proc.stdout

@@ -443,5 +443,26 @@ def model_group() -> None:
     """Analytical models from the papers hosim reproduces."""
 
 
+#: Paper name -> module whose ``main(argv)`` runs that paper's reproduction.
+REPRODUCTIONS = {
+    "lte-x2": "hosim.reproduce.lte_x2",
+    "hsdpa": "hosim.reproduce.hsdpa",
+}
+
+
+@cli.command("reproduce", context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False})
+@click.argument("paper", type=click.Choice(sorted(REPRODUCTIONS)))
+@click.argument("args", nargs=-1, type=click.UNPROCESSED)
+def reproduce_command(paper: str, args: tuple[str, ...]) -> None:
+    """Re-run a paper's experiments and write the figures and data behind
+    docs/reproductions/. Options after PAPER go to that reproduction; see
+    'hosim reproduce PAPER --help'.
+    """
+    driver = importlib.import_module(REPRODUCTIONS[paper])
+    code = driver.main(list(args))
+    if isinstance(code, int) and code != 0:
+        raise SystemExit(code)
+
+
 if __name__ == "__main__":
     sys.exit(main())
