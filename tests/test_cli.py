@@ -231,9 +231,16 @@ def test_demo_writes_plots_and_a_summary_per_variant(hosim_cli, tmp_path):
     for name in ("cwnd.png", "goodput.png", "summary.csv"):
         assert (out / name).stat().st_size > 0
     summary = pd.read_csv(out / "summary.csv")
-    assert list(summary["variant"]) == ["reno", "newreno", "sack"]
+    recovery = summary[summary["section"] == "tcp-recovery"]
+    assert list(recovery["variant"]) == ["reno", "newreno", "sack"]
     assert {"goodput_bps", "retransmits", "timeouts", "fast_recoveries", "rtt_mean_s"} <= set(summary.columns)
     assert "sack" in proc.stdout
+    lte = summary[summary["section"] == "lte-x2"]
+    assert list(lte["variant"]) == ["standard", "fast", "predicted", "predicted+RED/ECN"]
+    assert set(lte["outcome"]) <= {"timeout", "halving", "optimal"}
+    assert lte.set_index("variant").loc["predicted", "forwarded_packets"] == 0
+    for name in ("lte-x2-cwnd.png", "lte-x2-goodput.png"):
+        assert (out / name).stat().st_size > 0
 
 
 def test_out_pointing_at_a_file_exits_2(capsys, tmp_path):
@@ -242,3 +249,14 @@ def test_out_pointing_at_a_file_exits_2(capsys, tmp_path):
     assert main(["run", "dumbbell", "--out", str(target)]) == 2
     err = capsys.readouterr().err.splitlines()
     assert len(err) == 1 and "a-file" in err[0]
+
+
+def test_reproduce_rejects_an_unknown_paper_with_one_line(hosim_cli):
+    assert_one_line_error(hosim_cli("reproduce", "no-such-paper"), "no-such-paper", "lte-x2")
+
+
+@pytest.mark.parametrize("paper", ["lte-x2", "hsdpa"])
+def test_reproduce_passes_help_to_the_papers_driver(hosim_cli, paper):
+    proc = hosim_cli("reproduce", paper, "--help")
+    assert proc.returncode == 0, proc.stderr
+    assert "--seeds" in proc.stdout

@@ -56,6 +56,7 @@ TRACE_COLUMNS: dict[str, tuple[str, ...]] = {
     "rto": ("time_s", "flow", "rto_s"),
     "inflight": ("time_s", "flow", "inflight_bytes"),
     "queue": ("time_s", "queue", "len_pkts"),
+    "rate": ("time_s", "queue", "rate_bps"),
     "goodput": ("time_s", "flow", "goodput_bps"),
 }
 

@@ -405,7 +405,9 @@ def demo_command(out: Path, duration: float | None, seed: int) -> None:
     """Compare TCP variants on preset scenarios and plot them.
 
     Section "tcp-recovery": Reno, NewReno and SACK loss recovery on the dumbbell preset, same
-    seed. Prints a table per section and writes cwnd.png, goodput.png and summary.csv."""
+    seed. Section "lte-x2": the LTE X2 handover with the standard, fast and predicted path
+    switch, and prediction with RED/ECN (runs last at least 3 s, past the handover at 2.3 s).
+    Prints a table per section and writes its cwnd and goodput plots and summary.csv."""
     from hosim.demo import run_demo
 
     console = _console()
@@ -439,6 +441,28 @@ class _ModelGroup(click.Group):
 @cli.group("model", cls=_ModelGroup, no_args_is_help=True)
 def model_group() -> None:
     """Analytical models from the papers hosim reproduces."""
+
+
+#: Paper name -> module whose ``main(argv)`` runs that paper's reproduction.
+REPRODUCTIONS = {
+    "drop-or-forward": "hosim.reproduce.fcp",
+    "lte-x2": "hosim.reproduce.lte_x2",
+    "hsdpa": "hosim.reproduce.hsdpa",
+}
+
+
+@cli.command("reproduce", context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False})
+@click.argument("paper", type=click.Choice(sorted(REPRODUCTIONS)))
+@click.argument("args", nargs=-1, type=click.UNPROCESSED)
+def reproduce_command(paper: str, args: tuple[str, ...]) -> None:
+    """Re-run a paper's experiments and write the figures and data behind
+    docs/reproductions/. Options after PAPER go to that reproduction; see
+    'hosim reproduce PAPER --help'.
+    """
+    driver = importlib.import_module(REPRODUCTIONS[paper])
+    code = driver.main(list(args))
+    if isinstance(code, int) and code != 0:
+        raise SystemExit(code)
 
 
 if __name__ == "__main__":

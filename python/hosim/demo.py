@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 
     from hosim.api import Result
 
-__all__ = ["SECTIONS", "DemoSection", "Variant", "flow_metrics", "run_demo"]
+__all__ = ["SECTIONS", "DemoSection", "Variant", "flow_metrics", "handover_metrics", "run_demo"]
 
 
 @dataclass(frozen=True)
@@ -56,6 +56,22 @@ class DemoSection:
     variants: Sequence[Variant]
     file_prefix: str = ""
     metrics: Callable[[Result], dict[str, Any]] = flow_metrics
+    #: A shorter ``duration_s`` asked of the demo is raised to this (e.g. to reach a handover).
+    min_duration_s: float = 0.0
+
+
+def handover_metrics(result: Result) -> dict[str, Any]:
+    """The first handover's outcome and forwarding, and the reference flow's totals."""
+    h = (result.summary.get("handovers") or [{}])[0]
+    ref = next((f for f in result.summary.get("flows", []) if f.get("name") == "ref"), {})
+    return {
+        "outcome": h.get("outcome"),
+        "forwarded_packets": h.get("forwarded_packets"),
+        "delivered_bytes_window": h.get("delivered_bytes_window"),
+        "goodput_bps": ref.get("goodput_bps", float("nan")),
+        "timeouts": ref.get("timeouts", 0),
+        "fast_recoveries": ref.get("fast_recoveries", 0),
+    }
 
 
 SECTIONS: list[DemoSection] = [
@@ -63,6 +79,19 @@ SECTIONS: list[DemoSection] = [
         name="tcp-recovery",
         title="Loss recovery on a dumbbell: Reno, NewReno and SACK",
         variants=[Variant(v, "dumbbell", {"tcp.recovery": v}) for v in ("reno", "newreno", "sack")],
+    ),
+    DemoSection(
+        name="lte-x2",
+        title="LTE X2 handover (Pacifico et al.): standard, fast and predicted path switch, and RED with ECN",
+        variants=[
+            Variant("standard", "lte-x2", {"lte_x2.path_switch": "standard"}),
+            Variant("fast", "lte-x2", {"lte_x2.path_switch": "fast"}),
+            Variant("predicted", "lte-x2", {"lte_x2.path_switch": "predicted"}),
+            Variant("predicted+RED/ECN", "lte-x2", {"lte_x2.path_switch": "predicted", "lte_x2.router_queue": "red", "lte_x2.ecn": True}),
+        ],
+        file_prefix="lte-x2-",
+        metrics=handover_metrics,
+        min_duration_s=3.0,
     ),
 ]
 
@@ -93,7 +122,7 @@ def run_demo(
         for variant in section.variants:
             overrides = dict(variant.overrides)
             if duration_s is not None:
-                overrides["duration_s"] = float(duration_s)
+                overrides["duration_s"] = max(float(duration_s), section.min_duration_s)
             results[variant.label] = run(variant.scenario, seed=seed, overrides=overrides, traces=True)
         table = pd.DataFrame(
             [{"section": section.name, "variant": label, **section.metrics(r)} for label, r in results.items()]

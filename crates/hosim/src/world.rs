@@ -83,6 +83,9 @@ pub struct Flow {
     pub scripted_drops: u64,
     /// Bytes delivered per trace interval (goodput trace).
     pub goodput_bins: Vec<u64>,
+    /// Split connection: bytes this flow delivers in order are handed to that flow's sender
+    /// as application data (`crate::cell::proxy`).
+    pub relay_to: Option<FlowId>,
     last_traced: [u64; 4],
 }
 
@@ -110,6 +113,7 @@ impl Flow {
             extra: serde_json::Map::new(),
             scripted_drops: 0,
             goodput_bins: Vec::new(),
+            relay_to: None,
             last_traced: [u64::MAX; 4],
         }
     }
@@ -151,9 +155,15 @@ pub struct World {
     pub report: serde_json::Map<String, serde_json::Value>,
     /// The drop/forward/rearrange handover mechanism of the `fcp` topology.
     pub fcp: Option<Box<crate::cell::fcp::FcpHandover>>,
-    next_uid: u64,
+    /// The LTE X2 handover system (`crate::cell::lte`), when the scenario has one.
+    pub lte: Option<Box<crate::cell::lte::LteX2>>,
+    /// Window adaptation proxies (`crate::cell::proxy`).
+    pub proxies: Vec<crate::cell::proxy::Proxy>,
+    /// The scenario seed, for components added after the build (`stream_rng`).
+    pub seed: u64,
+    pub(crate) next_uid: u64,
     /// Reused output buffer for sender calls: no allocation per event.
-    seg_buf: Vec<Segment>,
+    pub(crate) seg_buf: Vec<Segment>,
     /// The scenario-level random stream (for mechanisms that are not one component).
     pub rng: Rng,
 }
@@ -173,6 +183,9 @@ impl World {
             handovers: Vec::new(),
             report: serde_json::Map::new(),
             fcp: None,
+            lte: None,
+            proxies: Vec::new(),
+            seed: 0,
             next_uid: 0,
             seg_buf: Vec::with_capacity(64),
             rng,
@@ -189,6 +202,7 @@ impl World {
         for f in self.flows.iter_mut() {
             f.goodput_bins = vec![0; bins];
         }
+        self.start_rate_schedules();
         while let Some((t, ev)) = self.events.pop_until(self.end_ns) {
             self.now = t;
             self.dispatch(ev);
@@ -236,17 +250,29 @@ impl World {
         let now = self.now;
         let link = &mut self.links[l as usize];
         let Some(pkt) = link.queue.dequeue(now) else { return };
-        let done = now + tx_time_ns(pkt.size_bytes, link.rate_bps);
+        let done = match link.var.as_mut() {
+            None => Some(now + tx_time_ns(pkt.size_bytes, link.rate_bps)),
+            // Variable rate: the completion moves with every rate change (`crate::cell::radio`).
+            Some(v) => v.start_packet(now, pkt.size_bytes),
+        };
         link.in_service = Some(pkt);
         if link.traced {
             self.traces.record(TraceKind::Queue, now, l, link.queue.len_pkts() as f64);
         }
-        self.events.schedule(done, Event::LinkTxDone(l));
+        if let Some(done) = done {
+            self.events.schedule(done, Event::LinkTxDone(l));
+        }
     }
 
     fn on_tx_done(&mut self, l: LinkId) {
         let now = self.now;
         let link = &mut self.links[l as usize];
+        if let Some(v) = link.var.as_mut() {
+            if v.tx_done_at != Some(now) {
+                return; // superseded by a rate change
+            }
+            v.finish_packet();
+        }
         let pkt = link.in_service.take().expect("a packet is in service when its transmission ends");
         link.stats.transmitted += 1;
         link.stats.tx_bytes += pkt.size_bytes as u64;
@@ -315,6 +341,10 @@ impl World {
 
     /// A packet reaches a node: consume it if addressed here, else forward it.
     pub(crate) fn node_receive(&mut self, n: NodeId, pkt: Packet) {
+        if let crate::net::NodeKind::Lte(role) = self.nodes[n as usize].kind {
+            self.lte_receive(n, role, pkt);
+            return;
+        }
         if self.nodes[n as usize].kind == crate::net::NodeKind::FcpBaseStation && pkt.dst != n {
             self.fcp_bs_receive(n, pkt);
             return;
@@ -359,11 +389,12 @@ impl World {
             sent_ns: self.now,
             is_retx: false,
             tag: 0,
+            tunnel: None,
         }
     }
 
     /// Turns the sender's output into packets and sends them from the flow's source host.
-    fn flush_segments(&mut self, f: FlowId) {
+    pub(crate) fn flush_segments(&mut self, f: FlowId) {
         let mut segs = std::mem::take(&mut self.seg_buf);
         for seg in segs.drain(..) {
             let mut pkt = self.new_packet(f, seg.kind, true);
@@ -450,6 +481,9 @@ impl World {
             self.send_ack(f, PacketKind::Ack, ack);
         }
         self.sync_delack_timer(f);
+        if let (Some(to), true) = (self.flows[f as usize].relay_to, res.delivered > 0) {
+            self.relay_delivered(to, res.delivered);
+        }
     }
 
     fn check_completion(&mut self, f: FlowId) {
@@ -480,13 +514,8 @@ impl World {
             return;
         }
         flow.app_written += chunk;
-        flow.sender.add_app_data(chunk);
-        // Poke the sender with a no-op ACK so it transmits what the window allows.
-        let una = flow.sender.snd_una();
-        let rwnd = flow.receiver.rwnd_bytes;
-        if flow.sender.state() == crate::tcp::sender::SenderState::Established {
-            flow.sender.on_ack(now, una, &SackBlocks::default(), false, rwnd, &mut self.seg_buf);
-        }
+        // The sender transmits what its window allows (nothing before the handshake ends).
+        flow.sender.on_app_data(now, chunk, &mut self.seg_buf);
         self.flush_segments(f);
         if let Some(tick) = self.flows[f as usize].app.tick_ns() {
             self.events.schedule(now + tick, Event::AppTick(f));
@@ -570,8 +599,9 @@ impl World {
     /// Packets currently inside the network (queues, transmitters, propagation, and packets
     /// a base station holds back).
     pub fn packets_in_flight(&self) -> u64 {
-        let held = self.fcp.as_ref().map_or(0, |f| f.held_packets());
-        self.links.iter().map(|l| l.in_flight()).sum::<u64>() + held
+        let held_fcp = self.fcp.as_ref().map_or(0, |f| f.held_packets());
+        let held_lte = self.lte.as_ref().map_or(0, |l| l.packets_held());
+        self.links.iter().map(|l| l.in_flight()).sum::<u64>() + held_fcp + held_lte
     }
 }
 

@@ -115,3 +115,17 @@ fn file_transfer_stops_at_the_file_size_and_reports_completion() {
     let t = f["completion_time_s"].as_f64().unwrap();
     assert!(t > 0.8 && t < 2.0, "completion {t}");
 }
+
+#[test]
+fn application_writes_are_not_mistaken_for_duplicate_acks() {
+    // A rate-limited source writes a chunk every 1.2 ms while a 41 ms RTT of data is
+    // outstanding. Without loss no duplicate ACK ever arrives, so no variant may enter fast
+    // recovery or retransmit anything.
+    for r in ["reno", "newreno", "sack"] {
+        let text = common::line(&format!("recovery = \"{r}\""), "app = \"rate\"\nrate_bps = 8e6", 5.0, 10e6);
+        let s = hosim::run(&text, "rate", &hosim::RunOptions::default()).expect("run").summary;
+        let f = &s["flows"][0];
+        assert_eq!(f["fast_recoveries"].as_u64(), Some(0), "{r}");
+        assert_eq!(f["retransmits"].as_u64(), Some(0), "{r}");
+    }
+}

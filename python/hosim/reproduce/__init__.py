@@ -1,2 +1,2 @@
-"""Paper reproductions: each module runs one paper's experiments on the core and compares them
-with the paper's analytical model, writing figures and data for docs/reproductions/."""
+"""Reproductions of paper experiments: one module per paper, each writing its figures and
+numbers for ``docs/reproductions/<paper>.md``."""

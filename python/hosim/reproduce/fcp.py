@@ -7,8 +7,9 @@ prediction of equations (1)-(9) (`hosim.models.cohen_levin`), whose Θ and RTO c
 the same setting without handovers, as in the paper. Writes figures (matplotlib, Agg) and a
 JSON file of every point; docs/reproductions/drop-or-forward.md discusses them.
 
-    python -m hosim.reproduce.fcp --out docs/reproductions          # everything (slow)
-    python -m hosim.reproduce.fcp --settings 100M --seeds 1 --quick  # a few minutes
+    hosim reproduce drop-or-forward --out docs/reproductions          # everything (slow)
+    hosim reproduce drop-or-forward --settings 100M --seeds 1 --quick  # a few minutes
+    python -m hosim.reproduce.fcp ...                                  # the same
 
 Every simulated point is cached in `<out>/data/drop-or-forward-<setting>.json` as soon as it
 finishes, so an interrupted reproduction resumes where it stopped; the paired table (simulated,
@@ -430,5 +431,17 @@ def cli(out: Path, settings: str, seeds: int, jobs: int, quick: bool) -> None:
         click.echo(markdown_table(table, s))
 
 
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of `hosim reproduce drop-or-forward [OPTIONS]`; returns the exit code."""
+    try:
+        cli.main(args=argv, prog_name="hosim reproduce drop-or-forward", standalone_mode=False)
+    except click.exceptions.Exit as done:
+        return int(done.exit_code)
+    except click.ClickException as error:
+        error.show()
+        return 2
+    return 0
+
+
 if __name__ == "__main__":
-    cli()
+    raise SystemExit(main())

@@ -11,6 +11,9 @@ pub enum App {
     File { bytes: u64 },
     /// Writes one `chunk_bytes` chunk every chunk_bytes*8/rate seconds, up to `bytes` if set.
     Rate { rate_bps: u64, chunk_bytes: u32, bytes: Option<u64> },
+    /// The sending half of a split connection: its data is what another flow delivers in order
+    /// at this flow's source (see `Flow::relay_to`).
+    Relay,
 }
 
 impl App {
@@ -19,7 +22,7 @@ impl App {
         match self {
             App::Bulk => u64::MAX,
             App::File { bytes } => *bytes,
-            App::Rate { .. } => 0,
+            App::Rate { .. } | App::Relay => 0,
         }
     }
 
@@ -48,6 +51,7 @@ impl App {
             App::Bulk => None,
             App::File { bytes } => Some(*bytes),
             App::Rate { bytes, .. } => *bytes,
+            App::Relay => None,
         }
     }
 
@@ -56,6 +60,7 @@ impl App {
             App::Bulk => "bulk",
             App::File { .. } => "file",
             App::Rate { .. } => "rate",
+            App::Relay => "relay",
         }
     }
 }

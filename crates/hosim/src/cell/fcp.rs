@@ -163,9 +163,6 @@ pub fn install(f: &FcpSection, duration_s: f64, world: &mut World, c: &Check) ->
     let bs = [node(BS[0]).ok_or_else(missing)?, node(BS[1]).ok_or_else(missing)?];
     let fcp_to_bs = [link(FCP, BS[0]).ok_or_else(missing)?, link(FCP, BS[1]).ok_or_else(missing)?];
     let forward = [link(BS[0], BS[1]).ok_or_else(missing)?, link(BS[1], BS[0]).ok_or_else(missing)?];
-    // Per-component streams from (seed, id): the scenario stream is untouched at build time,
-    // so its first value is a function of the seed alone.
-    let base_seed: u64 = world.rng.clone().gen();
     let mut mobiles = Vec::new();
     let mut mobile_of_node = vec![None; world.nodes.len()];
     for i in 0..f.mobiles {
@@ -206,7 +203,7 @@ pub fn install(f: &FcpSection, duration_s: f64, world: &mut World, c: &Check) ->
         forwarded: HashSet::new(),
         interval_ns: interval_s.map(|s| s_to_ns(s).max(1)),
         distribution: f.handover_distribution,
-        rngs: (0..f.mobiles as u64).map(|i| stream_rng(base_seed, StreamKind::Cell, RNG_BASE + i)).collect(),
+        rngs: (0..f.mobiles as u64).map(|i| stream_rng(world.seed, StreamKind::Cell, RNG_BASE + i)).collect(),
         buffer_pkts: f.bs_buffer_pkts,
         warmup_ns: s_to_ns(f.warmup_s),
         interval_s,

@@ -16,6 +16,9 @@ pub fn check_invariants(w: &World) -> Vec<String> {
             c.created, c.consumed, c.dropped(), in_flight
         ));
     }
+    if let Some(lte) = &w.lte {
+        bad.extend(lte.check_invariants());
+    }
     for l in &w.links {
         let s = &l.stats;
         let queued = s.offered - l.queue.stats.dropped;
@@ -48,6 +51,16 @@ pub fn check_invariants(w: &World) -> Vec<String> {
             }
             if f.completion_ns.is_some() && rcv != total {
                 bad.push(format!("flow {}: complete but delivered {} of {} bytes", f.name, rcv, total));
+            }
+        }
+        if let Some(to) = f.relay_to.and_then(|t| w.flows.get(t as usize)) {
+            // Split connection: the relay hands over exactly the bytes delivered in order, and
+            // the far receiver cannot be ahead of them.
+            if to.sender.app_limit() != f.delivered_bytes {
+                bad.push(format!("relay {} -> {}: {} bytes delivered but {} handed on", f.name, to.name, f.delivered_bytes, to.sender.app_limit()));
+            }
+            if to.receiver.rcv_nxt() > rcv {
+                bad.push(format!("relay {} -> {}: far end has {} bytes, relay only received {}", f.name, to.name, to.receiver.rcv_nxt(), rcv));
             }
         }
         if f.tag_errors > 0 {
@@ -118,11 +131,13 @@ pub fn summary(w: &World, scenario: &str, seed: u64, wall_time_s: f64, violation
                 "mean_len_pkts": q.mean_len_pkts(w.end_ns),
                 "max_len_pkts": q.stats.max_len_pkts,
                 "tx_bytes": l.stats.tx_bytes,
-                "utilization": l.stats.tx_bytes as f64 * 8.0 / (l.rate_bps as f64 * end_s.max(1e-12)),
+                "utilization": l.stats.tx_bytes as f64 * 8.0 / l.capacity_bits(w.end_ns).max(1e-12),
             })
         })
         .collect();
     let c = &w.counters;
+    let mut handovers = w.handovers.clone();
+    handovers.extend(w.lte_handover_entries());
     let mut out = json!({
         "scenario": scenario,
         "seed": seed,
@@ -131,7 +146,7 @@ pub fn summary(w: &World, scenario: &str, seed: u64, wall_time_s: f64, violation
         "wall_time_s": wall_time_s,
         "flows": flows,
         "queues": queues,
-        "handovers": w.handovers,
+        "handovers": handovers,
         "invariants": {
             "ok": violations.is_empty(),
             "violations": violations,
@@ -143,6 +158,9 @@ pub fn summary(w: &World, scenario: &str, seed: u64, wall_time_s: f64, violation
     });
     if let Value::Object(m) = &mut out {
         m.extend(w.report.clone());
+        if let Some(lte) = &w.lte {
+            m.insert("lte_x2".into(), lte.report(w.end_ns));
+        }
     }
     out
 }

@@ -11,11 +11,20 @@ pub enum TraceKind {
     Rto,
     Inflight,
     Queue,
+    /// Rate of a variable-rate link, recorded at every change (per link).
+    Rate,
 }
 
 impl TraceKind {
-    pub const ALL: [TraceKind; 6] =
-        [TraceKind::Cwnd, TraceKind::Ssthresh, TraceKind::Rtt, TraceKind::Rto, TraceKind::Inflight, TraceKind::Queue];
+    pub const ALL: [TraceKind; 7] = [
+        TraceKind::Cwnd,
+        TraceKind::Ssthresh,
+        TraceKind::Rtt,
+        TraceKind::Rto,
+        TraceKind::Inflight,
+        TraceKind::Queue,
+        TraceKind::Rate,
+    ];
 
     /// Table name and value column name, with units.
     pub fn names(self) -> (&'static str, &'static str) {
@@ -26,12 +35,13 @@ impl TraceKind {
             TraceKind::Rto => ("rto", "rto_s"),
             TraceKind::Inflight => ("inflight", "inflight_bytes"),
             TraceKind::Queue => ("queue", "len_pkts"),
+            TraceKind::Rate => ("rate", "rate_bps"),
         }
     }
 
     /// Whether the id column names a flow (else a queue).
     pub fn per_flow(self) -> bool {
-        self != TraceKind::Queue
+        !matches!(self, TraceKind::Queue | TraceKind::Rate)
     }
 }
 
@@ -61,7 +71,7 @@ impl TraceTable {
 #[derive(Clone, Debug, Default)]
 pub struct Traces {
     pub enabled: bool,
-    pub tables: [TraceTable; 6],
+    pub tables: [TraceTable; 7],
 }
 
 impl Traces {

@@ -1,5 +1,5 @@
-//! A unidirectional point-to-point link: a queue, a transmitter of fixed rate, a propagation
-//! delay and optional random loss. Packets leave the transmitter in FIFO order and, since the
+//! A unidirectional point-to-point link: a queue, a transmitter of fixed or variable rate
+//! (`rate.rs`), a propagation delay and optional random loss. Packets leave the transmitter in FIFO order and, since the
 //! delay is constant, arrive in the same order: the link keeps them in a FIFO pipeline and the
 //! world only schedules "next arrival on link L" events.
 
@@ -8,6 +8,7 @@ use std::collections::VecDeque;
 use super::loss::LossModel;
 use super::packet::Packet;
 use super::queue::Queue;
+use super::rate::VarRate;
 use super::NodeId;
 use crate::engine::rng::Rng;
 use crate::engine::time::SimTime;
@@ -59,6 +60,8 @@ pub struct Link {
     pub stats: LinkStats,
     /// Record this link's queue length in the `queue` trace.
     pub traced: bool,
+    /// Variable rate (None: fixed at `rate_bps`). While set, `rate_bps` is the current rate.
+    pub var: Option<Box<VarRate>>,
 }
 
 impl Link {
@@ -67,5 +70,14 @@ impl Link {
             + self.in_service.is_some() as u64
             + self.pipeline.len() as u64
             + self.late_pipeline.len() as u64
+    }
+
+    /// Bits the transmitter could have sent over [0, t]: rate * t, or the integral of a
+    /// variable rate.
+    pub fn capacity_bits(&self, t: SimTime) -> f64 {
+        match &self.var {
+            None => self.rate_bps as f64 * t as f64 / 1e9,
+            Some(v) => v.capacity_bits(t),
+        }
     }
 }

@@ -1,13 +1,14 @@
-//! The network: packets, queues, links with rate, delay and loss, and nodes with static routes.
+//! The network: packets, queues, links with (fixed or variable) rate, delay and loss, and nodes with static routes.
 
 pub mod link;
 pub mod loss;
 pub mod packet;
 pub mod queue;
+pub mod rate;
 
 pub use link::{Impairments, Link};
 pub use loss::LossModel;
-pub use packet::{Ecn, Packet, PacketKind, SackBlocks};
+pub use packet::{Ecn, Packet, PacketKind, SackBlocks, Tunnel};
 pub use queue::{Queue, QueueLimit, RedParams};
 
 /// Index of a node in the world's node arena.
@@ -27,6 +28,8 @@ pub enum NodeKind {
     /// A base station of the drop/forward/rearrange handover schemes (`crate::cell::fcp`):
     /// a router that hands packets for mobiles to the handover mechanism.
     FcpBaseStation,
+    /// An LTE element (serving gateway or eNodeB) that handles packets itself (`crate::cell::lte`).
+    Lte(crate::cell::lte::LteRole),
 }
 
 #[derive(Clone, Debug)]

@@ -52,6 +52,18 @@ impl SackBlocks {
     }
 }
 
+/// A GTP-U tunnel header (3GPP TS 29.281) over UDP/IP. While a packet is tunnelled, its
+/// `src`, `dst` and `ecn` are the *outer* header's, which is all that routers and queues see;
+/// the inner (user) header's values wait here until the tunnel end restores them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Tunnel {
+    pub inner_src: NodeId,
+    pub inner_dst: NodeId,
+    pub inner_ecn: Ecn,
+    /// GTP-U End Marker (TS 29.281 §7.3.2): no user payload; the last packet on the old path.
+    pub end_marker: bool,
+}
+
 #[derive(Clone, Copy, Debug)]
 pub struct Packet {
     /// Unique per run, in creation order.
@@ -79,6 +91,8 @@ pub struct Packet {
     /// A tag derived from (flow, seq, len): the receiver checks it to catch any mix-up of
     /// payload between flows or offsets on the way.
     pub tag: u32,
+    /// Set while the packet travels inside a GTP-U tunnel.
+    pub tunnel: Option<Tunnel>,
 }
 
 /// The payload tag a sender puts on a data segment (FNV-1a over the identifying fields).

@@ -10,6 +10,8 @@ use crate::app::App;
 use crate::engine::rng::{stream_rng, StreamKind};
 use crate::engine::time::{s_to_ns, tx_time_ns};
 use crate::net::queue::{Queue, QueueLimit, RedParams};
+use super::rate::RateChange;
+use crate::net::rate::{RateSchedule, VarRate};
 use crate::net::{Impairments, Link, LinkId, LossModel, Node, NodeKind};
 use crate::tcp::TcpConfig;
 use crate::world::{DropRules, Flow, World};
@@ -19,6 +21,7 @@ pub fn build(s: &Scenario, source: &str, seed: u64) -> Result<World, ScenarioErr
     let graph = expand(s);
     let trace_interval = s_to_ns(s.trace.interval_s.unwrap_or(0.1));
     let mut world = World::new(s_to_ns(s.duration_s), trace_interval, stream_rng(seed, StreamKind::Scenario, 0));
+    world.seed = seed;
 
     let mut ids: HashMap<&str, u32> = HashMap::new();
     for (i, n) in graph.nodes.iter().enumerate() {
@@ -109,9 +112,15 @@ fn build_links(
         if from == to {
             return Err(c.err(&key("to"), "must differ from `from`"));
         }
-        c.positive(&key("rate_bps"), l.rate_bps)?;
-        if l.rate_bps < 1.0 {
-            return Err(c.err(&key("rate_bps"), &format!("must be >= 1 bit/s, got {}", l.rate_bps)));
+        let var_model = match &l.rate_model {
+            Some(spec) => Some((spec.params().to_model(spec.model, c, &key("rate_model"), &key("rate_model.model"))?, spec.rate_change)),
+            None => None,
+        };
+        if var_model.is_none() || l.bidirectional {
+            c.positive(&key("rate_bps"), l.rate_bps)?;
+            if l.rate_bps < 1.0 {
+                return Err(c.err(&key("rate_bps"), &format!("must be >= 1 bit/s, got {}", l.rate_bps)));
+            }
         }
         c.non_negative(&key("delay_s"), l.delay_s)?;
         let limit = match (l.queue_packets, l.queue_bytes) {
@@ -144,7 +153,7 @@ fn build_links(
                     max_p: r.max_p,
                     weight: r.weight,
                     ecn: r.ecn,
-                    typical_tx_ns: tx_time_ns(1500, rate),
+                    typical_tx_ns: tx_time_ns(1500, var_model.as_ref().map_or(rate, |m| m.0.nominal_mean_bps().max(1.0) as u64)),
                 })
             }
         };
@@ -198,6 +207,15 @@ fn build_links(
                 impair: impair.clone(),
                 stats: Default::default(),
                 traced: l.trace,
+                // The rate model draws from its own stream, apart from the link's loss and RED.
+                var: match (&var_model, reverse) {
+                    (Some((m, change)), false) => {
+                        let mut v = VarRate::new(RateSchedule::new(m.clone(), stream_rng(seed, StreamKind::Link, id | 1 << 40)));
+                        v.reschedule_in_service = *change == RateChange::Reschedule;
+                        Some(Box::new(v))
+                    }
+                    _ => None,
+                },
             });
         }
     }

@@ -4,6 +4,7 @@
 pub mod build;
 pub mod error;
 pub mod presets;
+pub mod rate;
 pub mod schema;
 pub mod templates;
 

@@ -12,6 +12,16 @@ pub const PRESETS: &[(&str, &str, &str)] = &[
         "Cohen & Levin drop/forward/rearrange handovers: sender, FCP, 2 BSs, 10 mobiles (100/10 Mb/s), NewReno",
         include_str!("../../../../presets/fcp.toml"),
     ),
+    (
+        "lte-x2",
+        "LTE X2 handover with forwarding through the core router (Pacifico et al.): path switch standard/fast/predicted, DropTail/RED/ECN",
+        include_str!("../../../../presets/lte-x2.toml"),
+    ),
+    (
+        "hsdpa",
+        "HSDPA (Ren et al. 2008): TCP over a varying-rate downlink, optionally through the window adaptation proxy",
+        include_str!("../../../../presets/hsdpa.toml"),
+    ),
 ];
 
 pub fn find(name: &str) -> Option<&'static str> {

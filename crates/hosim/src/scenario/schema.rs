@@ -15,6 +15,11 @@ pub enum Topology {
     Dumbbell,
     /// Cohen & Levin's Fig. 1: sender, FCP, two base stations, mobiles (`[fcp]`).
     Fcp,
+    /// LTE X2 handover with forwarding through the core router (`templates/lte_x2.rs`).
+    #[serde(rename = "lte-x2")]
+    LteX2,
+    /// Fig. 2 of Ren et al. 2008, optionally with the window adaptation proxy (`[hsdpa]`).
+    Hsdpa,
 }
 
 #[derive(Clone, Debug, Deserialize)]
@@ -32,6 +37,8 @@ pub struct Scenario {
     pub trace: TraceSection,
     pub dumbbell: Option<DumbbellSection>,
     pub fcp: Option<super::templates::fcp::FcpSection>,
+    pub lte_x2: Option<super::templates::lte_x2::LteX2Section>,
+    pub hsdpa: Option<super::templates::hsdpa::HsdpaSection>,
     #[serde(default)]
     pub nodes: Vec<NodeSpec>,
     #[serde(default)]
@@ -216,6 +223,9 @@ pub struct LinkSpec {
     pub name: Option<String>,
     pub from: String,
     pub to: String,
+    /// Fixed rate. With `rate_model` it is only used by the reverse direction (and may be
+    /// omitted when `bidirectional = false`).
+    #[serde(default)]
     pub rate_bps: f64,
     pub delay_s: f64,
     #[serde(default)]
@@ -241,6 +251,8 @@ pub struct LinkSpec {
     /// Trace this link's queue length.
     #[serde(default)]
     pub trace: bool,
+    /// Variable rate of the forward direction (`from` -> `to`).
+    pub rate_model: Option<super::rate::RateSpec>,
 }
 
 fn d_reorder_delay_s() -> f64 {
@@ -402,20 +414,42 @@ impl Scenario {
         if let Some(i) = self.trace.interval_s {
             c.positive("trace.interval_s", i)?;
         }
+        if self.lte_x2.is_some() && self.topology != Topology::LteX2 {
+            return Err(c.err("lte_x2", "only allowed with topology = \"lte-x2\""));
+        }
+        if self.fcp.is_some() && self.topology != Topology::Fcp {
+            return Err(c.err("fcp", "only allowed with topology = \"fcp\""));
+        }
         match self.topology {
+            Topology::LteX2 => {
+                for (key, given) in [("nodes", !self.nodes.is_empty()), ("links", !self.links.is_empty()), ("flows", !self.flows.is_empty()), ("dumbbell", self.dumbbell.is_some())] {
+                    if given {
+                        return Err(c.err(key, "not allowed with topology = \"lte-x2\" (the template builds the graph)"));
+                    }
+                }
+                self.lte_x2.clone().unwrap_or_default().validate(&c, self.duration_s)?;
+            }
+            Topology::Hsdpa => {
+                for (key, given) in [("nodes", !self.nodes.is_empty()), ("links", !self.links.is_empty()), ("flows", !self.flows.is_empty()), ("dumbbell", self.dumbbell.is_some())] {
+                    if given {
+                        return Err(c.err(key, "not allowed with topology = \"hsdpa\" (the template builds the graph)"));
+                    }
+                }
+                self.hsdpa.clone().unwrap_or_default().validate(&c)?;
+            }
             Topology::Dumbbell => {
+                if self.hsdpa.is_some() {
+                    return Err(c.err("hsdpa", "only allowed with topology = \"hsdpa\""));
+                }
                 for (key, given) in [("nodes", !self.nodes.is_empty()), ("links", !self.links.is_empty()), ("flows", !self.flows.is_empty())] {
                     if given {
                         return Err(c.err(key, "not allowed with topology = \"dumbbell\" (the template builds the graph)"));
                     }
                 }
-                if self.fcp.is_some() {
-                    return Err(c.err("fcp", "only allowed with topology = \"fcp\""));
-                }
                 self.dumbbell.clone().unwrap_or_default().validate(&c)?;
             }
             Topology::Fcp => {
-                for (key, given) in [("nodes", !self.nodes.is_empty()), ("links", !self.links.is_empty()), ("flows", !self.flows.is_empty()), ("dumbbell", self.dumbbell.is_some())] {
+                for (key, given) in [("nodes", !self.nodes.is_empty()), ("links", !self.links.is_empty()), ("flows", !self.flows.is_empty()), ("dumbbell", self.dumbbell.is_some()), ("hsdpa", self.hsdpa.is_some())] {
                     if given {
                         return Err(c.err(key, "not allowed with topology = \"fcp\" (the template builds the graph)"));
                     }
@@ -423,11 +457,11 @@ impl Scenario {
                 self.fcp.clone().unwrap_or_default().validate(&c, self.duration_s)?;
             }
             Topology::Graph => {
-                if self.fcp.is_some() {
-                    return Err(c.err("fcp", "only allowed with topology = \"fcp\""));
-                }
                 if self.dumbbell.is_some() {
                     return Err(c.err("dumbbell", "only allowed with topology = \"dumbbell\""));
+                }
+                if self.hsdpa.is_some() {
+                    return Err(c.err("hsdpa", "only allowed with topology = \"hsdpa\""));
                 }
                 if self.nodes.is_empty() {
                     return Err(c.err("nodes", "a graph scenario needs at least one [[nodes]] entry (or set topology = \"dumbbell\")"));

@@ -30,7 +30,10 @@ impl SegRec {
 #[derive(Clone, Copy, Debug, Default)]
 pub struct AckedInfo {
     pub bytes: u64,
-    /// Send time of the newest fully acked segment that was never retransmitted (Karn).
+    /// Send time of the newest fully acked segment, when the ACK is an unambiguous echo of
+    /// it: Karn's rule (RFC 6298 §3) excludes ACKs covering a retransmitted segment, and an ACK
+    /// covering a segment SACKed earlier was triggered by a hole being filled, not by that
+    /// segment's arrival, so it gives no sample either.
     pub rtt_sample_sent_ns: Option<SimTime>,
 }
 
@@ -83,6 +86,7 @@ impl Scoreboard {
     /// Removes every segment below the cumulative ACK `ack`.
     pub fn ack_to(&mut self, ack: u64) -> AckedInfo {
         let mut info = AckedInfo::default();
+        let mut ambiguous = false;
         while let Some(front) = self.segs.front_mut() {
             if front.end <= ack {
                 let s = self.segs.pop_front().expect("front exists");
@@ -90,9 +94,8 @@ impl Scoreboard {
                 if s.sacked {
                     self.sacked_bytes -= s.len();
                 }
-                if s.tx_count == 1 {
-                    info.rtt_sample_sent_ns = Some(s.last_sent_ns);
-                }
+                ambiguous |= s.tx_count > 1 || s.sacked;
+                info.rtt_sample_sent_ns = Some(s.last_sent_ns);
             } else {
                 if front.start < ack {
                     // Only possible if a peer acknowledges inside a segment; keep the rest.
@@ -105,6 +108,9 @@ impl Scoreboard {
                 }
                 break;
             }
+        }
+        if ambiguous {
+            info.rtt_sample_sent_ns = None;
         }
         info
     }
@@ -183,13 +189,28 @@ mod tests {
     }
 
     #[test]
-    fn cumulative_ack_pops_segments_and_samples_the_newest_clean_one() {
+    fn cumulative_ack_pops_segments_and_samples_the_newest() {
         let mut b = board(5);
-        b.mark_resent(1, 100);
         let info = b.ack_to(3000);
         assert_eq!(info.bytes, 3000);
-        assert_eq!(info.rtt_sample_sent_ns, Some(2), "segment 2 is the newest never resent");
+        assert_eq!(info.rtt_sample_sent_ns, Some(2), "segment 2 is the newest acked");
         assert_eq!(b.len(), 2);
+    }
+
+    #[test]
+    fn ack_covering_a_retransmitted_hole_gives_no_sample() {
+        // Segment 1 was lost and resent; the ACK for 0..3 was triggered by the resend, so the
+        // send time of segment 2 would overstate the RTT.
+        let mut b = board(5);
+        b.mark_resent(1, 100);
+        assert_eq!(b.ack_to(3000).rtt_sample_sent_ns, None);
+    }
+
+    #[test]
+    fn ack_covering_a_segment_sacked_earlier_gives_no_sample() {
+        let mut b = board(4);
+        b.mark_sacked([(2000, 3000)].into_iter());
+        assert_eq!(b.ack_to(3000).rtt_sample_sent_ns, None);
     }
 
     #[test]

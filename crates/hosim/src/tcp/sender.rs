@@ -20,6 +20,21 @@ pub struct Segment {
     pub cwr: bool,
 }
 
+/// Who sets the sending window. `Congestion` is standard TCP; the other two are set from outside
+/// by a network element (the window adaptation proxy of Ren et al. 2008, §IV.A: "all the schemes
+/// and algorithms related with congestion window adjustment in the standard TCP will be
+/// disabled", while "3 duplicate ACKs trigger the retransmission of the corresponding packet").
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WindowControl {
+    /// RFC 5681 congestion control and the configured loss recovery.
+    Congestion,
+    /// Congestion control off: at most `bytes` outstanding (snd_max - snd_una).
+    InFlight { bytes: u64 },
+    /// Congestion control off: at most `bytes` sent (new data and retransmissions) until the
+    /// next update; `left` is what remains.
+    Quota { bytes: u64, left: u64 },
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SenderState {
     Closed,
@@ -98,6 +113,10 @@ pub struct TcpSender {
     /// RFC 3168 §6.1.2: at most one window reduction per window of data.
     ecn_recover_end: u64,
     cwr_pending: bool,
+    window_control: WindowControl,
+    /// With an external window: one past the highest byte sent when the last fast
+    /// retransmission happened (the NewReno `recover` of that episode).
+    ext_recover_end: Option<u64>,
     pub stats: SenderStats,
 }
 
@@ -134,6 +153,8 @@ impl TcpSender {
             last_event_ns: 0,
             ecn_recover_end: 0,
             cwr_pending: false,
+            window_control: WindowControl::Congestion,
+            ext_recover_end: None,
             stats: SenderStats::default(),
         }
     }
@@ -143,8 +164,18 @@ impl TcpSender {
     pub fn state(&self) -> SenderState {
         self.state
     }
+    /// The sending window: cwnd, or the window set from outside.
     pub fn cwnd(&self) -> u64 {
-        self.cc.cwnd()
+        match self.window_control {
+            WindowControl::Congestion => self.cc.cwnd(),
+            WindowControl::InFlight { bytes } | WindowControl::Quota { bytes, .. } => bytes,
+        }
+    }
+    pub fn window_control(&self) -> WindowControl {
+        self.window_control
+    }
+    fn external_window(&self) -> bool {
+        self.window_control != WindowControl::Congestion
     }
     pub fn ssthresh(&self) -> u64 {
         self.cc.ssthresh()
@@ -192,6 +223,35 @@ impl TcpSender {
     /// The application hands over `bytes` more data.
     pub fn add_app_data(&mut self, bytes: u64) {
         self.app_limit = self.app_limit.saturating_add(bytes);
+    }
+
+    /// The application hands over `bytes` more data and the sender sends what its window
+    /// allows (no ACK is involved, so nothing counts as a duplicate ACK).
+    pub fn on_app_data(&mut self, now: SimTime, bytes: u64, out: &mut Vec<Segment>) {
+        self.add_app_data(bytes);
+        self.send_allowed(now, out);
+    }
+
+    /// A network element sets the window (`InFlight`, `Quota`) or hands control back to
+    /// congestion control (`Congestion`, which resumes from the cwnd and ssthresh it had).
+    /// Sends what the new window allows.
+    pub fn set_window_control(&mut self, now: SimTime, wc: WindowControl, out: &mut Vec<Segment>) {
+        if wc != WindowControl::Congestion && self.in_recovery {
+            self.end_recovery();
+        }
+        self.window_control = wc;
+        self.send_allowed(now, out);
+    }
+
+    fn send_allowed(&mut self, now: SimTime, out: &mut Vec<Segment>) {
+        if self.state != SenderState::Established {
+            return;
+        }
+        if self.in_recovery && self.cfg.sack() {
+            self.sack_send(now, out);
+        } else {
+            self.try_send(now, out);
+        }
     }
 
     // ---- events ----------------------------------------------------------------------
@@ -295,7 +355,18 @@ impl TcpSender {
         }
         let mss = self.cfg.mss_bytes as u64;
         let mut restart = true;
-        if self.in_recovery {
+        if self.external_window() {
+            // Window set from outside: no growth. A partial ACK of a fast retransmission
+            // points at the next hole: resend it at once (RFC 6582 §3.2 step 4 without the
+            // window deflation), so several losses in one flight cost one RTT each, not an RTO.
+            self.dupacks = 0;
+            match self.ext_recover_end {
+                Some(r) if ack < r => {
+                    self.retransmit_first(now, out);
+                }
+                _ => self.ext_recover_end = None,
+            }
+        } else if self.in_recovery {
             match self.cfg.recovery {
                 Recovery::Reno => {
                     // RFC 5681 §3.2 step 6: the first ACK of new data deflates the window.
@@ -350,6 +421,16 @@ impl TcpSender {
     fn on_dupack(&mut self, now: SimTime, out: &mut Vec<Segment>) {
         self.dupacks += 1;
         let thresh = self.cfg.dupack_threshold;
+        if self.external_window() {
+            if self.dupacks == thresh {
+                // The DupThresh-th duplicate ACK retransmits the missing segment (RFC 5681 §3.2
+                // step 2 without its window changes); counted as a fast recovery.
+                self.retransmit_first(now, out);
+                self.ext_recover_end = Some(self.snd_max);
+                self.stats.fast_recoveries += 1;
+            }
+            return;
+        }
         match self.cfg.recovery {
             Recovery::Reno | Recovery::NewReno => {
                 if self.in_recovery {
@@ -446,14 +527,16 @@ impl TcpSender {
     }
 
     /// RFC 3168 §6.1.2: halve the window at most once per window of data, then set CWR.
+    /// ACKs up to and including the reduction's snd_max still echo the old mark (the receiver
+    /// has not yet seen CWR), so only an ACK beyond it may trigger a new reduction.
     fn on_ecn_echo(&mut self) {
-        if self.in_recovery || self.snd_una < self.ecn_recover_end {
+        if self.in_recovery || self.snd_una <= self.ecn_recover_end {
             return;
         }
         let flight = self.snd_max - self.snd_una;
         let ssthresh = self.cc.on_congestion_event(flight, self.cfg.mss_bytes);
         self.cc.set_cwnd(ssthresh);
-        self.ecn_recover_end = self.snd_max.max(self.snd_una + 1);
+        self.ecn_recover_end = self.snd_max;
         self.cwr_pending = true;
         self.stats.ecn_reductions += 1;
     }
@@ -466,6 +549,9 @@ impl TcpSender {
         }
         self.stats.timeouts += 1;
         self.last_event_ns = now;
+        if self.external_window() {
+            return Some(self.on_timeout_external(now, out));
+        }
         self.end_recovery();
         // Back-to-back timeouts of the same data belong to one episode.
         if self.consecutive_timeouts == 0 {
@@ -495,6 +581,36 @@ impl TcpSender {
         Some(seq)
     }
 
+    /// Timeout with the window set from outside. The standard timeout response (window
+    /// collapse, go-back-N) is off; the RFC 6298 timer stays as the last resort for what
+    /// duplicate ACKs cannot repair: a lost retransmission, or a lost tail segment with no
+    /// later segment to raise duplicate ACKs. It resends the first unacknowledged segment,
+    /// keeps the window, and backs off (RFC 6298 (5.5)-(5.6)).
+    fn on_timeout_external(&mut self, now: SimTime, out: &mut Vec<Segment>) -> u64 {
+        self.consecutive_timeouts += 1;
+        self.dupacks = 0;
+        self.rto.back_off();
+        self.retransmit_first(now, out);
+        self.ext_recover_end = Some(self.snd_max);
+        self.restart_timer(now);
+        self.snd_una
+    }
+
+    /// Charges `len` bytes against a send quota.
+    fn charge_quota(&mut self, len: u64) {
+        if let WindowControl::Quota { left, .. } = &mut self.window_control {
+            *left = left.saturating_sub(len);
+        }
+    }
+
+    /// Whether a quota leaves room for `len` more bytes.
+    fn quota_allows(&self, len: u64) -> bool {
+        match self.window_control {
+            WindowControl::Quota { left, .. } => left >= len,
+            _ => true,
+        }
+    }
+
     // ---- transmission ----------------------------------------------------------------
 
     /// Window-limited transmission outside SACK recovery: go-back-N retransmissions below
@@ -512,8 +628,12 @@ impl TcpSender {
             0
         };
         loop {
-            let window = (self.cc.cwnd() + lt_allowance).min(self.peer_rwnd);
-            let limit = self.snd_una + window;
+            let window = match self.window_control {
+                WindowControl::Congestion => self.cc.cwnd() + lt_allowance,
+                WindowControl::InFlight { bytes } => bytes,
+                WindowControl::Quota { .. } => u64::MAX,
+            };
+            let limit = self.snd_una + window.min(self.peer_rwnd);
             if self.snd_nxt < self.snd_max {
                 let Some(i) = self.board.index_of(self.snd_nxt) else { break };
                 let seg = *self.board.get(i);
@@ -521,7 +641,7 @@ impl TcpSender {
                     self.snd_nxt = seg.end;
                     continue;
                 }
-                if seg.end > limit && self.snd_nxt > self.snd_una {
+                if (seg.end > limit && self.snd_nxt > self.snd_una) || !self.quota_allows(seg.end - seg.start) {
                     break;
                 }
                 self.resend(i, now, out);
@@ -529,7 +649,7 @@ impl TcpSender {
             } else {
                 let avail = self.app_limit.saturating_sub(self.snd_max);
                 let mut len = avail.min(mss);
-                if len == 0 {
+                if len == 0 || !self.quota_allows(len) {
                     break;
                 }
                 if self.snd_max + len > limit {
@@ -614,6 +734,7 @@ impl TcpSender {
 
     fn resend(&mut self, i: usize, now: SimTime, out: &mut Vec<Segment>) {
         let seg = self.board.mark_resent(i, now);
+        self.charge_quota(seg.len());
         self.stats.retransmits += 1;
         if let Some(e) = self.stats.episodes.last_mut().filter(|e| e.end_ns.is_none()) {
             e.retransmits += 1;
@@ -632,6 +753,7 @@ impl TcpSender {
 
     fn send_new(&mut self, len: u32, now: SimTime, out: &mut Vec<Segment>) {
         let seq = self.snd_max;
+        self.charge_quota(len as u64);
         self.board.push_new(seq, seq + len as u64, now);
         self.snd_max += len as u64;
         self.snd_nxt = self.snd_max;
@@ -662,5 +784,121 @@ impl TcpSender {
         if self.rto_deadline.is_none() {
             self.restart_timer(now);
         }
+    }
+}
+
+#[cfg(test)]
+mod external_window_tests {
+    use super::*;
+
+    const MSS: u64 = 1000;
+
+    /// An established NewReno sender with a bulk source whose window is `wc` from the start.
+    fn sender_with(wc: WindowControl) -> (TcpSender, Vec<Segment>) {
+        let cfg = TcpConfig { recovery: Recovery::NewReno, mss_bytes: MSS as u32, ..TcpConfig::default() };
+        let mut s = TcpSender::new(cfg, u64::MAX);
+        let mut out = Vec::new();
+        s.connect(0, &mut out);
+        s.set_window_control(0, wc, &mut out);
+        out.clear();
+        s.on_syn_ack(10, &mut out);
+        (s, out)
+    }
+
+    fn ack(s: &mut TcpSender, now: SimTime, ack: u64) -> Vec<Segment> {
+        let mut out = Vec::new();
+        s.on_ack(now, ack, &SackBlocks::default(), false, 1 << 30, &mut out);
+        out
+    }
+
+    #[test]
+    fn quota_sends_whole_segments_until_spent_and_refills_on_update() {
+        let (mut s, out) = sender_with(WindowControl::Quota { bytes: 3500, left: 3500 });
+        assert_eq!(out.len(), 3);
+        assert_eq!(s.window_control(), WindowControl::Quota { bytes: 3500, left: 500 });
+        assert!(ack(&mut s, 20, 3 * MSS).is_empty(), "ACKs do not refill a quota");
+        let mut out = Vec::new();
+        s.set_window_control(30, WindowControl::Quota { bytes: 2000, left: 2000 }, &mut out);
+        assert_eq!(out.iter().map(|g| g.seq).collect::<Vec<_>>(), vec![3 * MSS, 4 * MSS]);
+    }
+
+    #[test]
+    fn in_flight_window_caps_outstanding_data_and_acks_do_not_grow_it() {
+        let (mut s, out) = sender_with(WindowControl::InFlight { bytes: 4 * MSS });
+        assert_eq!(out.len(), 4);
+        for k in 1..=20 {
+            let out = ack(&mut s, 20 + k, k * MSS);
+            assert_eq!(out.len(), 1, "one ACKed segment releases one");
+        }
+        assert_eq!(s.cwnd(), 4 * MSS);
+    }
+
+    #[test]
+    fn three_dupacks_retransmit_without_touching_the_window() {
+        let (mut s, _) = sender_with(WindowControl::InFlight { bytes: 8 * MSS });
+        assert!(ack(&mut s, 20, MSS).len() == 1);
+        for _ in 0..2 {
+            assert!(ack(&mut s, 21, MSS).is_empty());
+        }
+        let out = ack(&mut s, 22, MSS);
+        assert_eq!(out.len(), 1);
+        assert!(out[0].is_retx && out[0].seq == MSS);
+        assert_eq!(s.cwnd(), 8 * MSS);
+        assert!(!s.in_recovery());
+        assert!(ack(&mut s, 23, MSS).is_empty(), "one retransmission per loss");
+    }
+
+    #[test]
+    fn partial_ack_after_a_fast_retransmission_resends_the_next_hole() {
+        // Segments 1 and 4 lost out of 0..8.
+        let (mut s, _) = sender_with(WindowControl::InFlight { bytes: 8 * MSS });
+        assert_eq!(ack(&mut s, 20, MSS).len(), 1, "segment 8");
+        for t in 21..=22 {
+            assert!(ack(&mut s, t, MSS).is_empty());
+        }
+        assert_eq!(ack(&mut s, 23, MSS)[0].seq, MSS, "fast retransmission of segment 1");
+        // The retransmission fills the first hole; the ACK stops at the second.
+        let out = ack(&mut s, 24, 4 * MSS);
+        assert!(out.iter().any(|g| g.is_retx && g.seq == 4 * MSS), "{out:?}");
+        assert_eq!(s.cwnd(), 8 * MSS);
+        // A full ACK ends the episode: later ACKs only release new data.
+        let out = ack(&mut s, 25, 9 * MSS);
+        assert!(out.iter().all(|g| !g.is_retx));
+    }
+
+    #[test]
+    fn timeout_resends_only_the_first_segment_and_keeps_the_window() {
+        let (mut s, out) = sender_with(WindowControl::InFlight { bytes: 5 * MSS });
+        assert_eq!(out.len(), 5);
+        let deadline = s.rto_deadline().expect("timer runs");
+        let mut out = Vec::new();
+        assert_eq!(s.on_timer(deadline, &mut out), Some(0));
+        assert_eq!(out.len(), 1);
+        assert!(out[0].is_retx && out[0].seq == 0);
+        assert_eq!(s.cwnd(), 5 * MSS);
+        assert!(s.rto_deadline().unwrap() > deadline + s.rto_ns() / 2, "timer backed off and restarted");
+    }
+
+    #[test]
+    fn handing_control_back_resumes_congestion_control() {
+        let (mut s, _) = sender_with(WindowControl::InFlight { bytes: 10 * MSS });
+        let mut out = Vec::new();
+        s.set_window_control(20, WindowControl::Congestion, &mut out);
+        assert_eq!(s.cwnd(), 3 * MSS, "the initial window of the congestion controller");
+    }
+
+    #[test]
+    fn app_data_is_sent_without_counting_a_duplicate_ack() {
+        let cfg = TcpConfig { recovery: Recovery::NewReno, mss_bytes: MSS as u32, ..TcpConfig::default() };
+        let mut s = TcpSender::new(cfg, 0);
+        let mut out = Vec::new();
+        s.connect(0, &mut out);
+        s.on_syn_ack(10, &mut out);
+        out.clear();
+        for k in 0..5 {
+            s.on_app_data(20 + k, MSS, &mut out);
+        }
+        assert_eq!(out.len(), 3, "initial window of 3 segments");
+        assert_eq!(s.stats.fast_recoveries, 0);
     }
 }

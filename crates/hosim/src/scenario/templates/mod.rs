@@ -2,6 +2,8 @@
 
 mod dumbbell;
 pub mod fcp;
+pub mod lte_x2;
+pub mod hsdpa;
 
 use super::error::ScenarioError;
 use super::schema::{Check, FlowSpec, LinkSpec, NodeKindName, NodeSpec, QueueKind, Scenario, Topology};
@@ -27,6 +29,8 @@ pub fn expand(s: &Scenario) -> Graph {
         },
         Topology::Dumbbell => dumbbell::expand(&s.dumbbell.clone().unwrap_or_default()),
         Topology::Fcp => fcp::expand(&s.fcp.clone().unwrap_or_default()),
+        Topology::LteX2 => lte_x2::expand(&s.lte_x2.clone().unwrap_or_default()),
+        Topology::Hsdpa => hsdpa::expand(&s.hsdpa.clone().unwrap_or_default()),
     }
 }
 
@@ -36,6 +40,14 @@ pub fn install(s: &Scenario, world: &mut World, c: &Check) -> Result<(), Scenari
     match s.topology {
         Topology::Graph | Topology::Dumbbell => Ok(()),
         Topology::Fcp => crate::cell::fcp::install(&s.fcp.clone().unwrap_or_default(), s.duration_s, world, c),
+        Topology::LteX2 => {
+            lte_x2::install(&s.lte_x2.clone().unwrap_or_default(), world);
+            Ok(())
+        }
+        Topology::Hsdpa => {
+            let seed = world.seed;
+            hsdpa::install(&s.hsdpa.clone().unwrap_or_default(), world, seed)
+        }
     }
 }
 
@@ -61,6 +73,7 @@ pub(crate) fn link(from: &str, to: &str, rate_bps: f64, delay_s: f64, queue_pack
         reorder_delay_s: 0.005,
         bidirectional: true,
         trace: false,
+        rate_model: None,
     }
 }
 

@@ -1,0 +1,309 @@
+"""Reproduce Ren, Huang, Liu, Lin, "Improving TCP Throughput over HSDPA Networks" (IEEE TWC 2008).
+
+Runs the ``hsdpa`` preset for Fig. 3 (TCP NewReno over a 384/38.4 kb/s square wave), Fig. 7
+(TCP and the window adaptation proxy over the random bandwidth, T = 200 ms) and Table I
+(T = 2 s, 200 ms, 20 ms), plus the sensitivity runs behind docs/reproductions/hsdpa-proxy.md.
+Writes figures (matplotlib, Agg canvas) and ``hsdpa-results.json`` to the output directory::
+
+    python -m hosim.reproduce.hsdpa --out docs/reproductions/figures
+
+Every number comes from the simulator; this module only chooses parameters and plots.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+
+import hosim
+
+__all__ = ["PAPER", "degradation", "fig3", "fig7", "main", "sensitivity", "table1"]
+
+#: The paper's numbers. Fig. 3: 190.4 of 222.7 kb/s. Table I: upper bound, throughput
+#: (packets/s) and link utilization (%) of TCP and the proxy for each period T.
+PAPER: dict[str, Any] = {
+    "fig3": {"capacity_kbps": 222.7, "throughput_kbps": 190.4, "utilization": 190.4 / 222.7},
+    "table1": {
+        2.0: {"bound": 119.2, "tcp": 69.5, "proxy": 118.8, "tcp_util": 58.26, "proxy_util": 99.70},
+        0.2: {"bound": 124.0, "tcp": 60.0, "proxy": 115.1, "tcp_util": 48.32, "proxy_util": 92.82},
+        0.02: {"bound": 123.82, "tcp": 18.6, "proxy": 115.5, "tcp_util": 15.04, "proxy_util": 93.29},
+    },
+}
+
+PERIODS_S = (2.0, 0.2, 0.02)
+RANDOM = {"hsdpa.bandwidth": "random"}
+
+
+def _run(overrides: Mapping[str, Any], seed: int = 1, traces: bool = False) -> hosim.Result:
+    return hosim.run("hsdpa", seed=seed, overrides=dict(overrides), traces=traces)
+
+
+def _flow(summary: Mapping[str, Any], name: str) -> Mapping[str, Any]:
+    return next(f for f in summary["flows"] if f["name"] == name)
+
+
+def _metrics(summary: Mapping[str, Any]) -> dict[str, Any]:
+    """The radio metrics of one run (packets are 1500 bytes on the wire)."""
+    server = summary["flows"][0]
+    return {
+        "capacity_pkts_per_s": summary["radio_capacity_pkts_per_s"],
+        "capacity_bps": summary["radio_capacity_bps"],
+        "throughput_pkts_per_s": summary["ue_goodput_pkts_per_s"],
+        "radio_throughput_pkts_per_s": summary["radio_throughput_pkts_per_s"],
+        "utilization": summary["radio_goodput_utilization"],
+        "radio_utilization": summary["radio_utilization"],
+        "nodeb_drops": summary["nodeb_drops"],
+        "nodeb_mean_queue_pkts": summary["nodeb_mean_queue_pkts"],
+        "sender_timeouts": server["timeouts"],
+        "sender_spurious_timeouts": server["spurious_timeouts"],
+        "sender_fast_recoveries": server["fast_recoveries"],
+    }
+
+
+# --- experiments -----------------------------------------------------------------------------
+
+
+def fig3(seed: int = 1) -> tuple[hosim.Result, dict[str, Any]]:
+    """Fig. 3: NewReno over the 384/38.4 kb/s square wave (10 s per level), 20-packet queue."""
+    result = _run({}, seed=seed, traces=True)
+    m = _metrics(result.summary)
+    m["throughput_kbps"] = result.summary["ue_goodput_pkts_per_s"] * 1500 * 8 / 1e3
+    m["capacity_kbps"] = result.summary["radio_capacity_bps"] / 1e3
+    return result, m
+
+
+def fig7(seed: int = 1, period_s: float = 0.2) -> dict[str, hosim.Result]:
+    """Fig. 7: the random bandwidth with period T, plain TCP and the proxy."""
+    base = {**RANDOM, "hsdpa.period_s": period_s}
+    return {
+        "tcp": _run({**base, "hsdpa.proxy": False}, seed=seed, traces=True),
+        "proxy": _run({**base, "hsdpa.proxy": True}, seed=seed, traces=True),
+    }
+
+
+def table1(seeds: Sequence[int] = (1, 2, 3, 4, 5), extra: Mapping[str, Any] | None = None) -> list[dict[str, Any]]:
+    """Table I: for each T, TCP and proxy utilization, mean and spread over ``seeds``."""
+    rows = []
+    for period in PERIODS_S:
+        row: dict[str, Any] = {"T_s": period}
+        for mode, proxy in (("tcp", False), ("proxy", True)):
+            runs = [
+                _metrics(_run({**RANDOM, "hsdpa.period_s": period, "hsdpa.proxy": proxy, **(extra or {})}, seed=s).summary)
+                for s in seeds
+            ]
+            for key in ("capacity_pkts_per_s", "throughput_pkts_per_s", "utilization", "radio_utilization", "nodeb_drops",
+                        "nodeb_mean_queue_pkts", "sender_timeouts", "sender_spurious_timeouts"):
+                values = [r[key] for r in runs]
+                row[f"{mode}_{key}"] = statistics.fmean(values)
+                row[f"{mode}_{key}_sd"] = statistics.pstdev(values) if len(values) > 1 else 0.0
+        rows.append(row)
+    return rows
+
+
+#: Variations of what the paper leaves unstated, each a set of overrides.
+SENSITIVITY: dict[str, dict[str, Any]] = {
+    "hosim default (uniform 1-2 Mb/s, rate change reschedules the packet in service)": {},
+    "levels uniform on [0, 2] Mb/s (mean 1 Mb/s)": {"hsdpa.min_bps": 0.0},
+    "two levels {1, 2} Mb/s": {"hsdpa.levels_bps": [1e6, 2e6]},
+    "ns-2 link: a packet keeps the rate it started with": {"hsdpa.rate_change": "next_packet"},
+    "ns-2 link, levels uniform on [0, 2] Mb/s": {"hsdpa.rate_change": "next_packet", "hsdpa.min_bps": 0.0},
+    "min RTO 0.2 s (ns-2 default)": {"tcp.min_rto_s": 0.2},
+    "receiver window 20 packets (ns-2 window_ default)": {"tcp.rwnd_bytes": 20 * 1460},
+    "delayed ACKs": {"tcp.delayed_ack": True},
+    "Node-B buffer 50 packets": {"hsdpa.buffer_packets": 50},
+    "proxy window caps packets in flight": {"hsdpa.window": "inflight"},
+}
+
+
+def sensitivity(seeds: Sequence[int] = (1, 2, 3)) -> dict[str, list[dict[str, Any]]]:
+    """Table I under each variation of the unstated choices."""
+    return {label: table1(seeds, extra) for label, extra in SENSITIVITY.items()}
+
+
+def fig3_variants(seed: int = 1) -> dict[str, dict[str, Any]]:
+    """Fig. 3 utilization and spurious timeouts under the unstated TCP and link choices."""
+    variants = {
+        "hosim default": {},
+        "ns-2 link (rate change from the next packet)": {"hsdpa.rate_change": "next_packet"},
+        "min RTO 0.2 s": {"tcp.min_rto_s": 0.2},
+        "delayed ACKs": {"tcp.delayed_ack": True},
+        "receiver window 20 packets": {"tcp.rwnd_bytes": 20 * 1460},
+        "SACK": {"tcp.recovery": "sack"},
+        "proxy": {"hsdpa.proxy": True},
+    }
+    out = {}
+    for label, extra in variants.items():
+        s = _run(extra, seed=seed).summary
+        m = _metrics(s)
+        m["throughput_kbps"] = s["ue_goodput_pkts_per_s"] * 1500 * 8 / 1e3
+        out[label] = m
+    return out
+
+
+#: Imperfect feedback (eqs. 3-4 and the signalling path), T = 200 ms.
+DEGRADATION: dict[str, dict[str, Any]] = {
+    "clean feedback": {},
+    "noise gamma 12.5 pkt/s, eta 1 pkt": {"hsdpa.feedback_bw_noise_pkts_per_s": 12.5, "hsdpa.feedback_queue_noise_pkts": 1},
+    "noise gamma 25 pkt/s, eta 2 pkt": {"hsdpa.feedback_bw_noise_pkts_per_s": 25, "hsdpa.feedback_queue_noise_pkts": 2},
+    "noise gamma 50 pkt/s, eta 5 pkt": {"hsdpa.feedback_bw_noise_pkts_per_s": 50, "hsdpa.feedback_queue_noise_pkts": 5},
+    "20% of reports lost": {"hsdpa.feedback_loss": 0.2},
+    "50% of reports lost": {"hsdpa.feedback_loss": 0.5},
+    "80% of reports lost": {"hsdpa.feedback_loss": 0.8},
+    "all reports lost (fallback to TCP)": {"hsdpa.feedback_loss": 1.0},
+    "feedback delay 10 ms": {"hsdpa.feedback_delay_s": 0.01},
+    "feedback delay 50 ms": {"hsdpa.feedback_delay_s": 0.05},
+    "proxy 50 ms from the Node-B": {"hsdpa.ran_delay_s": 0.05},
+    "compensated: noise gamma 50 pkt/s, eta 5 pkt": {
+        "hsdpa.compensate_in_flight": True, "hsdpa.feedback_bw_noise_pkts_per_s": 50, "hsdpa.feedback_queue_noise_pkts": 5},
+    "compensated: 80% of reports lost": {"hsdpa.compensate_in_flight": True, "hsdpa.feedback_loss": 0.8},
+    "compensated: feedback delay 50 ms": {"hsdpa.compensate_in_flight": True, "hsdpa.feedback_delay_s": 0.05},
+    "compensated: proxy 50 ms from the Node-B": {"hsdpa.compensate_in_flight": True, "hsdpa.ran_delay_s": 0.05},
+}
+
+
+def degradation(seeds: Sequence[int] = (1, 2, 3), period_s: float = 0.2) -> dict[str, dict[str, Any]]:
+    """Proxy utilization, Node-B drops and queue under imperfect feedback."""
+    out = {}
+    for label, extra in DEGRADATION.items():
+        runs = [_run({**RANDOM, "hsdpa.period_s": period_s, "hsdpa.proxy": True, **extra}, seed=s).summary for s in seeds]
+        out[label] = {
+            "utilization": statistics.fmean(r["radio_goodput_utilization"] for r in runs),
+            "nodeb_drops": statistics.fmean(r["nodeb_drops"] for r in runs),
+            "nodeb_mean_queue_pkts": statistics.fmean(r["nodeb_mean_queue_pkts"] for r in runs),
+            "fallback_steps": statistics.fmean(r["proxy"]["fallback_steps"] for r in runs),
+            "proxy_timeouts": statistics.fmean(_flow(r, "proxy-ue")["timeouts"] for r in runs),
+        }
+    return out
+
+
+# --- figures ---------------------------------------------------------------------------------
+
+
+def _figure(rows: int) -> tuple[Figure, Any]:
+    figure = Figure(figsize=(9.0, 0.8 + 1.9 * rows), layout="constrained")
+    FigureCanvasAgg(figure)
+    return figure, figure.subplots(rows, 1, sharex=True, squeeze=False)[:, 0]
+
+
+def _steps(ax, frame, column: str, scale: float = 1.0, key: str | None = None, value: str | None = None, **kw) -> None:
+    if key is not None:
+        frame = frame[frame[key] == value]
+    ax.step(frame["time_s"], frame[column] * scale, where="post", linewidth=0.8, **kw)
+    ax.grid(True, alpha=0.3)
+
+
+def _rate_until(frame, end_s: float):
+    """The rate trace with a final point at ``end_s`` so the last level is drawn."""
+    import pandas as pd
+
+    last = frame.iloc[[-1]].copy()
+    last["time_s"] = end_s
+    return pd.concat([frame, last], ignore_index=True)
+
+
+def plot_fig3(result: hosim.Result, path: Path) -> None:
+    end = result.summary["sim_time_s"]
+    figure, (a, b, c) = _figure(3)
+    _steps(a, _rate_until(result.traces["rate"], end), "rate_bps", 1e-3)
+    a.set_ylabel("bandwidth (kb/s)")
+    a.set_title("(a) downlink bandwidth", loc="left", fontsize="medium")
+    _steps(b, result.traces["cwnd"], "cwnd_bytes", 1 / 1460, key="flow", value="tcp")
+    b.set_ylabel("cwnd (packets)")
+    b.set_title("(b) NewReno congestion window", loc="left", fontsize="medium")
+    _steps(c, result.traces["queue"], "len_pkts", key="queue", value="downlink")
+    c.set_ylabel("queue (packets)")
+    c.set_title("(c) RNC/Node-B queue (20-packet buffer)", loc="left", fontsize="medium")
+    c.set_xlabel("time (s)")
+    figure.savefig(path, dpi=110)
+
+
+def plot_fig7(results: Mapping[str, hosim.Result], path: Path, window_s: float = 20.0) -> None:
+    tcp, proxy = results["tcp"], results["proxy"]
+    figure, axes = _figure(5)
+
+    def clip(frame):
+        return frame[frame["time_s"] <= window_s]
+
+    _steps(axes[0], clip(_rate_until(proxy.traces["rate"], window_s)), "rate_bps", 1e-6)
+    axes[0].set_ylabel("Mb/s")
+    axes[0].set_title("(a) downlink bandwidth (random, T = 200 ms)", loc="left", fontsize="medium")
+    _steps(axes[1], clip(proxy.traces["cwnd"]), "cwnd_bytes", 1 / 1460, key="flow", value="proxy-ue")
+    axes[1].set_ylabel("packets")
+    axes[1].set_title("(b) proxy sending window w(n), eq. (18)", loc="left", fontsize="medium")
+    _steps(axes[2], clip(tcp.traces["cwnd"]), "cwnd_bytes", 1 / 1460, key="flow", value="tcp")
+    axes[2].set_ylabel("packets")
+    axes[2].set_title("(c) TCP NewReno congestion window", loc="left", fontsize="medium")
+    _steps(axes[3], clip(proxy.traces["queue"]), "len_pkts", key="queue", value="downlink")
+    axes[3].set_ylabel("packets")
+    axes[3].set_title("(d) Node-B queue with the proxy (q0 = 15)", loc="left", fontsize="medium")
+    _steps(axes[4], clip(tcp.traces["queue"]), "len_pkts", key="queue", value="downlink")
+    axes[4].set_ylabel("packets")
+    axes[4].set_title("(e) Node-B queue with TCP NewReno", loc="left", fontsize="medium")
+    axes[4].set_xlabel("time (s)")
+    figure.savefig(path, dpi=110)
+
+
+def plot_table1(rows: Sequence[Mapping[str, Any]], sens: Mapping[str, Sequence[Mapping[str, Any]]], path: Path) -> None:
+    figure = Figure(figsize=(9.0, 4.2), layout="constrained")
+    FigureCanvasAgg(figure)
+    ax = figure.subplots()
+    xs = list(range(len(PERIODS_S)))
+    ax.plot(xs, [PAPER["table1"][t]["tcp_util"] for t in PERIODS_S], "k--o", label="paper: TCP")
+    ax.plot(xs, [PAPER["table1"][t]["proxy_util"] for t in PERIODS_S], "k-s", label="paper: proxy")
+    ax.plot(xs, [100 * r["tcp_utilization"] for r in rows], "C0--o", label="hosim: TCP")
+    ax.plot(xs, [100 * r["proxy_utilization"] for r in rows], "C0-s", label="hosim: proxy")
+    for i, key in enumerate(("ns-2 link: a packet keeps the rate it started with", "ns-2 link, levels uniform on [0, 2] Mb/s")):
+        if key in sens:
+            ax.plot(xs, [100 * r["tcp_utilization"] for r in sens[key]], f"C{i + 1}--o", label=f"hosim TCP, {key}")
+            ax.plot(xs, [100 * r["proxy_utilization"] for r in sens[key]], f"C{i + 1}-s", label=f"hosim proxy, {key}")
+    ax.set_xticks(xs, [f"T = {t:g} s" for t in PERIODS_S])
+    ax.set_ylabel("radio link utilization (%)")
+    ax.set_ylim(0, 105)
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize="small", loc="lower left")
+    ax.set_title("Table I: utilization of TCP NewReno and of the proxy", loc="left", fontsize="medium")
+    figure.savefig(path, dpi=110)
+
+
+# --- entry point -----------------------------------------------------------------------------
+
+
+def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", default="docs/reproductions/figures", help="output directory")
+    parser.add_argument("--seeds", type=int, default=5, help="seeds per Table I cell")
+    args = parser.parse_args(argv)
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    seeds = tuple(range(1, args.seeds + 1))
+
+    f3, f3m = fig3()
+    plot_fig3(f3, out / "hsdpa-fig3.png")
+    f7 = fig7()
+    plot_fig7(f7, out / "hsdpa-fig7.png")
+    rows = table1(seeds)
+    sens = sensitivity(seeds[:3])
+    plot_table1(rows, sens, out / "hsdpa-table1.png")
+    results = {
+        "paper": {"fig3": PAPER["fig3"], "table1": {str(k): v for k, v in PAPER["table1"].items()}},
+        "fig3": f3m,
+        "fig3_variants": fig3_variants(),
+        "fig7": {k: _metrics(r.summary) | {"proxy": r.summary["proxy"]} for k, r in f7.items()},
+        "table1": rows,
+        "sensitivity": sens,
+        "degradation": degradation(seeds[:3]),
+        "seeds": list(seeds),
+    }
+    (out / "hsdpa-results.json").write_text(json.dumps(results, indent=1, sort_keys=True) + "\n")
+    return results
+
+
+if __name__ == "__main__":
+    main()

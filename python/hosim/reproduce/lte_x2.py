@@ -1,0 +1,498 @@
+"""Reproduction of Pacifico et al., "Improving TCP Performance During the Intra LTE Handover"
+with the ``lte-x2`` preset (docs/reproductions/lte-intra-handover.md).
+
+``python -m hosim.reproduce.lte_x2 [--seeds 50] [--out docs/reproductions]`` runs
+
+- Fig. 8 / Fig. 11: outcome probabilities (timeout, halving, optimal) of the reference UE's
+  handover over ``seeds`` seeds for 2 to 5 UEs in the target cell, for the standard, fast and
+  predicted path switch (the paper shows standard and predicted);
+- Fig. 9 / Fig. 10: the reference flow's window and RTT around the handover, one seed, for the
+  three variants;
+- Table IV: drop rates on ``router->senb`` and ``router->tenb`` for DropTail, RED dropping and
+  RED marking (Table III setup, 10 s);
+- Fig. 12: data delivered in the handover window for standard, AQM, prediction and prediction
+  with AQM;
+
+writes the figures to ``<out>/figures/lte-*.png`` and every number to
+``<out>/data/lte-intra-handover.json``, and prints the markdown tables of the document. The
+simulation itself is the Rust core, run through ``hosim.api.run``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+
+__all__ = ["PAPER", "fisher_one_sided", "run_reproduction", "wilson_interval"]
+
+PRESET = "lte-x2"
+VARIANTS = ("standard", "fast", "predicted")
+OUTCOMES = ("timeout", "halving", "optimal")
+TARGET_UES = (2, 3, 4, 5)
+MSS_BYTES = 1460
+RWND_BYTES = 65535
+
+# What the paper reports. Figs. 8 and 11 are bar charts whose values the text does not give;
+# the text states the ordering and the direction of the change.
+PAPER: dict[str, Any] = {
+    "fig8": "standard: f_DI <= f_DWH <= f_DSS (timeout the most frequent outcome), for 2-5 target UEs",
+    "fig11": "predicted: timeouts substantially reduced, window halvings more frequent",
+    "fig9_10": "standard: spurious timeout from the RTT increase; fast: timeout only partly avoided; "
+    "predicted: no timeout, one halving from a router drop",
+    "table4": {
+        "droptail": {"router->senb": 2.2, "router->tenb": 3.9},
+        "red-drop": {"router->senb": 2.2, "router->tenb": 3.6},
+        "red-mark": {"router->senb": 2.1, "router->tenb": 3.3},
+    },
+    "fig12": "delivered data grows from standard to AQM to prediction; prediction + AQM is the largest",
+}
+
+# Table III: 4 UEs in the source cell, 3 in the target, 10 s.
+AQM_SETUP = {"lte_x2.source_ues": 4, "lte_x2.target_ues": 3, "duration_s": 10.0}
+QUEUE_VARIANTS: dict[str, dict[str, Any]] = {
+    "droptail": {"lte_x2.router_queue": "droptail", "lte_x2.ecn": False},
+    "red-drop": {"lte_x2.router_queue": "red", "lte_x2.ecn": False},
+    "red-mark": {"lte_x2.router_queue": "red", "lte_x2.ecn": True},
+}
+FIG12_VARIANTS: dict[str, dict[str, Any]] = {
+    "standard": {"lte_x2.path_switch": "standard"},
+    "AQM": {"lte_x2.path_switch": "standard", "lte_x2.router_queue": "red", "lte_x2.ecn": True},
+    "prediction": {"lte_x2.path_switch": "predicted"},
+    "prediction + AQM": {"lte_x2.path_switch": "predicted", "lte_x2.router_queue": "red", "lte_x2.ecn": True},
+}
+
+
+def _run(overrides: Mapping[str, Any], seed: int, traces: bool = False) -> Any:
+    from hosim.api import run
+
+    return run(PRESET, seed=seed, overrides=dict(overrides), traces=traces)
+
+
+def _ref_flow(summary: Mapping[str, Any]) -> Mapping[str, Any]:
+    return next(f for f in summary["flows"] if f["name"] == "ref")
+
+
+def _window_end(summary: Mapping[str, Any]) -> float:
+    """When the outcome window closed, or the end of the run if it was still open."""
+    end = summary["handovers"][0]["window_end_s"]
+    return summary["sim_time_s"] if end is None else end
+
+
+# --- statistics ----------------------------------------------------------------------------
+
+
+def wilson_interval(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
+    """95 % Wilson score interval of a proportion k/n."""
+    if n == 0:
+        return (float("nan"), float("nan"))
+    p = k / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+def fisher_one_sided(k1: int, n1: int, k2: int, n2: int) -> float:
+    """One-sided Fisher exact test p-value for "proportion 1 is larger than proportion 2"."""
+    total_k, total_n = k1 + k2, n1 + n2
+
+    def pmf(x: int) -> float:
+        return math.comb(n1, x) * math.comb(n2, total_k - x) / math.comb(total_n, total_k)
+
+    return min(1.0, sum(pmf(x) for x in range(k1, min(n1, total_k) + 1)))
+
+
+# --- experiments ---------------------------------------------------------------------------
+
+
+def outcome_runs(seeds: Iterable[int], target_ues: Sequence[int] = TARGET_UES, variants: Sequence[str] = VARIANTS) -> list[dict[str, Any]]:
+    """One row per (variant, target UEs, seed): the handover entry and the reference flow."""
+    rows = []
+    for variant in variants:
+        for n in target_ues:
+            for seed in seeds:
+                s = _run({"lte_x2.path_switch": variant, "lte_x2.target_ues": n}, seed).summary
+                h, f = s["handovers"][0], _ref_flow(s)
+                rows.append({
+                    "variant": variant,
+                    "target_ues": n,
+                    "seed": seed,
+                    "outcome": h["outcome"],
+                    "forwarded_packets": h["forwarded_packets"],
+                    "delivered_bytes_window": h["delivered_bytes_window"],
+                    "window_s": _window_end(s) - h["window_start_s"],
+                    "timeouts_until_end": h["timeouts_until_end"],
+                    "spurious_timeouts": f["spurious_timeouts"],
+                    "retransmits": f["retransmits"],
+                    "reordering_timed_out": h["reordering_timed_out"],
+                    "window_closed": h["window_closed"],
+                })
+    return rows
+
+
+def outcome_probabilities(rows: Sequence[Mapping[str, Any]]) -> dict[str, dict[int, dict[str, Any]]]:
+    """variant -> target UEs -> {outcome: (share, wilson low, wilson high), n, forwarded mean}."""
+    out: dict[str, dict[int, dict[str, Any]]] = {}
+    for variant in sorted({r["variant"] for r in rows}, key=VARIANTS.index):
+        out[variant] = {}
+        for n in sorted({r["target_ues"] for r in rows}):
+            sel = [r for r in rows if r["variant"] == variant and r["target_ues"] == n]
+            cell: dict[str, Any] = {"n": len(sel)}
+            for o in OUTCOMES:
+                k = sum(r["outcome"] == o for r in sel)
+                cell[o] = (k / len(sel), *wilson_interval(k, len(sel)))
+                cell[f"{o}_count"] = k
+            cell["forwarded_mean"] = sum(r["forwarded_packets"] for r in sel) / len(sel)
+            cell["spurious_share"] = sum(r["spurious_timeouts"] > 0 for r in sel) / len(sel)
+            out[variant][n] = cell
+    return out
+
+
+def window_traces(seed: int, target_ues: int = 5) -> dict[str, dict[str, list[tuple[float, float]]]]:
+    """Fig. 9 / Fig. 10: the reference flow's cwnd, ssthresh and RTT samples per variant."""
+    out = {}
+    for variant in VARIANTS:
+        r = _run({"lte_x2.path_switch": variant, "lte_x2.target_ues": target_ues}, seed, traces=True)
+        tables = {}
+        for name, col in (("cwnd", "cwnd_bytes"), ("rtt", "rtt_s"), ("ssthresh", "ssthresh_bytes")):
+            t = r.traces[name]
+            t = t[t["flow"] == "ref"]
+            tables[name] = list(zip(t["time_s"].tolist(), t[col].tolist()))
+        tables["handover"] = r.summary["handovers"][0]
+        out[variant] = tables
+    return out
+
+
+def drop_rates(seeds: Iterable[int]) -> dict[str, dict[str, Any]]:
+    """Table IV: drops / arrivals on the two router -> eNodeB queues, mean and std over seeds."""
+    out = {}
+    seeds = list(seeds)
+    for label, overrides in QUEUE_VARIANTS.items():
+        per_link: dict[str, list[float]] = {"router->senb": [], "router->tenb": []}
+        marks: dict[str, list[float]] = {"router->senb": [], "router->tenb": []}
+        for seed in seeds:
+            s = _run({**AQM_SETUP, **overrides}, seed).summary
+            for q in s["queues"]:
+                if q["name"] in per_link:
+                    arrivals = q["enqueued"] + q["dropped"]
+                    per_link[q["name"]].append(100.0 * q["dropped"] / max(arrivals, 1))
+                    marks[q["name"]].append(100.0 * q["marked"] / max(arrivals, 1))
+        out[label] = {
+            name: {"mean": _mean(v), "std": _std(v), "mark_mean": _mean(marks[name]), "n": len(v)} for name, v in per_link.items()
+        }
+    return out
+
+
+def delivered(seeds: Iterable[int]) -> dict[str, dict[str, Any]]:
+    """Fig. 12: bytes delivered to the reference UE in the handover window (Table II setup)."""
+    out = {}
+    seeds = list(seeds)
+    for label, overrides in FIG12_VARIANTS.items():
+        vals, windows, outcomes = [], [], []
+        for seed in seeds:
+            s = _run(overrides, seed).summary
+            h = s["handovers"][0]
+            vals.append(h["delivered_bytes_window"] / 1e3)
+            windows.append(_window_end(s) - h["start_s"])
+            outcomes.append(h["outcome"])
+        out[label] = {
+            "kB_mean": _mean(vals),
+            "kB_std": _std(vals),
+            "window_s_mean": _mean(windows),
+            "rate_mbps_mean": _mean([8 * v / w / 1e3 for v, w in zip(vals, windows)]),
+            "timeout_share": outcomes.count("timeout") / len(outcomes),
+            "n": len(vals),
+        }
+    return out
+
+
+SENSITIVITY: dict[str, dict[str, Any]] = {
+    "preset (Reno, min RTO 0.2 s)": {},
+    "NewReno": {"tcp.recovery": "newreno"},
+    "SACK": {"tcp.recovery": "sack"},
+    "Reno, min RTO 0.05 s": {"tcp.min_rto_s": 0.05},
+    "Reno, min RTO 1 s": {"tcp.min_rto_s": 1.0},
+}
+
+
+def sensitivity(seeds: Iterable[int], target_ues: int = 5) -> dict[str, dict[str, dict[str, Any]]]:
+    """Timeout share per path switch when the loss recovery or the minimum RTO changes, and the
+    share of runs with a spurious timeout of the reference flow (5 target UEs)."""
+    seeds = list(seeds)
+    out: dict[str, dict[str, dict[str, Any]]] = {}
+    for label, extra in SENSITIVITY.items():
+        out[label] = {}
+        for variant in VARIANTS:
+            outcomes, spurious, still_open = [], 0, 0
+            for seed in seeds:
+                s = _run({**extra, "lte_x2.path_switch": variant, "lte_x2.target_ues": target_ues}, seed).summary
+                outcomes.append(s["handovers"][0]["outcome"])
+                spurious += _ref_flow(s)["spurious_timeouts"] > 0
+                still_open += not s["handovers"][0]["window_closed"]
+            out[label][variant] = {o: outcomes.count(o) / len(outcomes) for o in OUTCOMES} | {
+                "spurious_share": spurious / len(seeds),
+                "window_open_at_end": still_open,
+            }
+    return out
+
+
+def prediction_errors(seeds: Iterable[int], errors_s: Sequence[float] = (-0.2, -0.1, 0.0, 0.1, 0.3), target_ues: int = 5) -> dict[str, dict[str, Any]]:
+    """Predicted path switch with a wrong prediction: actual - predicted HO command time."""
+    seeds = list(seeds)
+    out = {}
+    for err in errors_s:
+        outcomes, fwd = [], []
+        for seed in seeds:
+            o = {"lte_x2.path_switch": "predicted", "lte_x2.prediction_error_s": err, "lte_x2.target_ues": target_ues}
+            h = _run(o, seed).summary["handovers"][0]
+            outcomes.append(h["outcome"])
+            fwd.append(h["forwarded_packets"])
+        out[f"{err:+.1f}"] = {o: outcomes.count(o) / len(outcomes) for o in OUTCOMES} | {"forwarded_mean": _mean(fwd)}
+    return out
+
+
+def prediction_leads(seeds: Iterable[int], leads_s: Sequence[float] = (0.03, 0.06, 0.09, 0.13, 0.2), target_ues: int = 5) -> dict[str, dict[str, Any]]:
+    """Predicted path switch with other prediction leads (the paper's step is 130 ms)."""
+    seeds = list(seeds)
+    out = {}
+    for lead in leads_s:
+        outcomes, fwd = [], []
+        for seed in seeds:
+            o = {"lte_x2.path_switch": "predicted", "lte_x2.prediction_lead_s": lead, "lte_x2.target_ues": target_ues}
+            h = _run(o, seed).summary["handovers"][0]
+            outcomes.append(h["outcome"])
+            fwd.append(h["forwarded_packets"])
+        out[f"{lead:.2f}"] = {o: outcomes.count(o) / len(outcomes) for o in OUTCOMES} | {"forwarded_mean": _mean(fwd)}
+    return out
+
+
+def _mean(v: Sequence[float]) -> float:
+    return sum(v) / len(v) if v else float("nan")
+
+
+def _std(v: Sequence[float]) -> float:
+    if len(v) < 2:
+        return 0.0
+    m = _mean(v)
+    return math.sqrt(sum((x - m) ** 2 for x in v) / (len(v) - 1))
+
+
+# --- figures -------------------------------------------------------------------------------
+
+
+def _save(fig: Figure, path: Path) -> Path:
+    FigureCanvasAgg(fig)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=110, bbox_inches="tight")
+    return path
+
+
+def plot_outcomes(probs: Mapping[str, Mapping[int, Mapping[str, Any]]], variant: str, title: str, path: Path) -> Path:
+    """Three panels (timeout, halving, optimal): share of handovers vs target-cell UEs, 95 % CI."""
+    fig = Figure(figsize=(10, 3.0))
+    axes = fig.subplots(1, 3, sharey=True)
+    cells = probs[variant]
+    ns = sorted(cells)
+    for ax, o, label in zip(axes, OUTCOMES, ("timeout  $f_{D_{SS}}$", "window halving  $f_{D_{WH}}$", "optimal  $f_{D_I}$")):
+        vals = [cells[n][o][0] for n in ns]
+        err = [[cells[n][o][0] - cells[n][o][1] for n in ns], [cells[n][o][2] - cells[n][o][0] for n in ns]]
+        ax.bar(ns, vals, yerr=err, capsize=3, color="#4c72b0")
+        ax.set_title(label)
+        ax.set_xlabel("UEs in the target cell")
+        ax.set_xticks(ns)
+        ax.set_ylim(0, 1)
+    axes[0].set_ylabel(f"share of {cells[ns[0]]['n']} runs")
+    fig.suptitle(title, y=1.04)
+    return _save(fig, path)
+
+
+def plot_window_traces(traces: Mapping[str, Mapping[str, Any]], path_cwnd: Path, path_rtt: Path) -> list[Path]:
+    """Fig. 9 (window in segments) and Fig. 10 (RTT samples), one panel per variant."""
+    out = []
+    for kind, path in (("cwnd", path_cwnd), ("rtt", path_rtt)):
+        fig = Figure(figsize=(10, 6.5))
+        axes = fig.subplots(len(traces), 1, sharex=True)
+        for ax, (variant, t) in zip(axes, traces.items()):
+            h = t["handover"]
+            if kind == "cwnd":
+                pts = [(x, min(v, RWND_BYTES) / MSS_BYTES) for x, v in t["cwnd"] if 2.0 <= x <= 3.5]
+                ax.step([p[0] for p in pts], [p[1] for p in pts], where="post", label="min(cwnd, rwnd)")
+                ss = [(x, v / MSS_BYTES) for x, v in t["ssthresh"] if 2.0 <= x <= 3.5 and v < 1e12]
+                if ss:
+                    ax.step([p[0] for p in ss], [p[1] for p in ss], where="post", linestyle="--", label="ssthresh")
+                ax.set_ylabel("segments")
+            else:
+                pts = [(x, v * 1e3) for x, v in t["rtt"] if 2.0 <= x <= 3.5]
+                ax.plot([p[0] for p in pts], [p[1] for p in pts], ".", markersize=3)
+                ax.set_ylabel("RTT (ms)")
+            for key, style in (("start_s", "k:"), ("attach_s", "g:"), ("sgw_switch_s", "r:")):
+                if h.get(key) is not None:
+                    ax.axvline(h[key], color=style[0], linestyle=":", linewidth=1)
+            ax.set_title(f"{variant}: outcome {h['outcome']}, {h['forwarded_packets']} packets forwarded", fontsize=9)
+            if kind == "cwnd":
+                ax.legend(loc="upper right", fontsize=7)
+        axes[-1].set_xlabel("time (s)   dotted: HO start (black), attach (green), S-GW path switch (red)")
+        fig.suptitle("Reference UE: " + ("congestion window (Fig. 9)" if kind == "cwnd" else "RTT samples (Fig. 10)"))
+        out.append(_save(fig, path))
+    return out
+
+
+def plot_delivered(d: Mapping[str, Mapping[str, Any]], path: Path) -> Path:
+    """Fig. 12: mean delivered kB per variant (standard deviation over seeds), and the mean
+    delivery rate in the window, which does not depend on the window's length."""
+    fig = Figure(figsize=(11, 3.2))
+    left, right = fig.subplots(1, 2)
+    labels = list(d)
+    left.bar(labels, [d[k]["kB_mean"] for k in labels], yerr=[d[k]["kB_std"] for k in labels], capsize=3, color="#55a868")
+    left.set_ylabel("kB delivered in the window")
+    left.set_title("Data delivered, HO start to one RTT after attach (Fig. 12)", fontsize=10)
+    right.bar(labels, [d[k]["rate_mbps_mean"] for k in labels], color="#8172b2")
+    right.set_ylabel("Mb/s")
+    right.set_title("Delivery rate in the same window", fontsize=10)
+    for ax in (left, right):
+        ax.tick_params(axis="x", labelsize=8)
+    return _save(fig, path)
+
+
+# --- markdown ------------------------------------------------------------------------------
+
+
+def _pct(x: float) -> str:
+    return f"{100 * x:.0f} %"
+
+
+def outcome_markdown(probs: Mapping[str, Mapping[int, Mapping[str, Any]]]) -> str:
+    lines = ["| path switch | target UEs | timeout (95 % CI) | halving | optimal | forwarded pkts | runs |", "|---|---|---|---|---|---|---|"]
+    for variant, cells in probs.items():
+        for n, c in cells.items():
+            t = c["timeout"]
+            lines.append(
+                f"| {variant} | {n} | {_pct(t[0])} ({_pct(t[1])}–{_pct(t[2])}) | {_pct(c['halving'][0])} | {_pct(c['optimal'][0])} "
+                f"| {c['forwarded_mean']:.1f} | {c['n']} |"
+            )
+    return "\n".join(lines)
+
+
+def significance_markdown(probs: Mapping[str, Mapping[int, Mapping[str, Any]]]) -> str:
+    lines = ["| comparison | target UEs | timeouts | one-sided Fisher p |", "|---|---|---|---|"]
+    for a, b in (("standard", "predicted"), ("standard", "fast"), ("fast", "predicted")):
+        if a not in probs or b not in probs:
+            continue
+        for n in probs[a]:
+            ca, cb = probs[a][n], probs[b][n]
+            p = fisher_one_sided(ca["timeout_count"], ca["n"], cb["timeout_count"], cb["n"])
+            lines.append(f"| {a} > {b} | {n} | {ca['timeout_count']}/{ca['n']} vs {cb['timeout_count']}/{cb['n']} | {p:.3g} |")
+    return "\n".join(lines)
+
+
+def table4_markdown(rates: Mapping[str, Mapping[str, Any]]) -> str:
+    lines = [
+        "| queue management | R→SeNodeB drop % paper | hosim (± std) | R→TeNodeB drop % paper | hosim (± std) | marks % R→TeNodeB |",
+        "|---|---|---|---|---|---|",
+    ]
+    for label, links in rates.items():
+        paper = PAPER["table4"][label]
+        s, t = links["router->senb"], links["router->tenb"]
+        lines.append(
+            f"| {label} | {paper['router->senb']} | {s['mean']:.2f} ± {s['std']:.2f} | {paper['router->tenb']} "
+            f"| {t['mean']:.2f} ± {t['std']:.2f} | {t['mark_mean']:.2f} |"
+        )
+    return "\n".join(lines)
+
+
+def fig12_markdown(d: Mapping[str, Mapping[str, Any]]) -> str:
+    lines = ["| variant | delivered kB (± std) | window s | rate in window Mb/s | timeouts |", "|---|---|---|---|---|"]
+    for label, v in d.items():
+        lines.append(
+            f"| {label} | {v['kB_mean']:.1f} ± {v['kB_std']:.1f} | {v['window_s_mean']:.3f} | {v['rate_mbps_mean']:.2f} | {_pct(v['timeout_share'])} |"
+        )
+    return "\n".join(lines)
+
+
+def sensitivity_markdown(sens: Mapping[str, Mapping[str, Mapping[str, Any]]]) -> str:
+    lines = ["| TCP | " + " | ".join(f"{v}: timeout / halving / spurious" for v in VARIANTS) + " |", "|---" * (1 + len(VARIANTS)) + "|"]
+    for label, by_variant in sens.items():
+        cells = [f"{_pct(c['timeout'])} / {_pct(c['halving'])} / {_pct(c['spurious_share'])}" for c in by_variant.values()]
+        lines.append(f"| {label} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def prediction_error_markdown(errs: Mapping[str, Mapping[str, Any]], first: str = "error (s)") -> str:
+    lines = [f"| {first} | timeout | halving | optimal | forwarded pkts |", "|---|---|---|---|---|"]
+    for err, c in errs.items():
+        lines.append(f"| {err} | {_pct(c['timeout'])} | {_pct(c['halving'])} | {_pct(c['optimal'])} | {c['forwarded_mean']:.1f} |")
+    return "\n".join(lines)
+
+
+# --- driver --------------------------------------------------------------------------------
+
+
+def run_reproduction(out_dir: str | Path = "docs/reproductions", seeds: int = 50, trace_seed: int = 1) -> dict[str, Any]:
+    """Runs every experiment, writes figures and data under ``out_dir``; returns the numbers
+    and the markdown tables."""
+    out = Path(out_dir)
+    figs = out / "figures"
+    seed_list = list(range(1, seeds + 1))
+    rows = outcome_runs(seed_list)
+    probs = outcome_probabilities(rows)
+    traces = window_traces(trace_seed)
+    rates = drop_rates(seed_list)
+    d12 = delivered(seed_list)
+    sens = sensitivity(seed_list)
+    errs = prediction_errors(seed_list)
+    leads = prediction_leads(seed_list)
+    files = [
+        plot_outcomes(probs, "standard", "Standard handover: outcome of the reference UE's handover (Fig. 8)", figs / "lte-fig8-standard.png"),
+        plot_outcomes(probs, "predicted", "Predicted path switch (Fig. 11)", figs / "lte-fig11-predicted.png"),
+        plot_outcomes(probs, "fast", "Fast path switch", figs / "lte-fast.png"),
+        *plot_window_traces(traces, figs / "lte-fig9-cwnd.png", figs / "lte-fig10-rtt.png"),
+        plot_delivered(d12, figs / "lte-fig12-delivered.png"),
+    ]
+    markdown = {
+        "outcomes": outcome_markdown(probs),
+        "significance": significance_markdown(probs),
+        "table4": table4_markdown(rates),
+        "fig12": fig12_markdown(d12),
+        "sensitivity": sensitivity_markdown(sens),
+        "prediction_error": prediction_error_markdown(errs),
+        "prediction_lead": prediction_error_markdown(leads, first="lead (s)"),
+    }
+    data = {
+        "seeds": seeds,
+        "trace_seed": trace_seed,
+        "outcomes": {v: {str(n): c for n, c in cells.items()} for v, cells in probs.items()},
+        "runs": rows,
+        "table4": rates,
+        "fig12": d12,
+        "sensitivity": sens,
+        "prediction_error": errs,
+        "prediction_lead": leads,
+        "traces_handover": {v: t["handover"] for v, t in traces.items()},
+        "markdown": markdown,
+        "figures": [str(f) for f in files],
+    }
+    (out / "data").mkdir(parents=True, exist_ok=True)
+    (out / "data" / "lte-intra-handover.json").write_text(json.dumps(data, indent=1, default=float))
+    return data
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seeds", type=int, default=50, help="seeds per configuration")
+    parser.add_argument("--trace-seed", type=int, default=1, help="seed of the Fig. 9/10 traces")
+    parser.add_argument("--out", default="docs/reproductions", help="directory for figures/ and data/")
+    args = parser.parse_args(argv)
+    data = run_reproduction(args.out, args.seeds, args.trace_seed)
+    for name, table in data["markdown"].items():
+        print(f"\n### {name}\n\n{table}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
