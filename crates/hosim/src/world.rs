@@ -8,7 +8,7 @@ use crate::engine::rng::Rng;
 use crate::engine::time::{ns_to_s, tx_time_ns, SimTime};
 use crate::engine::EventQueue;
 use crate::metrics::{TraceKind, Traces};
-use crate::net::packet::{payload_tag, Ecn, Packet, PacketKind, SackBlocks};
+use crate::net::packet::{payload_tag, Ecn, Packet, PacketKind};
 use crate::net::queue::Verdict;
 use crate::net::{FlowId, Impairments, Link, LinkId, Node, NodeId};
 use crate::tcp::receiver::AckOut;
@@ -371,26 +371,7 @@ impl World {
         let uid = self.next_uid;
         self.next_uid += 1;
         self.counters.created += 1;
-        Packet {
-            uid,
-            flow: f,
-            src,
-            dst,
-            kind,
-            size_bytes: flow.sender.cfg.header_bytes,
-            seq: 0,
-            len: 0,
-            ack: 0,
-            sack: SackBlocks::default(),
-            rwnd_bytes: 0,
-            ecn: Ecn::NotEct,
-            ece: false,
-            cwr: false,
-            sent_ns: self.now,
-            is_retx: false,
-            tag: 0,
-            tunnel: None,
-        }
+        Packet::new(uid, f, src, dst, kind, flow.sender.cfg.header_bytes, self.now)
     }
 
     /// Turns the sender's output into packets and sends them from the flow's source host.

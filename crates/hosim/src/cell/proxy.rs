@@ -356,26 +356,8 @@ mod tests {
     }
 
     fn fill_queue(w: &mut World, l: LinkId, n: usize) {
-        let pkt = crate::net::Packet {
-            uid: 0,
-            flow: 1,
-            src: 1,
-            dst: 3,
-            kind: crate::net::PacketKind::Data,
-            size_bytes: 1500,
-            seq: 0,
-            len: 1460,
-            ack: 0,
-            sack: Default::default(),
-            rwnd_bytes: 0,
-            ecn: crate::net::Ecn::NotEct,
-            ece: false,
-            cwr: false,
-            sent_ns: 0,
-            is_retx: false,
-            tag: 0,
-            tunnel: None,
-        };
+        let mut pkt = crate::net::Packet::new(0, 1, 1, 3, crate::net::PacketKind::Data, 1500, 0);
+        pkt.len = 1460;
         let link = &mut w.links[l as usize];
         for _ in 0..n {
             link.queue.enqueue(0, pkt, &mut link.rng);

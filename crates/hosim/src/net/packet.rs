@@ -106,6 +106,31 @@ pub fn payload_tag(flow: FlowId, seq: u64, len: u32) -> u32 {
 }
 
 impl Packet {
+    /// A header-only packet of `size_bytes` with every other field zero or off; callers fill in
+    /// what their kind of packet carries.
+    pub fn new(uid: u64, flow: FlowId, src: NodeId, dst: NodeId, kind: PacketKind, size_bytes: u32, sent_ns: u64) -> Packet {
+        Packet {
+            uid,
+            flow,
+            src,
+            dst,
+            kind,
+            size_bytes,
+            seq: 0,
+            len: 0,
+            ack: 0,
+            sack: SackBlocks::default(),
+            rwnd_bytes: 0,
+            ecn: Ecn::NotEct,
+            ece: false,
+            cwr: false,
+            sent_ns,
+            is_retx: false,
+            tag: 0,
+            tunnel: None,
+        }
+    }
+
     pub fn is_data(&self) -> bool {
         self.kind == PacketKind::Data
     }

@@ -72,29 +72,13 @@ pub fn decapsulate(pkt: &mut Packet, ecn_through_tunnel: bool) -> Decap {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::net::packet::{PacketKind, SackBlocks};
+    use crate::net::packet::PacketKind;
 
     fn data(ecn: Ecn) -> Packet {
-        Packet {
-            uid: 1,
-            flow: 0,
-            src: 10,
-            dst: 20,
-            kind: PacketKind::Data,
-            size_bytes: 1500,
-            seq: 0,
-            len: 1460,
-            ack: 0,
-            sack: SackBlocks::default(),
-            rwnd_bytes: 0,
-            ecn,
-            ece: false,
-            cwr: false,
-            sent_ns: 0,
-            is_retx: false,
-            tag: 0,
-            tunnel: None,
-        }
+        let mut p = Packet::new(1, 0, 10, 20, PacketKind::Data, 1500, 0);
+        p.len = 1460;
+        p.ecn = ecn;
+        p
     }
 
     #[test]

@@ -44,7 +44,7 @@ use serde_json::{json, Value};
 
 use super::{gtp, opt_s, LteEvent, PathSwitch};
 use crate::engine::time::{ns_to_s, SimTime};
-use crate::net::packet::{Ecn, Packet, PacketKind, SackBlocks};
+use crate::net::packet::{Packet, PacketKind};
 use crate::world::World;
 
 /// How often the end of the outcome window is checked.
@@ -449,26 +449,7 @@ impl World {
         let uid = self.next_uid;
         self.next_uid += 1;
         self.counters.created += 1;
-        Packet {
-            uid,
-            flow,
-            src,
-            dst,
-            kind: PacketKind::Data,
-            size_bytes: 0,
-            seq: 0,
-            len: 0,
-            ack: 0,
-            sack: SackBlocks::default(),
-            rwnd_bytes: 0,
-            ecn: Ecn::NotEct,
-            ece: false,
-            cwr: false,
-            sent_ns: self.now,
-            is_retx: false,
-            tag: 0,
-            tunnel: None,
-        }
+        Packet::new(uid, flow, src, dst, PacketKind::Data, 0, self.now)
     }
 }
 
