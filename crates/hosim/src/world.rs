@@ -10,7 +10,7 @@ use crate::engine::EventQueue;
 use crate::metrics::{TraceKind, Traces};
 use crate::net::packet::{payload_tag, Ecn, Packet, PacketKind};
 use crate::net::queue::Verdict;
-use crate::net::{FlowId, Impairments, Link, LinkId, Node, NodeId};
+use crate::net::{FlowId, Link, LinkId, Node, NodeId, NodeKind};
 use crate::tcp::receiver::AckOut;
 use crate::tcp::{Segment, TcpReceiver, TcpSender};
 
@@ -279,7 +279,7 @@ impl World {
         if link.loss.lose(&mut link.rng) {
             link.stats.lost += 1;
             self.counters.dropped_loss += 1;
-        } else if link.impair == Impairments::default() {
+        } else if link.impair.is_none() {
             let at = now + link.delay_ns;
             link.pipeline.push_back((at, pkt));
             // One pending arrival event per pipeline: the head's. The next is scheduled when
@@ -300,7 +300,8 @@ impl World {
         use rand::Rng as _;
         let now = self.now;
         let link = &mut self.links[l as usize];
-        let copies = if link.rng.gen::<f64>() < link.impair.duplicate { 2 } else { 1 };
+        let imp = link.impair.expect("only impaired links take this path");
+        let copies = if link.rng.gen::<f64>() < imp.duplicate { 2 } else { 1 };
         for c in 0..copies {
             let mut p = pkt;
             if c == 1 {
@@ -309,8 +310,8 @@ impl World {
                 self.counters.created += 1;
                 link.stats.duplicated += 1;
             }
-            if link.rng.gen::<f64>() < link.impair.reorder {
-                let at = now + link.delay_ns + link.impair.reorder_delay_ns;
+            if link.rng.gen::<f64>() < imp.reorder {
+                let at = now + link.delay_ns + imp.reorder_delay_ns;
                 link.late_pipeline.push_back((at, p));
                 if link.late_pipeline.len() == 1 {
                     self.events.schedule(at, Event::LinkArriveLate(l));
@@ -341,13 +342,10 @@ impl World {
 
     /// A packet reaches a node: consume it if addressed here, else forward it.
     pub(crate) fn node_receive(&mut self, n: NodeId, pkt: Packet) {
-        if let crate::net::NodeKind::Lte(role) = self.nodes[n as usize].kind {
-            self.lte_receive(n, role, pkt);
-            return;
-        }
-        if self.nodes[n as usize].kind == crate::net::NodeKind::FcpBaseStation && pkt.dst != n {
-            self.fcp_bs_receive(n, pkt);
-            return;
+        match self.nodes[n as usize].kind {
+            NodeKind::Lte(role) => return self.lte_receive(n, role, pkt),
+            NodeKind::FcpBaseStation if pkt.dst != n => return self.fcp_bs_receive(n, pkt),
+            _ => {}
         }
         if pkt.dst == n {
             self.deliver_local(pkt);

@@ -342,7 +342,8 @@ impl World {
         };
         let m = m as usize;
         let b = if h.bs[0] == n { 0 } else { 1 };
-        let was_forwarded = h.forwarded.remove(&pkt.uid);
+        // Most packets were never forwarded: skip hashing when nothing is in flight between BSs.
+        let was_forwarded = !h.forwarded.is_empty() && h.forwarded.remove(&pkt.uid);
         if h.mobiles[m].at != b {
             // The mobile has left this base station.
             self.fcp_old_bs(m, b, pkt);

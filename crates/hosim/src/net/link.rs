@@ -32,7 +32,7 @@ pub struct LinkStats {
 }
 
 /// Impairments for robustness testing: duplication and reordering after transmission.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Impairments {
     /// Probability that a transmitted packet arrives twice.
     pub duplicate: f64,
@@ -56,7 +56,8 @@ pub struct Link {
     pub pipeline: VecDeque<(SimTime, Packet)>,
     /// Packets on the slow (reordered) path; FIFO too, since its extra delay is constant.
     pub late_pipeline: VecDeque<(SimTime, Packet)>,
-    pub impair: Impairments,
+    /// Duplication/reordering, or None for an ordinary link (the fast path).
+    pub impair: Option<Impairments>,
     pub stats: LinkStats,
     /// Record this link's queue length in the `queue` trace.
     pub traced: bool,

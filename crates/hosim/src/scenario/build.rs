@@ -180,7 +180,8 @@ fn build_links(
         c.probability(&key("duplicate"), l.duplicate)?;
         c.probability(&key("reorder"), l.reorder)?;
         c.non_negative(&key("reorder_delay_s"), l.reorder_delay_s)?;
-        let impair = Impairments { duplicate: l.duplicate, reorder: l.reorder, reorder_delay_ns: s_to_ns(l.reorder_delay_s) };
+        let impair = (l.duplicate > 0.0 || l.reorder > 0.0)
+            .then(|| Impairments { duplicate: l.duplicate, reorder: l.reorder, reorder_delay_ns: s_to_ns(l.reorder_delay_s) });
         let directions: &[(u32, u32, bool)] = if l.bidirectional { &[(from, to, false), (to, from, true)] } else { &[(from, to, false)] };
         for &(a, b, reverse) in directions {
             let name = match (&l.name, reverse) {
@@ -204,7 +205,7 @@ fn build_links(
                 in_service: None,
                 pipeline: VecDeque::new(),
                 late_pipeline: VecDeque::new(),
-                impair: impair.clone(),
+                impair,
                 stats: Default::default(),
                 traced: l.trace,
                 // The rate model draws from its own stream, apart from the link's loss and RED.
