@@ -56,6 +56,10 @@ pub struct RateParams {
 }
 
 /// A graph link's `rate_model` table: `model` and the keys of [`RateParams`].
+///
+/// The keys are spelled out here (and in `HsdpaSection`) rather than `#[serde(flatten)]`-ed
+/// from `RateParams`, because serde's `flatten` cannot be combined with `deny_unknown_fields`,
+/// and unknown keys must be rejected. Keep the three lists in step.
 #[derive(Clone, Debug, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct RateSpec {
