@@ -1,0 +1,65 @@
+//! Golden summaries: every preset (and the variants its paper varies) gives a byte-identical
+//! summary JSON, apart from `wall_time_s`, to the file kept under `tests/golden/`. A refactor
+//! that claims "behaviour unchanged" must pass this unchanged; a deliberate behaviour change
+//! regenerates the files with `HOSIM_UPDATE_GOLDEN=1 cargo test -p hosim --test golden` and
+//! says why in its commit.
+
+use std::path::PathBuf;
+
+/// (golden file stem, preset, seed, overrides). Durations are shortened where the full preset
+/// would make the suite slow; the mechanisms still act in each run.
+const CASES: &[(&str, &str, u64, &[(&str, &str)])] = &[
+    ("dumbbell-s1", "dumbbell", 1, &[]),
+    ("dumbbell-8flows-s1", "dumbbell", 1, &[("dumbbell.flows", "8"), ("tcp.recovery", "newreno")]),
+    ("dumbbell-loss-s2", "dumbbell", 2, &[("duration_s", "10"), ("dumbbell.loss", "0.01"), ("tcp.recovery", "newreno")]),
+    ("dumbbell-reno-s3", "dumbbell", 3, &[("duration_s", "10"), ("dumbbell.loss", "0.005"), ("tcp.recovery", "reno")]),
+    ("lte-x2-standard-s1", "lte-x2", 1, &[]),
+    ("lte-x2-standard-s7", "lte-x2", 7, &[]),
+    ("lte-x2-fast-s1", "lte-x2", 1, &[("lte_x2.path_switch", "fast")]),
+    ("lte-x2-predicted-s1", "lte-x2", 1, &[("lte_x2.path_switch", "predicted")]),
+    ("lte-x2-red-ecn-s1", "lte-x2", 1, &[("lte_x2.router_queue", "red"), ("lte_x2.ecn", "true")]),
+    ("fcp-forward-s1", "fcp", 1, &[]),
+    ("fcp-1g-forward-s1", "fcp", 1, &[("duration_s", "5"), ("fcp.backbone_bps", "1e9"), ("fcp.wireless_bps", "1e8"), ("fcp.backbone_queue_pkts", "500"), ("fcp.bs_buffer_pkts", "200")]),
+    ("fcp-drop-s1", "fcp", 1, &[("duration_s", "15"), ("fcp.scheme", "drop")]),
+    ("fcp-rearrange-s2", "fcp", 2, &[("duration_s", "15"), ("fcp.scheme", "rearrange"), ("fcp.handover_distribution", "exponential")]),
+    ("hsdpa-square-s1", "hsdpa", 1, &[]),
+    ("hsdpa-random-proxy-s1", "hsdpa", 1, &[("hsdpa.bandwidth", "random"), ("hsdpa.period_s", "0.2"), ("hsdpa.proxy", "true"), ("duration_s", "60")]),
+    ("hsdpa-random-s2", "hsdpa", 2, &[("hsdpa.bandwidth", "random"), ("hsdpa.period_s", "0.2"), ("duration_s", "60")]),
+];
+
+fn golden_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests").join("golden")
+}
+
+fn summary_text(preset: &str, seed: u64, overrides: &[(&str, &str)]) -> String {
+    let text = hosim::scenario::presets::find(preset).expect("preset exists");
+    let opts = hosim::RunOptions {
+        seed: Some(seed),
+        overrides: overrides.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(),
+        traces: false,
+    };
+    let mut out = hosim::run(text, preset, &opts).expect("preset runs");
+    out.summary.as_object_mut().expect("summary is an object").remove("wall_time_s");
+    serde_json::to_string_pretty(&out.summary).expect("summary serializes") + "\n"
+}
+
+#[test]
+fn every_preset_summary_matches_its_golden_file() {
+    let update = std::env::var_os("HOSIM_UPDATE_GOLDEN").is_some();
+    let mut mismatched = Vec::new();
+    for (stem, preset, seed, overrides) in CASES {
+        let got = summary_text(preset, *seed, overrides);
+        let path = golden_dir().join(format!("{stem}.json"));
+        if update {
+            std::fs::create_dir_all(golden_dir()).expect("golden dir");
+            std::fs::write(&path, &got).expect("write golden");
+            continue;
+        }
+        let want = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        if got != want {
+            let line = got.lines().zip(want.lines()).position(|(a, b)| a != b).unwrap_or(0);
+            mismatched.push(format!("{stem} (first difference at line {})", line + 1));
+        }
+    }
+    assert!(mismatched.is_empty(), "summaries differ from tests/golden: {mismatched:?}");
+}
