@@ -1,14 +1,33 @@
 //! Python bindings: a thin conversion layer over the `hosim` core. No simulation logic here.
 
+// pyo3 0.22's #[pyfunction] expansion converts PyErr into itself; clippy flags the macro output.
+#![allow(clippy::useless_conversion)]
+
 use pyo3::create_exception;
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 
-create_exception!(hosim._native, ScenarioError, PyValueError, "Invalid scenario input (one line naming source, key and problem).");
-create_exception!(hosim._native, InvariantError, PyRuntimeError, "A simulator invariant was violated (a bug in hosim).");
+create_exception!(
+    hosim._native,
+    ScenarioError,
+    PyValueError,
+    "Invalid scenario input (one line naming source, key and problem)."
+);
+create_exception!(
+    hosim._native,
+    InvariantError,
+    PyRuntimeError,
+    "A simulator invariant was violated (a bug in hosim)."
+);
 
-fn table_dict<'py>(py: Python<'py>, t: &hosim::TraceTable, id_col: &str, value_col: &str, names: &[String]) -> PyResult<Bound<'py, PyDict>> {
+fn table_dict<'py>(
+    py: Python<'py>,
+    t: &hosim::TraceTable,
+    id_col: &str,
+    value_col: &str,
+    names: &[String],
+) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new_bound(py);
     let time: Vec<f64> = t.time_ns.iter().map(|&ns| ns as f64 / 1e9).collect();
     let ids: Vec<&str> = t.id.iter().map(|&i| names.get(i as usize).map_or("?", |s| s.as_str())).collect();
@@ -21,7 +40,14 @@ fn table_dict<'py>(py: Python<'py>, t: &hosim::TraceTable, id_col: &str, value_c
 /// run(scenario_toml, source, seed, overrides, traces) -> (summary_json, traces)
 #[pyfunction]
 #[pyo3(signature = (scenario_toml, source, seed, overrides, traces))]
-fn run(py: Python<'_>, scenario_toml: &str, source: &str, seed: Option<u64>, overrides: Vec<(String, String)>, traces: bool) -> PyResult<(String, PyObject)> {
+fn run(
+    py: Python<'_>,
+    scenario_toml: &str,
+    source: &str,
+    seed: Option<u64>,
+    overrides: Vec<(String, String)>,
+    traces: bool,
+) -> PyResult<(String, PyObject)> {
     let opts = hosim::RunOptions { seed, overrides, traces };
     let text = scenario_toml.to_string();
     let src = source.to_string();

@@ -39,7 +39,10 @@ fn main() {
                     let r = out.flow_names.iter().position(|n| n == "ref").map(|i| i as u32);
                     for kind in [hosim::TraceKind::Cwnd, hosim::TraceKind::Rtt, hosim::TraceKind::Ssthresh] {
                         let t = out.traces.table(kind);
-                        let rows: Vec<(f64, f64)> = (0..t.len()).filter(|&i| Some(t.id[i]) == r).map(|i| (t.time_ns[i] as f64 / 1e9, t.value[i])).collect();
+                        let rows: Vec<(f64, f64)> = (0..t.len())
+                            .filter(|&i| Some(t.id[i]) == r)
+                            .map(|i| (t.time_ns[i] as f64 / 1e9, t.value[i]))
+                            .collect();
                         v[kind.names().0] = json!(rows);
                     }
                 }

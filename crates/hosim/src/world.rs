@@ -90,7 +90,15 @@ pub struct Flow {
 }
 
 impl Flow {
-    pub fn new(name: String, src: NodeId, dst: NodeId, app: App, start_ns: SimTime, cfg: crate::tcp::TcpConfig, drops: DropRules) -> Flow {
+    pub fn new(
+        name: String,
+        src: NodeId,
+        dst: NodeId,
+        app: App,
+        start_ns: SimTime,
+        cfg: crate::tcp::TcpConfig,
+        drops: DropRules,
+    ) -> Flow {
         let receiver = TcpReceiver::new(&cfg);
         let sender = TcpSender::new(cfg, app.initial_bytes());
         Flow {
@@ -467,7 +475,9 @@ impl World {
 
     fn check_completion(&mut self, f: FlowId) {
         let flow = &mut self.flows[f as usize];
-        if flow.completion_ns.is_none() && flow.app.total_bytes().is_some() && flow.sender.is_done()
+        if flow.completion_ns.is_none()
+            && flow.app.total_bytes().is_some()
+            && flow.sender.is_done()
             && flow.app.total_bytes() == Some(flow.sender.app_limit())
         {
             flow.completion_ns = Some(self.now);
@@ -537,7 +547,7 @@ impl World {
         let flow = &mut self.flows[f as usize];
         if let Some(d) = flow.sender.rto_deadline() {
             // A pending event due before `d` fires early and re-arms itself in on_rto_timer.
-            if flow.rto_event_at.map_or(true, |at| d < at) {
+            if flow.rto_event_at.is_none_or(|at| d < at) {
                 flow.rto_event_at = Some(d);
                 self.events.schedule(d, Event::RtoTimer(f));
             }
@@ -547,7 +557,7 @@ impl World {
     fn sync_delack_timer(&mut self, f: FlowId) {
         let flow = &mut self.flows[f as usize];
         if let Some(d) = flow.receiver.delack_deadline() {
-            if flow.delack_event_at.map_or(true, |at| d < at) {
+            if flow.delack_event_at.is_none_or(|at| d < at) {
                 flow.delack_event_at = Some(d);
                 self.events.schedule(d, Event::DelAckTimer(f));
             }

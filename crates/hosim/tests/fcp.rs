@@ -149,7 +149,15 @@ fn newreno_slow_but_steady_recovers_without_timeout_where_impatient_times_out() 
     // RTO after the first partial ACK and slow-starts.
     let run = |timer: &str| {
         // A 60 kB window (no standing queue): about a dozen packets are past the FCP.
-        let w = world("drop", &[("tcp.newreno_timer", timer), ("tcp.min_rto_s", "0.3"), ("tcp.rwnd_bytes", "60000"), ("duration_s", "6.0")]);
+        let w = world(
+            "drop",
+            &[
+                ("tcp.newreno_timer", timer),
+                ("tcp.min_rto_s", "0.3"),
+                ("tcp.rwnd_bytes", "60000"),
+                ("duration_s", "6.0"),
+            ],
+        );
         let h = only_handover(&w).dropped_pkts;
         let s = w.flows[0].sender.stats.clone();
         (h, s.timeouts, s.fast_recoveries, s.retransmits)
@@ -215,7 +223,15 @@ fn bad_fcp_keys_give_one_line_errors_naming_the_key() {
 #[test]
 fn fcp_preset_reports_throughput_fraction_and_handovers() {
     let text = hosim::scenario::presets::find("fcp").expect("fcp preset");
-    let opts = hosim::RunOptions { seed: Some(3), overrides: vec![("duration_s".into(), "8".into()), ("fcp.mobiles".into(), "3".into()), ("fcp.handover_interval_rtt".into(), "20".into())], traces: false };
+    let opts = hosim::RunOptions {
+        seed: Some(3),
+        overrides: vec![
+            ("duration_s".into(), "8".into()),
+            ("fcp.mobiles".into(), "3".into()),
+            ("fcp.handover_interval_rtt".into(), "20".into()),
+        ],
+        traces: false,
+    };
     let out = hosim::run(text, "fcp", &opts).expect("preset runs");
     let s = &out.summary;
     assert_eq!(s["flows"].as_array().unwrap().len(), 3);

@@ -6,12 +6,20 @@
 
 use std::path::PathBuf;
 
-/// (golden file stem, preset, seed, overrides). Durations are shortened where the full preset
+/// Durations are shortened where the full preset
 /// would make the suite slow; the mechanisms still act in each run.
-const CASES: &[(&str, &str, u64, &[(&str, &str)])] = &[
+/// (golden file stem, preset, seed, `--set` overrides).
+type Case = (&'static str, &'static str, u64, &'static [(&'static str, &'static str)]);
+
+const CASES: &[Case] = &[
     ("dumbbell-s1", "dumbbell", 1, &[]),
     ("dumbbell-8flows-s1", "dumbbell", 1, &[("dumbbell.flows", "8"), ("tcp.recovery", "newreno")]),
-    ("dumbbell-loss-s2", "dumbbell", 2, &[("duration_s", "10"), ("dumbbell.loss", "0.01"), ("tcp.recovery", "newreno")]),
+    (
+        "dumbbell-loss-s2",
+        "dumbbell",
+        2,
+        &[("duration_s", "10"), ("dumbbell.loss", "0.01"), ("tcp.recovery", "newreno")],
+    ),
     ("dumbbell-reno-s3", "dumbbell", 3, &[("duration_s", "10"), ("dumbbell.loss", "0.005"), ("tcp.recovery", "reno")]),
     ("lte-x2-standard-s1", "lte-x2", 1, &[]),
     ("lte-x2-standard-s7", "lte-x2", 7, &[]),
@@ -19,11 +27,32 @@ const CASES: &[(&str, &str, u64, &[(&str, &str)])] = &[
     ("lte-x2-predicted-s1", "lte-x2", 1, &[("lte_x2.path_switch", "predicted")]),
     ("lte-x2-red-ecn-s1", "lte-x2", 1, &[("lte_x2.router_queue", "red"), ("lte_x2.ecn", "true")]),
     ("fcp-forward-s1", "fcp", 1, &[]),
-    ("fcp-1g-forward-s1", "fcp", 1, &[("duration_s", "5"), ("fcp.backbone_bps", "1e9"), ("fcp.wireless_bps", "1e8"), ("fcp.backbone_queue_pkts", "500"), ("fcp.bs_buffer_pkts", "200")]),
+    (
+        "fcp-1g-forward-s1",
+        "fcp",
+        1,
+        &[
+            ("duration_s", "5"),
+            ("fcp.backbone_bps", "1e9"),
+            ("fcp.wireless_bps", "1e8"),
+            ("fcp.backbone_queue_pkts", "500"),
+            ("fcp.bs_buffer_pkts", "200"),
+        ],
+    ),
     ("fcp-drop-s1", "fcp", 1, &[("duration_s", "15"), ("fcp.scheme", "drop")]),
-    ("fcp-rearrange-s2", "fcp", 2, &[("duration_s", "15"), ("fcp.scheme", "rearrange"), ("fcp.handover_distribution", "exponential")]),
+    (
+        "fcp-rearrange-s2",
+        "fcp",
+        2,
+        &[("duration_s", "15"), ("fcp.scheme", "rearrange"), ("fcp.handover_distribution", "exponential")],
+    ),
     ("hsdpa-square-s1", "hsdpa", 1, &[]),
-    ("hsdpa-random-proxy-s1", "hsdpa", 1, &[("hsdpa.bandwidth", "random"), ("hsdpa.period_s", "0.2"), ("hsdpa.proxy", "true"), ("duration_s", "60")]),
+    (
+        "hsdpa-random-proxy-s1",
+        "hsdpa",
+        1,
+        &[("hsdpa.bandwidth", "random"), ("hsdpa.period_s", "0.2"), ("hsdpa.proxy", "true"), ("duration_s", "60")],
+    ),
     ("hsdpa-random-s2", "hsdpa", 2, &[("hsdpa.bandwidth", "random"), ("hsdpa.period_s", "0.2"), ("duration_s", "60")]),
 ];
 

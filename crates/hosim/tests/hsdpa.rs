@@ -54,7 +54,13 @@ fn random_and_arma_rates_have_their_long_run_means_in_a_run() {
     // Uniform 1-2 Mb/s every 20 ms for 150 s: 7500 draws, std of the mean 3.3 kb/s.
     let s = random("0.02", "false", &[]);
     assert!((f(&s, "radio_capacity_bps") - 1.5e6).abs() < 1.5e4, "{}", f(&s, "radio_capacity_bps"));
-    let s = summary(&[("hsdpa.bandwidth", "arma"), ("hsdpa.period_s", "0.01"), ("hsdpa.mean_bps", "1e6"), ("hsdpa.alpha", "[0.5]"), ("hsdpa.std_bps", "1e5")]);
+    let s = summary(&[
+        ("hsdpa.bandwidth", "arma"),
+        ("hsdpa.period_s", "0.01"),
+        ("hsdpa.mean_bps", "1e6"),
+        ("hsdpa.alpha", "[0.5]"),
+        ("hsdpa.std_bps", "1e5"),
+    ]);
     assert!((f(&s, "radio_capacity_bps") - 1e6).abs() < 1e4, "{}", f(&s, "radio_capacity_bps"));
     assert_eq!(s["radio_rate_changes"].as_u64(), Some(14_999));
 }
@@ -73,7 +79,8 @@ fn trace_replay_delivers_the_traces_capacity() {
     let path = write_trace("three.mahi", "3\n4\n10\n");
     // The proxy is told the mean rate of each 10 ms step: the instantaneous rate of this
     // trace is either 0 or 12 Mb/s.
-    let mut sets = vec![("hsdpa.bandwidth", "trace"), ("hsdpa.trace_file", path.as_str()), ("hsdpa.buffer_packets", "100")];
+    let mut sets =
+        vec![("hsdpa.bandwidth", "trace"), ("hsdpa.trace_file", path.as_str()), ("hsdpa.buffer_packets", "100")];
     sets.push(("hsdpa.feedback_bandwidth", "mean"));
     sets.push(("duration_s", "20"));
     // Plain TCP: a receiver window of 80 segments keeps it from overflowing the 100-packet
@@ -106,7 +113,13 @@ fn proxy_keeps_utilization_above_90_percent_and_the_queue_near_q0() {
 
 #[test]
 fn split_connection_delivers_exactly_the_servers_bytes() {
-    let s = summary(&[("hsdpa.proxy", "true"), ("hsdpa.bytes", "3000000"), ("hsdpa.bandwidth", "random"), ("hsdpa.period_s", "0.2"), ("duration_s", "60")]);
+    let s = summary(&[
+        ("hsdpa.proxy", "true"),
+        ("hsdpa.bytes", "3000000"),
+        ("hsdpa.bandwidth", "random"),
+        ("hsdpa.period_s", "0.2"),
+        ("duration_s", "60"),
+    ]);
     assert_eq!(flow(&s, "server-proxy")["completed"].as_bool(), Some(true));
     assert_eq!(flow(&s, "proxy-ue")["bytes_delivered"].as_u64(), Some(3_000_000));
     assert!(s["invariants"]["ok"].as_bool().unwrap());
@@ -151,7 +164,11 @@ fn noisy_or_lost_feedback_degrades_the_proxy_gracefully() {
         assert!(u <= f(&clean, "radio_goodput_utilization") + 0.01, "{extra:?}: better than clean feedback?");
         let delivered = f(&s, "radio_throughput_pkts_per_s") * 150.0;
         if floor > 0.5 {
-            assert!((s["nodeb_drops"].as_u64().unwrap() as f64) < 0.01 * delivered, "{extra:?}: drops {}", s["nodeb_drops"]);
+            assert!(
+                (s["nodeb_drops"].as_u64().unwrap() as f64) < 0.01 * delivered,
+                "{extra:?}: drops {}",
+                s["nodeb_drops"]
+            );
             assert_eq!(s["proxy"]["fallback_steps"].as_u64(), Some(0), "{extra:?}: no 200 ms without a report");
         } else {
             assert!(s["proxy"]["fallback_steps"].as_u64().unwrap() > 14_000, "{extra:?}");
@@ -231,7 +248,10 @@ fn bad_hsdpa_keys_give_one_line_errors_naming_the_key() {
         (vec![("hsdpa.bandwidth", "arma"), ("hsdpa.mean_bps", "-1")], "hsdpa.mean_bps"),
         (vec![("hsdpa.bandwidth", "arma"), ("hsdpa.std_bps", "-1")], "hsdpa.std_bps"),
         (vec![("hsdpa.bandwidth", "arma"), ("hsdpa.beta", "[nan]")], "hsdpa.beta"),
-        (vec![("hsdpa.bandwidth", "arma"), ("hsdpa.floor_bps", "2e6"), ("hsdpa.ceiling_bps", "1e6")], "hsdpa.ceiling_bps"),
+        (
+            vec![("hsdpa.bandwidth", "arma"), ("hsdpa.floor_bps", "2e6"), ("hsdpa.ceiling_bps", "1e6")],
+            "hsdpa.ceiling_bps",
+        ),
         (vec![("hsdpa.bandwidth", "arma"), ("hsdpa.floor_bps", "-5")], "hsdpa.floor_bps"),
         (vec![("hsdpa.wired_bps", "0.5")], "hsdpa.wired_bps"),
         (vec![("hsdpa.ran_bps", "-1")], "hsdpa.ran_bps"),

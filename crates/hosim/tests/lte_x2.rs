@@ -87,7 +87,8 @@ fn standard_forwarded_packets_queue_twice_in_the_router() {
     // ...and the forwarded packets and the end marker entered the queue to the target as well,
     // besides the direct packets.
     let back = link(&w, "senb->router");
-    let expected = lte.sgw_tunnelled[1] - on_link_towards(sgw_link, tenb) + ho.forwarded_packets + 1 - on_link_towards(back, tenb);
+    let expected =
+        lte.sgw_tunnelled[1] - on_link_towards(sgw_link, tenb) + ho.forwarded_packets + 1 - on_link_towards(back, tenb);
     assert_eq!(to_tenb.stats.offered, expected);
 }
 
@@ -145,7 +146,10 @@ fn fast_path_switch_forwards_fewer_packets_than_standard() {
         let cross = [("lte_x2.target_ues", "2"), ("duration_s", "3.0")];
         let fast = summary(&with(&cross, &[("lte_x2.path_switch", "fast")]), seed);
         let std = summary(&cross, seed);
-        let (f, s) = (handover(&fast)["forwarded_packets"].as_u64().unwrap(), handover(&std)["forwarded_packets"].as_u64().unwrap());
+        let (f, s) = (
+            handover(&fast)["forwarded_packets"].as_u64().unwrap(),
+            handover(&std)["forwarded_packets"].as_u64().unwrap(),
+        );
         assert!(0 < f && f < s, "seed {seed}: fast forwarded {f}, standard {s}");
     }
 }
@@ -168,7 +172,10 @@ fn early_prediction_forwards_what_the_old_path_still_holds() {
     // HO command, so the old path has not drained and its tail is forwarded.
     let early = summary(&with(ALONE, &[("lte_x2.path_switch", "predicted"), ("lte_x2.prediction_error_s", "-0.1")]), 1);
     let std = summary(ALONE, 1);
-    let (e, s) = (handover(&early)["forwarded_packets"].as_u64().unwrap(), handover(&std)["forwarded_packets"].as_u64().unwrap());
+    let (e, s) = (
+        handover(&early)["forwarded_packets"].as_u64().unwrap(),
+        handover(&std)["forwarded_packets"].as_u64().unwrap(),
+    );
     assert!(0 < e && e < s, "early prediction forwarded {e}, standard {s}");
 }
 
@@ -186,9 +193,14 @@ fn ecn_run(through: &str) -> Value {
 
 #[test]
 fn red_mark_reaches_the_sender_as_ece_only_through_a_propagating_tunnel() {
-    let sum = |s: &Value, key: &str| s["flows"].as_array().unwrap().iter().map(|f| f[key].as_u64().unwrap()).sum::<u64>();
-    let enb_sum = |s: &Value, key: &str| s["lte_x2"]["enbs"].as_array().unwrap().iter().map(|e| e[key].as_u64().unwrap()).sum::<u64>();
-    let marks = |s: &Value| queue(s, "router->senb")["marked"].as_u64().unwrap() + queue(s, "router->tenb")["marked"].as_u64().unwrap();
+    let sum =
+        |s: &Value, key: &str| s["flows"].as_array().unwrap().iter().map(|f| f[key].as_u64().unwrap()).sum::<u64>();
+    let enb_sum = |s: &Value, key: &str| {
+        s["lte_x2"]["enbs"].as_array().unwrap().iter().map(|e| e[key].as_u64().unwrap()).sum::<u64>()
+    };
+    let marks = |s: &Value| {
+        queue(s, "router->senb")["marked"].as_u64().unwrap() + queue(s, "router->tenb")["marked"].as_u64().unwrap()
+    };
 
     let through = ecn_run("true");
     assert!(marks(&through) > 0, "RED marked outer headers");
@@ -206,7 +218,12 @@ fn red_mark_reaches_the_sender_as_ece_only_through_a_propagating_tunnel() {
 fn every_variant_keeps_the_invariants_and_is_deterministic() {
     for ps in ["standard", "fast", "predicted"] {
         for (q, ecn) in [("droptail", "false"), ("red", "false"), ("red", "true")] {
-            let kv = [("lte_x2.path_switch", ps), ("lte_x2.router_queue", q), ("lte_x2.ecn", ecn), ("lte_x2.scheduler", "rr")];
+            let kv = [
+                ("lte_x2.path_switch", ps),
+                ("lte_x2.router_queue", q),
+                ("lte_x2.ecn", ecn),
+                ("lte_x2.scheduler", "rr"),
+            ];
             let mut a = summary(&kv, 7);
             let mut b = summary(&kv, 7);
             assert_eq!(a["invariants"]["ok"], true);
@@ -269,9 +286,15 @@ fn bad_lte_x2_values_are_one_line_errors_naming_the_key() {
         assert!(!err.contains('\n'), "{err}");
     }
     let early = sets(&[("lte_x2.path_switch", "predicted"), ("lte_x2.handover_at_s", "0.05")]);
-    let err = hosim::run(text(), PRESET, &RunOptions { seed: Some(1), overrides: early, traces: false }).err().unwrap().to_string();
+    let err = hosim::run(text(), PRESET, &RunOptions { seed: Some(1), overrides: early, traces: false })
+        .err()
+        .unwrap()
+        .to_string();
     assert!(err.contains("key `lte_x2.handover_at_s`"), "{err}");
     let wrong_topology = sets(&[("topology", "dumbbell")]);
-    let err = hosim::run(text(), PRESET, &RunOptions { seed: Some(1), overrides: wrong_topology, traces: false }).err().unwrap().to_string();
+    let err = hosim::run(text(), PRESET, &RunOptions { seed: Some(1), overrides: wrong_topology, traces: false })
+        .err()
+        .unwrap()
+        .to_string();
     assert!(err.contains("key `lte_x2`"), "{err}");
 }

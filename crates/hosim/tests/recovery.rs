@@ -141,7 +141,10 @@ fn reno_three_losses_halves_twice_then_times_out() {
     // signal the third hole, so only the retransmission timer repairs it.
     assert_eq!((o.timeouts, o.fast_recoveries, o.retransmits), (1, 2, 3));
     let eps = &w.flows[0].sender.stats.episodes;
-    assert_eq!(eps.iter().map(|e| e.kind).collect::<Vec<_>>(), vec![EpisodeKind::FastRecovery, EpisodeKind::FastRecovery, EpisodeKind::Timeout]);
+    assert_eq!(
+        eps.iter().map(|e| e.kind).collect::<Vec<_>>(),
+        vec![EpisodeKind::FastRecovery, EpisodeKind::FastRecovery, EpisodeKind::Timeout]
+    );
     // The timeout costs at least the 1 s minimum RTO: far more than NewReno's 3 RTTs.
     assert!(o.recovery_rtts > 1000.0 / BASE_RTT_MS, "{} RTTs", o.recovery_rtts);
     // At the timeout cwnd restarts from the loss window, one segment, and ssthresh is

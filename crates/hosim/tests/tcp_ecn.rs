@@ -7,7 +7,14 @@ use hosim::tcp::{Recovery, Segment, TcpConfig, TcpReceiver, TcpSender};
 const MSS: u64 = 1000;
 
 fn cfg(ecn: bool) -> TcpConfig {
-    TcpConfig { recovery: Recovery::Reno, mss_bytes: MSS as u32, initial_window_segments: 10, ecn, delayed_ack: false, ..TcpConfig::default() }
+    TcpConfig {
+        recovery: Recovery::Reno,
+        mss_bytes: MSS as u32,
+        initial_window_segments: 10,
+        ecn,
+        delayed_ack: false,
+        ..TcpConfig::default()
+    }
 }
 
 /// An established sender with ten segments in flight.
@@ -51,7 +58,10 @@ fn sender_ece_halves_window_once_per_window_and_sets_cwr() {
     assert_eq!(s.snd_una(), window_end);
     assert_eq!(s.stats.ecn_reductions, 1, "one reduction per window");
     assert!(!sent.is_empty());
-    assert!(sent[0].cwr && sent[0].seq == window_end, "the first new segment after the reduction carries CWR: {sent:?}");
+    assert!(
+        sent[0].cwr && sent[0].seq == window_end,
+        "the first new segment after the reduction carries CWR: {sent:?}"
+    );
     assert!(sent.iter().skip(1).all(|seg| !seg.cwr));
     // An ECE on an ACK of data sent after the reduction is new congestion.
     ack(&mut s, 3_000_000, window_end + MSS, true);

@@ -74,9 +74,14 @@ fn jain(x: &[f64]) -> f64 {
 #[test]
 fn dumbbell_four_flows_fill_the_bottleneck_fairly() {
     let text = hosim::scenario::presets::find("dumbbell").unwrap();
-    let opts = hosim::RunOptions { seed: Some(1), overrides: vec![("dumbbell.flows".into(), "4".into()), ("duration_s".into(), "60".into())], traces: false };
+    let opts = hosim::RunOptions {
+        seed: Some(1),
+        overrides: vec![("dumbbell.flows".into(), "4".into()), ("duration_s".into(), "60".into())],
+        traces: false,
+    };
     let s = hosim::run(text, "dumbbell", &opts).expect("run").summary;
-    let goodputs: Vec<f64> = s["flows"].as_array().unwrap().iter().map(|f| f["goodput_bps"].as_f64().unwrap()).collect();
+    let goodputs: Vec<f64> =
+        s["flows"].as_array().unwrap().iter().map(|f| f["goodput_bps"].as_f64().unwrap()).collect();
     assert_eq!(goodputs.len(), 4);
     let total: f64 = goodputs.iter().sum();
     // 12 Mb/s of 1500-byte packets carrying 1460 bytes of payload each.

@@ -29,7 +29,9 @@ use crate::engine::time::{ns_to_s, s_to_ns, SimTime};
 use crate::net::{FlowId, LinkId, NodeId, NodeKind, Packet};
 use crate::scenario::error::ScenarioError;
 use crate::scenario::schema::Check;
-use crate::scenario::templates::fcp::{mobile_name, FcpScheme, FcpSection, IntervalDistribution, OldBsQueue, RearrangeOverflow, BS, FCP};
+use crate::scenario::templates::fcp::{
+    mobile_name, FcpScheme, FcpSection, IntervalDistribution, OldBsQueue, RearrangeOverflow, BS, FCP,
+};
 use crate::world::{Event, World};
 
 use super::CellEvent;
@@ -252,7 +254,11 @@ fn attach_routes(world: &mut World, h: &FcpHandover, m: usize, b: usize) {
 /// Packets for node `dst` on a link: queued, in service, propagating.
 fn on_link_for(world: &World, l: LinkId, dst: NodeId) -> impl Iterator<Item = &Packet> {
     let link = &world.links[l as usize];
-    link.queue.iter().chain(link.in_service.iter()).chain(link.pipeline.iter().map(|(_, p)| p)).filter(move |p| p.dst == dst)
+    link.queue
+        .iter()
+        .chain(link.in_service.iter())
+        .chain(link.pipeline.iter().map(|(_, p)| p))
+        .filter(move |p| p.dst == dst)
 }
 
 impl World {

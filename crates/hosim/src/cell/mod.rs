@@ -4,8 +4,8 @@
 //! handling in its own module.
 
 pub mod fcp;
-pub mod lte;
 pub mod hsdpa;
+pub mod lte;
 pub mod proxy;
 pub mod radio;
 
@@ -35,7 +35,9 @@ impl World {
             CellEvent::LinkRate(l) => self.on_link_rate(l),
             CellEvent::ProxySample(i) => self.on_proxy_sample(i),
             CellEvent::ProxyStep(i) => self.on_proxy_step(i),
-            CellEvent::HsdpaSummary { downlink, server_flow, ue_flow } => self.on_hsdpa_summary(downlink, server_flow, ue_flow),
+            CellEvent::HsdpaSummary { downlink, server_flow, ue_flow } => {
+                self.on_hsdpa_summary(downlink, server_flow, ue_flow)
+            }
         }
     }
 }

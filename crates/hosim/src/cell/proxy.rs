@@ -156,7 +156,14 @@ pub struct Proxy {
 }
 
 impl Proxy {
-    pub fn new(cfg: ProxyConfig, upstream: FlowId, downstream: FlowId, nodeb_link: LinkId, pkt_bytes: u32, rng: Rng) -> Proxy {
+    pub fn new(
+        cfg: ProxyConfig,
+        upstream: FlowId,
+        downstream: FlowId,
+        nodeb_link: LinkId,
+        pkt_bytes: u32,
+        rng: Rng,
+    ) -> Proxy {
         let window_pkts = cfg.q0_pkts;
         let adv_window_pkts = advertised_window_pkts(window_pkts, 0.0, cfg.q20_pkts);
         Proxy {
@@ -187,7 +194,11 @@ impl Proxy {
         if u < f.loss {
             return None;
         }
-        Some(Report { bw_pkts_per_s: (bw_pkts_per_s + gamma).max(0.0), queue_pkts: (queue_pkts + eta).max(0.0), arrived_pkts })
+        Some(Report {
+            bw_pkts_per_s: (bw_pkts_per_s + gamma).max(0.0),
+            queue_pkts: (queue_pkts + eta).max(0.0),
+            arrived_pkts,
+        })
     }
 
     /// Proxy side: folds the report of this step (or its loss) into the estimate and decides
@@ -342,14 +353,22 @@ mod tests {
             semantics,
             min_adv_window_pkts: 1.0,
             compensate_in_flight: false,
-            feedback: FeedbackConfig { bandwidth: BandwidthReport::Instant, delay_ns: 0, loss, bw_noise_pkts_per_s: 0.0, queue_noise_pkts: 0.0, timeout_ns: 200_000_000 },
+            feedback: FeedbackConfig {
+                bandwidth: BandwidthReport::Instant,
+                delay_ns: 0,
+                loss,
+                bw_noise_pkts_per_s: 0.0,
+                queue_noise_pkts: 0.0,
+                timeout_ns: 200_000_000,
+            },
         };
         Proxy::new(cfg, 0, 1, 0, 1500, stream_rng(1, StreamKind::Cell, 0))
     }
 
     fn hsdpa_world(sets: &[(&str, &str)]) -> World {
         let text = crate::scenario::presets::find("hsdpa").expect("preset");
-        let mut o: Vec<(String, String)> = vec![("hsdpa.proxy".into(), "true".into()), ("hsdpa.buffer_packets".into(), "50".into())];
+        let mut o: Vec<(String, String)> =
+            vec![("hsdpa.proxy".into(), "true".into()), ("hsdpa.buffer_packets".into(), "50".into())];
         o.extend(sets.iter().map(|(k, v)| (k.to_string(), v.to_string())));
         let s = crate::scenario::load(text, "hsdpa", &o).expect("scenario");
         crate::scenario::build::build(&s, "hsdpa", 1).expect("world")

@@ -13,7 +13,10 @@ pub fn check_invariants(w: &World) -> Vec<String> {
     if c.created != c.consumed + c.dropped() + in_flight {
         bad.push(format!(
             "packet conservation: created {} != consumed {} + dropped {} + in flight {}",
-            c.created, c.consumed, c.dropped(), in_flight
+            c.created,
+            c.consumed,
+            c.dropped(),
+            in_flight
         ));
     }
     if let Some(lte) = &w.lte {
@@ -24,7 +27,10 @@ pub fn check_invariants(w: &World) -> Vec<String> {
         let queued = s.offered - l.queue.stats.dropped;
         let after = s.transmitted + s.withdrawn + l.queue.len_pkts() as u64 + l.in_service.is_some() as u64;
         if queued != after {
-            bad.push(format!("link {}: accepted {} != transmitted {} + withdrawn {} + queued + in service", l.name, queued, s.transmitted, s.withdrawn));
+            bad.push(format!(
+                "link {}: accepted {} != transmitted {} + withdrawn {} + queued + in service",
+                l.name, queued, s.transmitted, s.withdrawn
+            ));
         }
         let propagating = (l.pipeline.len() + l.late_pipeline.len()) as u64;
         if s.transmitted + s.duplicated != s.lost + s.delivered + propagating {
@@ -43,7 +49,12 @@ pub fn check_invariants(w: &World) -> Vec<String> {
             bad.push(format!("flow {}: receiver has {} bytes, sender only sent {}", f.name, rcv, f.sender.snd_max()));
         }
         if f.sender.snd_una() > rcv {
-            bad.push(format!("flow {}: sender believes {} bytes acknowledged, receiver has {}", f.name, f.sender.snd_una(), rcv));
+            bad.push(format!(
+                "flow {}: sender believes {} bytes acknowledged, receiver has {}",
+                f.name,
+                f.sender.snd_una(),
+                rcv
+            ));
         }
         if let Some(total) = f.app.total_bytes() {
             if rcv > total {
@@ -57,14 +68,29 @@ pub fn check_invariants(w: &World) -> Vec<String> {
             // Split connection: the relay hands over exactly the bytes delivered in order, and
             // the far receiver cannot be ahead of them.
             if to.sender.app_limit() != f.delivered_bytes {
-                bad.push(format!("relay {} -> {}: {} bytes delivered but {} handed on", f.name, to.name, f.delivered_bytes, to.sender.app_limit()));
+                bad.push(format!(
+                    "relay {} -> {}: {} bytes delivered but {} handed on",
+                    f.name,
+                    to.name,
+                    f.delivered_bytes,
+                    to.sender.app_limit()
+                ));
             }
             if to.receiver.rcv_nxt() > rcv {
-                bad.push(format!("relay {} -> {}: far end has {} bytes, relay only received {}", f.name, to.name, to.receiver.rcv_nxt(), rcv));
+                bad.push(format!(
+                    "relay {} -> {}: far end has {} bytes, relay only received {}",
+                    f.name,
+                    to.name,
+                    to.receiver.rcv_nxt(),
+                    rcv
+                ));
             }
         }
         if f.tag_errors > 0 {
-            bad.push(format!("flow {}: {} segments arrived with a payload tag that does not match their flow and offset", f.name, f.tag_errors));
+            bad.push(format!(
+                "flow {}: {} segments arrived with a payload tag that does not match their flow and offset",
+                f.name, f.tag_errors
+            ));
         }
     }
     bad

@@ -8,11 +8,19 @@ use crate::engine::rng::Rng;
 pub enum LossModel {
     None,
     /// Each packet is lost independently with probability `p`.
-    Bernoulli { p: f64 },
+    Bernoulli {
+        p: f64,
+    },
     /// Two-state Markov chain evaluated once per packet. In the good state packets are lost
     /// with `loss_good`, in the bad state with `loss_bad`; the chain moves good->bad with
     /// `p_gb` and bad->good with `p_bg` before each packet.
-    GilbertElliott { p_gb: f64, p_bg: f64, loss_good: f64, loss_bad: f64, bad: bool },
+    GilbertElliott {
+        p_gb: f64,
+        p_bg: f64,
+        loss_good: f64,
+        loss_bad: f64,
+        bad: bool,
+    },
 }
 
 impl LossModel {

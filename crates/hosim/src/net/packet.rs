@@ -108,7 +108,15 @@ pub fn payload_tag(flow: FlowId, seq: u64, len: u32) -> u32 {
 impl Packet {
     /// A header-only packet of `size_bytes` with every other field zero or off; callers fill in
     /// what their kind of packet carries.
-    pub fn new(uid: u64, flow: FlowId, src: NodeId, dst: NodeId, kind: PacketKind, size_bytes: u32, sent_ns: u64) -> Packet {
+    pub fn new(
+        uid: u64,
+        flow: FlowId,
+        src: NodeId,
+        dst: NodeId,
+        kind: PacketKind,
+        size_bytes: u32,
+        sent_ns: u64,
+    ) -> Packet {
         Packet {
             uid,
             flow,

@@ -44,7 +44,9 @@ impl LevelDist {
 
     fn draw(&self, rng: &mut Rng) -> u64 {
         match self {
-            LevelDist::Uniform { min_bps, max_bps } => (min_bps + (max_bps - min_bps) * rng.gen::<f64>()).round() as u64,
+            LevelDist::Uniform { min_bps, max_bps } => {
+                (min_bps + (max_bps - min_bps) * rng.gen::<f64>()).round() as u64
+            }
             LevelDist::Levels(l) => l[rng.gen_range(0..l.len())],
         }
     }
@@ -52,12 +54,33 @@ impl LevelDist {
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum RateModel {
-    Constant { rate_bps: u64 },
-    Square { first_bps: u64, second_bps: u64, interval_ns: SimTime },
-    Random { dist: LevelDist, period_ns: SimTime },
-    Arma { mean_bps: f64, alpha: Vec<f64>, beta: Vec<f64>, std_bps: f64, step_ns: SimTime, min_bps: f64, max_bps: f64 },
+    Constant {
+        rate_bps: u64,
+    },
+    Square {
+        first_bps: u64,
+        second_bps: u64,
+        interval_ns: SimTime,
+    },
+    Random {
+        dist: LevelDist,
+        period_ns: SimTime,
+    },
+    Arma {
+        mean_bps: f64,
+        alpha: Vec<f64>,
+        beta: Vec<f64>,
+        std_bps: f64,
+        step_ns: SimTime,
+        min_bps: f64,
+        max_bps: f64,
+    },
     /// Merged segments of one period (rate, duration); the schedule repeats them forever.
-    Trace { segments: Vec<(u64, SimTime)>, period_ns: SimTime, opportunities: u64 },
+    Trace {
+        segments: Vec<(u64, SimTime)>,
+        period_ns: SimTime,
+        opportunities: u64,
+    },
 }
 
 impl RateModel {
@@ -70,9 +93,15 @@ impl RateModel {
             if s.is_empty() {
                 continue;
             }
-            let t: u64 = s.parse().map_err(|_| format!("line {}: expected a millisecond timestamp (integer >= 0), got \"{s}\"", i + 1))?;
+            let t: u64 = s
+                .parse()
+                .map_err(|_| format!("line {}: expected a millisecond timestamp (integer >= 0), got \"{s}\"", i + 1))?;
             if stamps.last().is_some_and(|&p| t < p) {
-                return Err(format!("line {}: timestamps must not decrease ({t} after {})", i + 1, stamps.last().unwrap()));
+                return Err(format!(
+                    "line {}: timestamps must not decrease ({t} after {})",
+                    i + 1,
+                    stamps.last().unwrap()
+                ));
             }
             stamps.push(t);
         }
@@ -299,7 +328,10 @@ mod tests {
         assert_eq!(switches, (1..15).map(|k| s_to_ns(10.0 * k as f64)).collect::<Vec<_>>());
         // 8 high and 7 low intervals: the paper's 222.7 kb/s (Section III).
         assert!((mean - (8.0 * 384e3 + 7.0 * 38.4e3) / 15.0).abs() < 1e-6, "{mean}");
-        let (mean, _) = run(RateModel::Square { first_bps: 384_000, second_bps: 38_400, interval_ns: s_to_ns(10.0) }, s_to_ns(2000.0));
+        let (mean, _) = run(
+            RateModel::Square { first_bps: 384_000, second_bps: 38_400, interval_ns: s_to_ns(10.0) },
+            s_to_ns(2000.0),
+        );
         assert!((mean - 211_200.0).abs() < 1e-6);
     }
 
@@ -335,7 +367,15 @@ mod tests {
     #[test]
     fn arma_recursion_follows_equation_2() {
         // alpha = [0.5], beta = [0.25]: phi(n) = 0.5 phi(n-1) + e(n) + 0.25 e(n-1).
-        let m = RateModel::Arma { mean_bps: 1e6, alpha: vec![0.5], beta: vec![0.25], std_bps: 1e4, step_ns: 1, min_bps: -1e12, max_bps: 1e12 };
+        let m = RateModel::Arma {
+            mean_bps: 1e6,
+            alpha: vec![0.5],
+            beta: vec![0.25],
+            std_bps: 1e4,
+            step_ns: 1,
+            min_bps: -1e12,
+            max_bps: 1e12,
+        };
         let mut s = schedule(m);
         let mut rng = stream_rng(3, StreamKind::Link, 0);
         let (mut phi, mut e_prev) = (0.0, 0.0);
@@ -349,7 +389,15 @@ mod tests {
 
     #[test]
     fn arma_is_clamped_to_its_bounds() {
-        let m = RateModel::Arma { mean_bps: 1e5, alpha: vec![0.9], beta: vec![], std_bps: 1e5, step_ns: 1, min_bps: 5e4, max_bps: 2e5 };
+        let m = RateModel::Arma {
+            mean_bps: 1e5,
+            alpha: vec![0.9],
+            beta: vec![],
+            std_bps: 1e5,
+            step_ns: 1,
+            min_bps: 5e4,
+            max_bps: 2e5,
+        };
         let mut s = schedule(m);
         assert!((0..10_000).map(|_| s.next_segment().0).all(|r| (50_000..=200_000).contains(&r)));
     }

@@ -4,13 +4,13 @@
 use std::collections::{HashMap, VecDeque};
 
 use super::error::ScenarioError;
+use super::rate::RateChange;
 use super::schema::{validate_app, AppKind, Check, NodeKindName, QueueKind, Scenario};
 use super::templates::{expand, install, Graph};
 use crate::app::App;
 use crate::engine::rng::{stream_rng, StreamKind};
 use crate::engine::time::{s_to_ns, tx_time_ns};
 use crate::net::queue::{Queue, QueueLimit, RedParams};
-use super::rate::RateChange;
 use crate::net::rate::{RateSchedule, VarRate};
 use crate::net::{Impairments, Link, LinkId, LossModel, Node, NodeKind};
 use crate::tcp::TcpConfig;
@@ -37,7 +37,9 @@ pub fn build(s: &Scenario, source: &str, seed: u64) -> Result<World, ScenarioErr
         };
         world.nodes.push(Node { name: n.name.clone(), kind, routes: Vec::new() });
     }
-    let lookup = |key: String, name: &str| ids.get(name).copied().ok_or_else(|| c.err(&key, &format!("unknown node \"{name}\"")));
+    let lookup = |key: String, name: &str| {
+        ids.get(name).copied().ok_or_else(|| c.err(&key, &format!("unknown node \"{name}\"")))
+    };
 
     build_links(&mut world, &graph, s, &c, seed, &lookup)?;
     compute_routes(&mut world);
@@ -56,7 +58,9 @@ pub fn build(s: &Scenario, source: &str, seed: u64) -> Result<World, ScenarioErr
                 return Err(c.err(&key(end), "flows must start and end at hosts"));
             }
         }
-        if world.nodes[src as usize].routes[dst as usize].is_none() || world.nodes[dst as usize].routes[src as usize].is_none() {
+        if world.nodes[src as usize].routes[dst as usize].is_none()
+            || world.nodes[dst as usize].routes[src as usize].is_none()
+        {
             return Err(c.err(&format!("flows[{i}]"), &format!("no route between \"{}\" and \"{}\"", f.src, f.dst)));
         }
         c.non_negative(&key("start_s"), f.start_s)?;
@@ -72,9 +76,16 @@ pub fn build(s: &Scenario, source: &str, seed: u64) -> Result<World, ScenarioErr
         let app = match f.app {
             AppKind::Bulk => App::Bulk,
             AppKind::File => App::File { bytes: f.bytes.unwrap_or(0) },
-            AppKind::Rate => App::Rate { rate_bps: f.rate_bps.unwrap_or(1.0).round().max(1.0) as u64, chunk_bytes: cfg.mss_bytes, bytes: f.bytes },
+            AppKind::Rate => App::Rate {
+                rate_bps: f.rate_bps.unwrap_or(1.0).round().max(1.0) as u64,
+                chunk_bytes: cfg.mss_bytes,
+                bytes: f.bytes,
+            },
         };
-        let drops = DropRules { first_tx: f.drop_segments.clone(), retx: f.drop_retransmissions.iter().map(|&i| (i, false)).collect() };
+        let drops = DropRules {
+            first_tx: f.drop_segments.clone(),
+            retx: f.drop_retransmissions.iter().map(|&i| (i, false)).collect(),
+        };
         world.flows.push(Flow::new(name, src, dst, app, s_to_ns(f.start_s), cfg, drops));
     }
     install(s, &mut world, &c)?;
@@ -113,7 +124,10 @@ fn build_links(
             return Err(c.err(&key("to"), "must differ from `from`"));
         }
         let var_model = match &l.rate_model {
-            Some(spec) => Some((spec.params().to_model(spec.model, c, &key("rate_model"), &key("rate_model.model"))?, spec.rate_change)),
+            Some(spec) => Some((
+                spec.params().to_model(spec.model, c, &key("rate_model"), &key("rate_model.model"))?,
+                spec.rate_change,
+            )),
             None => None,
         };
         if var_model.is_none() || l.bidirectional {
@@ -139,10 +153,13 @@ fn build_links(
         let red = match (l.queue, &l.red) {
             (QueueKind::DropTail, None) => None,
             (QueueKind::DropTail, Some(_)) => return Err(c.err(&key("red"), "only allowed with queue = \"red\"")),
-            (QueueKind::Red, None) => return Err(c.err(&key("red"), "required with queue = \"red\" (min_th_pkts, max_th_pkts, max_p)")),
+            (QueueKind::Red, None) => {
+                return Err(c.err(&key("red"), "required with queue = \"red\" (min_th_pkts, max_th_pkts, max_p)"))
+            }
             (QueueKind::Red, Some(r)) => {
                 c.non_negative(&key("red.min_th_pkts"), r.min_th_pkts)?;
-                if !(r.max_th_pkts > r.min_th_pkts) {
+                // Written so that NaN also fails.
+                if r.max_th_pkts.partial_cmp(&r.min_th_pkts) != Some(std::cmp::Ordering::Greater) {
                     return Err(c.err(&key("red.max_th_pkts"), "must be > min_th_pkts"));
                 }
                 c.probability(&key("red.max_p"), r.max_p)?;
@@ -153,7 +170,10 @@ fn build_links(
                     max_p: r.max_p,
                     weight: r.weight,
                     ecn: r.ecn,
-                    typical_tx_ns: tx_time_ns(1500, var_model.as_ref().map_or(rate, |m| m.0.nominal_mean_bps().max(1.0) as u64)),
+                    typical_tx_ns: tx_time_ns(
+                        1500,
+                        var_model.as_ref().map_or(rate, |m| m.0.nominal_mean_bps().max(1.0) as u64),
+                    ),
                 })
             }
         };
@@ -164,25 +184,46 @@ fn build_links(
                 if p >= 1.0 {
                     return Err(c.err(&key("loss"), "must be < 1 (every packet lost)"));
                 }
-                if p > 0.0 { LossModel::Bernoulli { p } } else { LossModel::None }
+                if p > 0.0 {
+                    LossModel::Bernoulli { p }
+                } else {
+                    LossModel::None
+                }
             }
             (None, Some(ge)) => {
-                for (k, v) in [("p_good_to_bad", ge.p_good_to_bad), ("p_bad_to_good", ge.p_bad_to_good), ("loss_good", ge.loss_good), ("loss_bad", ge.loss_bad)] {
+                for (k, v) in [
+                    ("p_good_to_bad", ge.p_good_to_bad),
+                    ("p_bad_to_good", ge.p_bad_to_good),
+                    ("loss_good", ge.loss_good),
+                    ("loss_bad", ge.loss_bad),
+                ] {
                     c.probability(&key(&format!("gilbert_elliott.{k}")), v)?;
                 }
                 if ge.p_bad_to_good == 0.0 {
-                    return Err(c.err(&key("gilbert_elliott.p_bad_to_good"), "must be > 0 (the bad state would never end)"));
+                    return Err(
+                        c.err(&key("gilbert_elliott.p_bad_to_good"), "must be > 0 (the bad state would never end)")
+                    );
                 }
-                LossModel::GilbertElliott { p_gb: ge.p_good_to_bad, p_bg: ge.p_bad_to_good, loss_good: ge.loss_good, loss_bad: ge.loss_bad, bad: false }
+                LossModel::GilbertElliott {
+                    p_gb: ge.p_good_to_bad,
+                    p_bg: ge.p_bad_to_good,
+                    loss_good: ge.loss_good,
+                    loss_bad: ge.loss_bad,
+                    bad: false,
+                }
             }
             (None, None) => LossModel::None,
         };
         c.probability(&key("duplicate"), l.duplicate)?;
         c.probability(&key("reorder"), l.reorder)?;
         c.non_negative(&key("reorder_delay_s"), l.reorder_delay_s)?;
-        let impair = (l.duplicate > 0.0 || l.reorder > 0.0)
-            .then(|| Impairments { duplicate: l.duplicate, reorder: l.reorder, reorder_delay_ns: s_to_ns(l.reorder_delay_s) });
-        let directions: &[(u32, u32, bool)] = if l.bidirectional { &[(from, to, false), (to, from, true)] } else { &[(from, to, false)] };
+        let impair = (l.duplicate > 0.0 || l.reorder > 0.0).then(|| Impairments {
+            duplicate: l.duplicate,
+            reorder: l.reorder,
+            reorder_delay_ns: s_to_ns(l.reorder_delay_s),
+        });
+        let directions: &[(u32, u32, bool)] =
+            if l.bidirectional { &[(from, to, false), (to, from, true)] } else { &[(from, to, false)] };
         for &(a, b, reverse) in directions {
             let name = match (&l.name, reverse) {
                 (Some(n), false) => n.clone(),
@@ -211,7 +252,10 @@ fn build_links(
                 // The rate model draws from its own stream, apart from the link's loss and RED.
                 var: match (&var_model, reverse) {
                     (Some((m, change)), false) => {
-                        let mut v = VarRate::new(RateSchedule::new(m.clone(), stream_rng(seed, StreamKind::Link, id | 1 << 40)));
+                        let mut v = VarRate::new(RateSchedule::new(
+                            m.clone(),
+                            stream_rng(seed, StreamKind::Link, id | 1 << 40),
+                        ));
                         v.reschedule_in_service = *change == RateChange::Reschedule;
                         Some(Box::new(v))
                     }

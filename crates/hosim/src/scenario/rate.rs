@@ -131,7 +131,13 @@ pub const ARMA_DEFAULTS: (f64, f64, f64, f64) = (1.5e6, 0.9, 1e5, 0.01);
 impl RateParams {
     /// Validates the keys of `model` and builds it. `prefix` is the dotted path of the table
     /// holding the keys, `model_key` the full key naming the model (for messages).
-    pub fn to_model(&self, model: RateModelName, c: &Check, prefix: &str, model_key: &str) -> Result<RateModel, ScenarioError> {
+    pub fn to_model(
+        &self,
+        model: RateModelName,
+        c: &Check,
+        prefix: &str,
+        model_key: &str,
+    ) -> Result<RateModel, ScenarioError> {
         let k = |name: &str| format!("{prefix}.{name}");
         let period = |default: f64| -> Result<u64, ScenarioError> {
             let p = self.period_s.unwrap_or(default);
@@ -156,7 +162,11 @@ impl RateParams {
                 if high <= 0.0 && low <= 0.0 {
                     return Err(c.err(&k("high_bps"), "high_bps or low_bps must be > 0 (the link would never send)"));
                 }
-                Ok(RateModel::Square { first_bps: high.round() as u64, second_bps: low.round() as u64, interval_ns: period(dp)? })
+                Ok(RateModel::Square {
+                    first_bps: high.round() as u64,
+                    second_bps: low.round() as u64,
+                    interval_ns: period(dp)?,
+                })
             }
             RateModelName::Random => {
                 let (dmin, dmax, dp) = RANDOM_DEFAULTS;
@@ -215,11 +225,22 @@ impl RateParams {
                 if max <= min {
                     return Err(c.err(&k("ceiling_bps"), &format!("must be > floor_bps ({min}), got {max}")));
                 }
-                Ok(RateModel::Arma { mean_bps: mean, alpha, beta, std_bps: std, step_ns: period(dp)?, min_bps: min, max_bps: max })
+                Ok(RateModel::Arma {
+                    mean_bps: mean,
+                    alpha,
+                    beta,
+                    std_bps: std,
+                    step_ns: period(dp)?,
+                    min_bps: min,
+                    max_bps: max,
+                })
             }
             RateModelName::Trace => {
                 let Some(path) = &self.trace_file else {
-                    return Err(c.err(&k("trace_file"), &format!("required when {model_key} = \"trace\" (a Mahimahi packet-delivery trace)")));
+                    return Err(c.err(
+                        &k("trace_file"),
+                        &format!("required when {model_key} = \"trace\" (a Mahimahi packet-delivery trace)"),
+                    ));
                 };
                 let text = std::fs::read_to_string(path)
                     .map_err(|e| c.err(&k("trace_file"), &format!("cannot read \"{path}\": {e}")))?;
@@ -239,7 +260,10 @@ mod tests {
 
     #[test]
     fn defaults_build_each_model() {
-        assert!(matches!(model(RateModelName::Square, RateParams::default()), Ok(RateModel::Square { first_bps: 384_000, second_bps: 38_400, .. })));
+        assert!(matches!(
+            model(RateModelName::Square, RateParams::default()),
+            Ok(RateModel::Square { first_bps: 384_000, second_bps: 38_400, .. })
+        ));
         assert!(matches!(model(RateModelName::Random, RateParams::default()), Ok(RateModel::Random { .. })));
         assert!(matches!(model(RateModelName::Arma, RateParams::default()), Ok(RateModel::Arma { .. })));
     }
@@ -249,15 +273,31 @@ mod tests {
         let cases: Vec<(RateModelName, RateParams, &str)> = vec![
             (RateModelName::Square, RateParams { period_s: Some(0.0), ..Default::default() }, "`hsdpa.period_s`"),
             (RateModelName::Square, RateParams { high_bps: Some(-1.0), ..Default::default() }, "`hsdpa.high_bps`"),
-            (RateModelName::Square, RateParams { high_bps: Some(0.0), low_bps: Some(0.0), ..Default::default() }, "`hsdpa.high_bps`"),
+            (
+                RateModelName::Square,
+                RateParams { high_bps: Some(0.0), low_bps: Some(0.0), ..Default::default() },
+                "`hsdpa.high_bps`",
+            ),
             (RateModelName::Random, RateParams { min_bps: Some(3e6), ..Default::default() }, "`hsdpa.max_bps`"),
-            (RateModelName::Random, RateParams { levels_bps: Some(vec![]), ..Default::default() }, "`hsdpa.levels_bps`"),
-            (RateModelName::Random, RateParams { levels_bps: Some(vec![1e6, f64::NAN]), ..Default::default() }, "`hsdpa.levels_bps[1]`"),
+            (
+                RateModelName::Random,
+                RateParams { levels_bps: Some(vec![]), ..Default::default() },
+                "`hsdpa.levels_bps`",
+            ),
+            (
+                RateModelName::Random,
+                RateParams { levels_bps: Some(vec![1e6, f64::NAN]), ..Default::default() },
+                "`hsdpa.levels_bps[1]`",
+            ),
             (RateModelName::Arma, RateParams { alpha: Some(vec![0.7, -0.4]), ..Default::default() }, "`hsdpa.alpha`"),
             (RateModelName::Arma, RateParams { mean_bps: Some(0.0), ..Default::default() }, "`hsdpa.mean_bps`"),
             (RateModelName::Arma, RateParams { std_bps: Some(f64::INFINITY), ..Default::default() }, "`hsdpa.std_bps`"),
             (RateModelName::Trace, RateParams::default(), "`hsdpa.trace_file`: required"),
-            (RateModelName::Trace, RateParams { trace_file: Some("/nonexistent/x.mahi".into()), ..Default::default() }, "`hsdpa.trace_file`: cannot read"),
+            (
+                RateModelName::Trace,
+                RateParams { trace_file: Some("/nonexistent/x.mahi".into()), ..Default::default() },
+                "`hsdpa.trace_file`: cannot read",
+            ),
         ];
         for (m, p, want) in cases {
             let e = model(m, p).unwrap_err();

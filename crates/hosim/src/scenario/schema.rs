@@ -296,26 +296,46 @@ impl Check<'_> {
     }
 
     pub fn finite(&self, key: &str, v: f64) -> Result<(), ScenarioError> {
-        if v.is_finite() { Ok(()) } else { Err(self.err(key, &format!("must be a finite number, got {v}"))) }
+        if v.is_finite() {
+            Ok(())
+        } else {
+            Err(self.err(key, &format!("must be a finite number, got {v}")))
+        }
     }
 
     pub fn positive(&self, key: &str, v: f64) -> Result<(), ScenarioError> {
         self.finite(key, v)?;
-        if v > 0.0 { Ok(()) } else { Err(self.err(key, &format!("must be > 0, got {v}"))) }
+        if v > 0.0 {
+            Ok(())
+        } else {
+            Err(self.err(key, &format!("must be > 0, got {v}")))
+        }
     }
 
     pub fn non_negative(&self, key: &str, v: f64) -> Result<(), ScenarioError> {
         self.finite(key, v)?;
-        if v >= 0.0 { Ok(()) } else { Err(self.err(key, &format!("must be >= 0, got {v}"))) }
+        if v >= 0.0 {
+            Ok(())
+        } else {
+            Err(self.err(key, &format!("must be >= 0, got {v}")))
+        }
     }
 
     pub fn probability(&self, key: &str, v: f64) -> Result<(), ScenarioError> {
         self.finite(key, v)?;
-        if (0.0..=1.0).contains(&v) { Ok(()) } else { Err(self.err(key, &format!("must be a probability in [0, 1], got {v}"))) }
+        if (0.0..=1.0).contains(&v) {
+            Ok(())
+        } else {
+            Err(self.err(key, &format!("must be a probability in [0, 1], got {v}")))
+        }
     }
 
     pub fn at_least(&self, key: &str, v: u64, min: u64) -> Result<(), ScenarioError> {
-        if v >= min { Ok(()) } else { Err(self.err(key, &format!("must be >= {min}, got {v}"))) }
+        if v >= min {
+            Ok(())
+        } else {
+            Err(self.err(key, &format!("must be >= {min}, got {v}")))
+        }
     }
 }
 
@@ -397,7 +417,9 @@ impl TcpSection {
             return Err(c.err(&k("max_rto_s"), "must be >= min_rto_s"));
         }
         if cfg.rwnd_bytes < cfg.mss_bytes as u64 {
-            return Err(c.err(&k("rwnd_bytes"), &format!("must be >= mss_bytes ({}), got {}", cfg.mss_bytes, cfg.rwnd_bytes)));
+            return Err(
+                c.err(&k("rwnd_bytes"), &format!("must be >= mss_bytes ({}), got {}", cfg.mss_bytes, cfg.rwnd_bytes))
+            );
         }
         Ok(cfg)
     }
@@ -422,15 +444,27 @@ impl Scenario {
         }
         match self.topology {
             Topology::LteX2 => {
-                for (key, given) in [("nodes", !self.nodes.is_empty()), ("links", !self.links.is_empty()), ("flows", !self.flows.is_empty()), ("dumbbell", self.dumbbell.is_some())] {
+                for (key, given) in [
+                    ("nodes", !self.nodes.is_empty()),
+                    ("links", !self.links.is_empty()),
+                    ("flows", !self.flows.is_empty()),
+                    ("dumbbell", self.dumbbell.is_some()),
+                ] {
                     if given {
-                        return Err(c.err(key, "not allowed with topology = \"lte-x2\" (the template builds the graph)"));
+                        return Err(
+                            c.err(key, "not allowed with topology = \"lte-x2\" (the template builds the graph)")
+                        );
                     }
                 }
                 self.lte_x2.clone().unwrap_or_default().validate(&c, self.duration_s)?;
             }
             Topology::Hsdpa => {
-                for (key, given) in [("nodes", !self.nodes.is_empty()), ("links", !self.links.is_empty()), ("flows", !self.flows.is_empty()), ("dumbbell", self.dumbbell.is_some())] {
+                for (key, given) in [
+                    ("nodes", !self.nodes.is_empty()),
+                    ("links", !self.links.is_empty()),
+                    ("flows", !self.flows.is_empty()),
+                    ("dumbbell", self.dumbbell.is_some()),
+                ] {
                     if given {
                         return Err(c.err(key, "not allowed with topology = \"hsdpa\" (the template builds the graph)"));
                     }
@@ -441,15 +475,27 @@ impl Scenario {
                 if self.hsdpa.is_some() {
                     return Err(c.err("hsdpa", "only allowed with topology = \"hsdpa\""));
                 }
-                for (key, given) in [("nodes", !self.nodes.is_empty()), ("links", !self.links.is_empty()), ("flows", !self.flows.is_empty())] {
+                for (key, given) in [
+                    ("nodes", !self.nodes.is_empty()),
+                    ("links", !self.links.is_empty()),
+                    ("flows", !self.flows.is_empty()),
+                ] {
                     if given {
-                        return Err(c.err(key, "not allowed with topology = \"dumbbell\" (the template builds the graph)"));
+                        return Err(
+                            c.err(key, "not allowed with topology = \"dumbbell\" (the template builds the graph)")
+                        );
                     }
                 }
                 self.dumbbell.clone().unwrap_or_default().validate(&c)?;
             }
             Topology::Fcp => {
-                for (key, given) in [("nodes", !self.nodes.is_empty()), ("links", !self.links.is_empty()), ("flows", !self.flows.is_empty()), ("dumbbell", self.dumbbell.is_some()), ("hsdpa", self.hsdpa.is_some())] {
+                for (key, given) in [
+                    ("nodes", !self.nodes.is_empty()),
+                    ("links", !self.links.is_empty()),
+                    ("flows", !self.flows.is_empty()),
+                    ("dumbbell", self.dumbbell.is_some()),
+                    ("hsdpa", self.hsdpa.is_some()),
+                ] {
                     if given {
                         return Err(c.err(key, "not allowed with topology = \"fcp\" (the template builds the graph)"));
                     }
@@ -464,7 +510,10 @@ impl Scenario {
                     return Err(c.err("hsdpa", "only allowed with topology = \"hsdpa\""));
                 }
                 if self.nodes.is_empty() {
-                    return Err(c.err("nodes", "a graph scenario needs at least one [[nodes]] entry (or set topology = \"dumbbell\")"));
+                    return Err(c.err(
+                        "nodes",
+                        "a graph scenario needs at least one [[nodes]] entry (or set topology = \"dumbbell\")",
+                    ));
                 }
             }
         }
@@ -492,7 +541,13 @@ impl DumbbellSection {
     }
 }
 
-pub(crate) fn validate_app(c: &Check, prefix: &str, app: AppKind, bytes: Option<u64>, rate_bps: Option<f64>) -> Result<(), ScenarioError> {
+pub(crate) fn validate_app(
+    c: &Check,
+    prefix: &str,
+    app: AppKind,
+    bytes: Option<u64>,
+    rate_bps: Option<f64>,
+) -> Result<(), ScenarioError> {
     match app {
         AppKind::Bulk => Ok(()),
         AppKind::File => match bytes {

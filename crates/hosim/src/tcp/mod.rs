@@ -29,6 +29,6 @@ pub mod sender;
 #[cfg(test)]
 mod newreno_timer_tests;
 
-pub use config::{Recovery, NewRenoTimer, TcpConfig};
+pub use config::{NewRenoTimer, Recovery, TcpConfig};
 pub use receiver::TcpReceiver;
 pub use sender::{Segment, TcpSender};

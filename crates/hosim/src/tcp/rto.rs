@@ -74,7 +74,11 @@ impl RtoEstimator {
 
     pub fn rto_ns(&self) -> SimTime {
         let shifted = self.base_ns.checked_shl(self.backoff).unwrap_or(u64::MAX);
-        if self.backoff >= 63 { self.max_ns } else { shifted.min(self.max_ns) }
+        if self.backoff >= 63 {
+            self.max_ns
+        } else {
+            shifted.min(self.max_ns)
+        }
     }
 
     pub fn srtt_ns(&self) -> Option<SimTime> {

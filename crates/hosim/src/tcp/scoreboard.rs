@@ -21,6 +21,8 @@ pub struct SegRec {
 }
 
 impl SegRec {
+    /// Bytes the segment covers (a record is never empty).
+    #[allow(clippy::len_without_is_empty)]
     pub fn len(&self) -> u64 {
         self.end - self.start
     }
@@ -45,7 +47,7 @@ pub struct Scoreboard {
 
 impl Scoreboard {
     pub fn push_new(&mut self, start: u64, end: u64, now: SimTime) {
-        debug_assert!(self.segs.back().map_or(true, |s| s.end == start));
+        debug_assert!(self.segs.back().is_none_or(|s| s.end == start));
         self.segs.push_back(SegRec { start, end, sacked: false, lost: false, tx_count: 1, last_sent_ns: now });
     }
 

@@ -319,7 +319,7 @@ impl TcpSender {
     /// The retransmission timer may have expired. Returns the sequence number retransmitted on
     /// a timeout of an established connection, for spurious-timeout accounting.
     pub fn on_timer(&mut self, now: SimTime, out: &mut Vec<Segment>) -> Option<u64> {
-        if self.rto_deadline.map_or(true, |d| d > now) {
+        if self.rto_deadline.is_none_or(|d| d > now) {
             return None;
         }
         match self.state {
@@ -438,8 +438,8 @@ impl TcpSender {
                     self.cc.set_cwnd(self.cc.cwnd() + self.cfg.mss_bytes as u64);
                 } else if self.dupacks == thresh {
                     // RFC 6582 §3.2 step 2: enter only if the ACK covers more than `recover`.
-                    let allowed = self.cfg.recovery == Recovery::Reno
-                        || self.recover_end.map_or(true, |r| self.snd_una > r);
+                    let allowed =
+                        self.cfg.recovery == Recovery::Reno || self.recover_end.is_none_or(|r| self.snd_una > r);
                     if allowed {
                         self.enter_fast_recovery(now, out);
                     }
@@ -622,7 +622,8 @@ impl TcpSender {
         let mss = self.cfg.mss_bytes as u64;
         // RFC 3042: each of the first DupThresh-1 duplicate ACKs may release one new segment
         // beyond cwnd.
-        let lt_allowance = if !self.in_recovery && self.cfg.limited_transmit && self.dupacks < self.cfg.dupack_threshold {
+        let lt_allowance = if !self.in_recovery && self.cfg.limited_transmit && self.dupacks < self.cfg.dupack_threshold
+        {
             self.dupacks as u64 * mss
         } else {
             0
@@ -688,11 +689,14 @@ impl TcpSender {
     fn next_seg(&mut self, now: SimTime, out: &mut Vec<Segment>) -> bool {
         let n = self.board.len();
         // (1) the first unSACKed S2 > HighRxt with IsLost(S2).
-        let first_after_rxt = (0..n).find(|&i| self.board.get(i).start >= self.high_rxt_end && !self.board.get(i).sacked);
-        if let Some(i) = first_after_rxt.and_then(|i0| (i0..n).find(|&i| {
-            let s = self.board.get(i);
-            !s.sacked && s.lost
-        })) {
+        let first_after_rxt =
+            (0..n).find(|&i| self.board.get(i).start >= self.high_rxt_end && !self.board.get(i).sacked);
+        if let Some(i) = first_after_rxt.and_then(|i0| {
+            (i0..n).find(|&i| {
+                let s = self.board.get(i);
+                !s.sacked && s.lost
+            })
+        }) {
             let end = self.board.get(i).end;
             self.resend(i, now, out);
             self.high_rxt_end = end;
@@ -714,7 +718,7 @@ impl TcpSender {
         }
         // (4) one rescue retransmission per recovery of the highest unSACKed segment;
         // HighRxt is not updated.
-        if self.rescue_rxt.map_or(true, |r| self.snd_una > r) {
+        if self.rescue_rxt.is_none_or(|r| self.snd_una > r) {
             if let Some(i) = (0..n).rev().find(|&i| !self.board.get(i).sacked) {
                 self.rescue_rxt = Some(self.recovery_point);
                 self.resend(i, now, out);

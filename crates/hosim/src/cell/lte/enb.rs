@@ -113,7 +113,14 @@ pub struct Enb {
 }
 
 impl Enb {
-    pub fn new(node: NodeId, name: String, n_ues: usize, limit: QueueLimit, radio_bps: u64, scheduler: Scheduler) -> Enb {
+    pub fn new(
+        node: NodeId,
+        name: String,
+        n_ues: usize,
+        limit: QueueLimit,
+        radio_bps: u64,
+        scheduler: Scheduler,
+    ) -> Enb {
         Enb {
             node,
             name,

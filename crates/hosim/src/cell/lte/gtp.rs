@@ -87,7 +87,11 @@ mod tests {
         encapsulate(&mut p, 1, 2, true);
         assert_eq!((p.src, p.dst, p.ecn, p.size_bytes), (1, 2, Ecn::Ect, 1536));
         encapsulate(&mut p, 2, 3, false);
-        assert_eq!((p.src, p.dst, p.ecn, p.size_bytes), (2, 3, Ecn::NotEct, 1536), "re-tunnelling adds no second header");
+        assert_eq!(
+            (p.src, p.dst, p.ecn, p.size_bytes),
+            (2, 3, Ecn::NotEct, 1536),
+            "re-tunnelling adds no second header"
+        );
         assert_eq!(decapsulate(&mut p, true), Decap::Deliver);
         assert_eq!((p.src, p.dst, p.ecn, p.size_bytes), (10, 20, Ecn::NotEct, 1500));
     }

@@ -161,7 +161,14 @@ pub struct Handover {
 impl World {
     /// Plans a handover of UE `ue` from eNodeB `source` to `target`, decided at `decision_ns`.
     /// `prediction_error_ns` only matters for the predicted path switch.
-    pub fn plan_lte_handover(&mut self, ue: usize, source: usize, target: usize, decision_ns: SimTime, prediction_error_ns: i64) {
+    pub fn plan_lte_handover(
+        &mut self,
+        ue: usize,
+        source: usize,
+        target: usize,
+        decision_ns: SimTime,
+        prediction_error_ns: i64,
+    ) {
         let lte = self.lte.as_deref_mut().expect("lte");
         let cfg = &lte.cfg;
         let command_ns = decision_ns + 2 * cfg.x2_latency_ns;
@@ -211,7 +218,9 @@ impl World {
     pub(crate) fn on_handover_step(&mut self, h: usize, step: Step) {
         let now = self.now;
         let l = self.lte.as_deref().expect("lte").cfg.x2_latency_ns;
-        let schedule = |w: &mut World, at: SimTime, step: Step| w.events.schedule(at, LteEvent::Handover { ho: h as u16, step }.at());
+        let schedule = |w: &mut World, at: SimTime, step: Step| {
+            w.events.schedule(at, LteEvent::Handover { ho: h as u16, step }.at())
+        };
         match step {
             // The target prepares: from now on it may hold direct packets for reordering.
             Step::Prepare => {
@@ -268,7 +277,11 @@ impl World {
         match lte.ues[lte.handovers[h].ue].flow {
             Some(f) => {
                 let st = &self.flows[f as usize].sender.stats;
-                FlowSnap { timeouts: st.timeouts, fast_recoveries: st.fast_recoveries, ecn_reductions: st.ecn_reductions }
+                FlowSnap {
+                    timeouts: st.timeouts,
+                    fast_recoveries: st.fast_recoveries,
+                    ecn_reductions: st.ecn_reductions,
+                }
             }
             None => FlowSnap::default(),
         }
@@ -305,13 +318,19 @@ impl World {
                 let em = self.new_end_marker(ue, source, target);
                 self.forward_to_target_raw(h, em);
             } else {
-                self.events.schedule(now + cfg.x2_latency_ns, LteEvent::Handover { ho: h as u16, step: Step::NothingForwarded }.at());
+                self.events.schedule(
+                    now + cfg.x2_latency_ns,
+                    LteEvent::Handover { ho: h as u16, step: Step::NothingForwarded }.at(),
+                );
             }
         }
         self.events.schedule(now + cfg.detach_ns, LteEvent::Handover { ho: h as u16, step: Step::Attach }.at());
         if cfg.path_switch == PathSwitch::Fast {
             self.lte.as_deref_mut().expect("lte").handovers[h].path_switch_sent_ns = Some(now);
-            self.events.schedule(now + cfg.path_switch_latency_ns, LteEvent::Handover { ho: h as u16, step: Step::SgwSwitch }.at());
+            self.events.schedule(
+                now + cfg.path_switch_latency_ns,
+                LteEvent::Handover { ho: h as u16, step: Step::SgwSwitch }.at(),
+            );
         }
     }
 
@@ -337,7 +356,10 @@ impl World {
         self.enb_kick(target);
         if cfg.path_switch == PathSwitch::Standard {
             self.lte.as_deref_mut().expect("lte").handovers[h].path_switch_sent_ns = Some(now);
-            self.events.schedule(now + cfg.path_switch_latency_ns, LteEvent::Handover { ho: h as u16, step: Step::SgwSwitch }.at());
+            self.events.schedule(
+                now + cfg.path_switch_latency_ns,
+                LteEvent::Handover { ho: h as u16, step: Step::SgwSwitch }.at(),
+            );
         }
         self.events.schedule(now, LteEvent::Handover { ho: h as u16, step: Step::WindowEnd }.at());
         if self.lte.as_deref().expect("lte").handovers[h].held_direct_packets > 0 {
@@ -375,7 +397,8 @@ impl World {
             if ho.forwarding {
                 // Behind the last forwarded packet: forwarding ends here.
                 ho.forwarding = false;
-                let (src, tgt, ue_node, ect) = (lte.enbs[ho.source].node, lte.enbs[ho.target].node, lte.ues[u].node, lte.cfg.outer_ect);
+                let (src, tgt, ue_node, ect) =
+                    (lte.enbs[ho.source].node, lte.enbs[ho.target].node, lte.ues[u].node, lte.cfg.outer_ect);
                 let em = gtp::end_marker(pkt, src, tgt, ue_node, ect);
                 self.forward(src, em);
                 return;
@@ -438,7 +461,8 @@ impl World {
 
     fn new_end_marker(&mut self, ue: usize, source: usize, target: usize) -> Packet {
         let lte = self.lte.as_deref().expect("lte");
-        let (src, tgt, ue_node, ect) = (lte.enbs[source].node, lte.enbs[target].node, lte.ues[ue].node, lte.cfg.outer_ect);
+        let (src, tgt, ue_node, ect) =
+            (lte.enbs[source].node, lte.enbs[target].node, lte.ues[ue].node, lte.cfg.outer_ect);
         let flow = lte.ues[ue].flow.unwrap_or(0);
         let base = self.lte_control_packet(flow, src, tgt);
         gtp::end_marker(base, src, tgt, ue_node, ect)
@@ -459,11 +483,21 @@ impl Handover {
     /// ended before it closed).
     /// A window still open when the run ends is measured up to the end of the run
     /// (`window_closed` false); before the decision there is nothing to report.
-    pub fn entry(&self, ue_name: &str, enb_names: (&str, &str), path_switch: PathSwitch, final_snap: FlowSnap, final_delivered: u64, now: SimTime) -> Value {
+    pub fn entry(
+        &self,
+        ue_name: &str,
+        enb_names: (&str, &str),
+        path_switch: PathSwitch,
+        final_snap: FlowSnap,
+        final_delivered: u64,
+        now: SimTime,
+    ) -> Value {
         let end = self.reordering_ended_ns.max(self.attach_ns);
         let result = match self.result {
             Some(r) => Some(r),
-            None if now >= self.decision_ns => Some((final_snap.since(self.snap_start), final_delivered - self.delivered_at_decision)),
+            None if now >= self.decision_ns => {
+                Some((final_snap.since(self.snap_start), final_delivered - self.delivered_at_decision))
+            }
             None => None,
         };
         let (outcome, events, delivered) = match result {
@@ -511,7 +545,14 @@ impl World {
             .enumerate()
             .map(|(h, ho)| {
                 let names = (lte.enbs[ho.source].name.as_str(), lte.enbs[ho.target].name.as_str());
-                ho.entry(&lte.ues[ho.ue].name, names, lte.cfg.path_switch, self.ref_snap(h), self.ref_delivered(h), self.now)
+                ho.entry(
+                    &lte.ues[ho.ue].name,
+                    names,
+                    lte.cfg.path_switch,
+                    self.ref_snap(h),
+                    self.ref_delivered(h),
+                    self.now,
+                )
             })
             .collect()
     }

@@ -137,7 +137,10 @@ impl LteX2 {
         for e in &self.enbs {
             let held = e.held();
             if e.stats.buffered != e.stats.unbuffered + held {
-                bad.push(format!("eNodeB {}: buffered {} != left {} + held {}", e.name, e.stats.buffered, e.stats.unbuffered, held));
+                bad.push(format!(
+                    "eNodeB {}: buffered {} != left {} + held {}",
+                    e.name, e.stats.buffered, e.stats.unbuffered, held
+                ));
             }
         }
         bad
@@ -345,7 +348,13 @@ impl World {
 }
 
 /// Offers a packet to one of an eNodeB's DropTail buffers. Returns whether it was accepted.
-fn enb_buffer(q: &mut crate::net::Queue, stats: &mut enb::EnbStats, now: SimTime, pkt: Packet, rng: &mut crate::engine::rng::Rng) -> bool {
+fn enb_buffer(
+    q: &mut crate::net::Queue,
+    stats: &mut enb::EnbStats,
+    now: SimTime,
+    pkt: Packet,
+    rng: &mut crate::engine::rng::Rng,
+) -> bool {
     match q.enqueue(now, pkt, rng) {
         Verdict::Queued | Verdict::Marked => {
             stats.buffered += 1;

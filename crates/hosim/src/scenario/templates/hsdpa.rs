@@ -196,13 +196,21 @@ impl HsdpaSection {
     pub fn validate(&self, c: &Check) -> Result<(), ScenarioError> {
         self.rate_params().to_model(self.bandwidth, c, "hsdpa", "hsdpa.bandwidth")?;
         c.at_least("hsdpa.buffer_packets", self.buffer_packets as u64, 1)?;
-        for (k, v) in [("hsdpa.wired_bps", self.wired_bps), ("hsdpa.ran_bps", self.ran_bps), ("hsdpa.uplink_bps", self.uplink_bps)] {
+        for (k, v) in [
+            ("hsdpa.wired_bps", self.wired_bps),
+            ("hsdpa.ran_bps", self.ran_bps),
+            ("hsdpa.uplink_bps", self.uplink_bps),
+        ] {
             c.positive(k, v)?;
             if v < 1.0 {
                 return Err(c.err(k, &format!("must be >= 1 bit/s, got {v}")));
             }
         }
-        for (k, v) in [("hsdpa.wired_delay_s", self.wired_delay_s), ("hsdpa.ran_delay_s", self.ran_delay_s), ("hsdpa.radio_delay_s", self.radio_delay_s)] {
+        for (k, v) in [
+            ("hsdpa.wired_delay_s", self.wired_delay_s),
+            ("hsdpa.ran_delay_s", self.ran_delay_s),
+            ("hsdpa.radio_delay_s", self.radio_delay_s),
+        ] {
             c.non_negative(k, v)?;
         }
         if self.bytes == Some(0) {
@@ -282,7 +290,8 @@ pub fn install(h: &HsdpaSection, world: &mut World, seed: u64) -> Result<(), Sce
         let cfg = old.sender.cfg.clone();
         let mss = cfg.mss_bytes as f64;
         let pkt_bytes = cfg.mss_bytes + cfg.header_bytes;
-        world.flows[down] = Flow::new(old.name.clone(), old.src, old.dst, App::Relay, old.start_ns, cfg, DropRules::default());
+        world.flows[down] =
+            Flow::new(old.name.clone(), old.src, old.dst, App::Relay, old.start_ns, cfg, DropRules::default());
         world.flows[up].relay_to = Some(down as FlowId);
         let pcfg = ProxyConfig {
             tau_ns: s_to_ns(h.tau_s),
@@ -312,7 +321,8 @@ pub fn install(h: &HsdpaSection, world: &mut World, seed: u64) -> Result<(), Sce
         let mut out = Vec::new();
         world.flows[down].sender.set_window_control(0, WindowControl::Quota { bytes: w0, left: w0 }, &mut out);
         debug_assert!(out.is_empty(), "not connected yet");
-        let proxy = Proxy::new(pcfg, up as FlowId, down as FlowId, downlink, pkt_bytes, stream_rng(seed, StreamKind::Cell, 0));
+        let proxy =
+            Proxy::new(pcfg, up as FlowId, down as FlowId, downlink, pkt_bytes, stream_rng(seed, StreamKind::Cell, 0));
         world.flows[up].receiver.rwnd_bytes = (proxy.adv_window_pkts * mss).round().max(mss) as u64;
         world.proxies.push(proxy);
         let tau = s_to_ns(h.tau_s);

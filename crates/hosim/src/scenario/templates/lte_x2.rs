@@ -219,7 +219,10 @@ impl LteX2Section {
         }
         c.non_negative(&k("handover_at_s"), self.handover_at_s)?;
         if self.handover_at_s >= duration_s {
-            return Err(c.err(&k("handover_at_s"), &format!("must be before the end of the run (duration_s = {duration_s}), got {}", self.handover_at_s)));
+            return Err(c.err(
+                &k("handover_at_s"),
+                &format!("must be before the end of the run (duration_s = {duration_s}), got {}", self.handover_at_s),
+            ));
         }
         for (name, v) in [
             ("x2_latency_s", self.x2_latency_s),
@@ -237,7 +240,12 @@ impl LteX2Section {
             c.non_negative(&k(name), v)?;
         }
         c.finite(&k("prediction_error_s"), self.prediction_error_s)?;
-        for (name, v) in [("radio_bps", self.radio_bps), ("uplink_bps", self.uplink_bps), ("router_bps", self.router_bps), ("server_bps", self.server_bps)] {
+        for (name, v) in [
+            ("radio_bps", self.radio_bps),
+            ("uplink_bps", self.uplink_bps),
+            ("router_bps", self.router_bps),
+            ("server_bps", self.server_bps),
+        ] {
             c.finite(&k(name), v)?;
             if v < 1.0 {
                 return Err(c.err(&k(name), &format!("must be >= 1 bit/s, got {v}")));
@@ -245,14 +253,19 @@ impl LteX2Section {
         }
         c.at_least(&k("router_queue_packets"), self.router_queue_packets as u64, 1)?;
         match (self.enb_queue_packets, self.enb_queue_bytes) {
-            (Some(_), Some(_)) => return Err(c.err(&k("enb_queue_bytes"), "give enb_queue_packets or enb_queue_bytes, not both")),
+            (Some(_), Some(_)) => {
+                return Err(c.err(&k("enb_queue_bytes"), "give enb_queue_packets or enb_queue_bytes, not both"))
+            }
             (Some(p), None) => c.at_least(&k("enb_queue_packets"), p as u64, 1)?,
             (None, Some(b)) => c.at_least(&k("enb_queue_bytes"), b, 1600)?,
             (None, None) => {}
         }
         c.finite(&k("red_max_th_pkts"), self.red_max_th_pkts)?;
         if self.red_max_th_pkts <= self.red_min_th_pkts {
-            return Err(c.err(&k("red_max_th_pkts"), &format!("must be > red_min_th_pkts ({}), got {}", self.red_min_th_pkts, self.red_max_th_pkts)));
+            return Err(c.err(
+                &k("red_max_th_pkts"),
+                &format!("must be > red_min_th_pkts ({}), got {}", self.red_min_th_pkts, self.red_max_th_pkts),
+            ));
         }
         c.probability(&k("red_max_p"), self.red_max_p)?;
         c.probability(&k("red_weight"), self.red_weight)?;
@@ -303,7 +316,13 @@ pub fn expand(d: &LteX2Section) -> Graph {
         down.trace = true;
         if d.router_queue == RouterQueueName::Red {
             down.queue = QueueKind::Red;
-            down.red = Some(RedSpec { min_th_pkts: d.red_min_th_pkts, max_th_pkts: d.red_max_th_pkts, max_p: d.red_max_p, weight: d.red_weight, ecn: d.ecn });
+            down.red = Some(RedSpec {
+                min_th_pkts: d.red_min_th_pkts,
+                max_th_pkts: d.red_max_th_pkts,
+                max_p: d.red_max_p,
+                weight: d.red_weight,
+                ecn: d.ecn,
+            });
         }
         g.links.push(down);
         let mut up = link(enb, "router", d.router_bps, d.router_delay_s, ENB_UPLINK_QUEUE_PACKETS);
@@ -363,7 +382,14 @@ pub fn install(d: &LteX2Section, world: &mut World) {
     for (e, name) in ENBS.iter().enumerate() {
         let n = node_id(world, name);
         world.nodes[n as usize].kind = NodeKind::Lte(LteRole::Enb(e as u8));
-        let mut enb = Enb::new(n, name.to_string(), ue_specs.len(), limit, d.radio_bps.round() as u64, Scheduler::new(kind, vec![1.0; ue_specs.len()]));
+        let mut enb = Enb::new(
+            n,
+            name.to_string(),
+            ue_specs.len(),
+            limit,
+            d.radio_bps.round() as u64,
+            Scheduler::new(kind, vec![1.0; ue_specs.len()]),
+        );
         for (u, (ue, _, _)) in ue_specs.iter().enumerate() {
             enb.downlinks[u] = link_id(world, &format!("{name}->{ue}"));
         }
@@ -403,7 +429,15 @@ pub fn install(d: &LteX2Section, world: &mut World) {
         outer_ect: d.ecn,
         ecn_through_tunnel: d.ecn_through_tunnel,
     };
-    world.lte = Some(Box::new(LteX2 { cfg, sgw, enbs, ues: ue_list, ue_of_node, handovers: Vec::new(), sgw_tunnelled: vec![0; ENBS.len()] }));
+    world.lte = Some(Box::new(LteX2 {
+        cfg,
+        sgw,
+        enbs,
+        ues: ue_list,
+        ue_of_node,
+        handovers: Vec::new(),
+        sgw_tunnelled: vec![0; ENBS.len()],
+    }));
     world.plan_lte_handover(0, 0, 1, s_to_ns(d.handover_at_s), (error_s * 1e9).round() as i64);
 }
 

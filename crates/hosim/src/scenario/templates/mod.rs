@@ -2,8 +2,8 @@
 
 mod dumbbell;
 pub mod fcp;
-pub mod lte_x2;
 pub mod hsdpa;
+pub mod lte_x2;
 
 use super::error::ScenarioError;
 use super::schema::{Check, FlowSpec, LinkSpec, NodeKindName, NodeSpec, QueueKind, Scenario, Topology};
@@ -21,12 +21,9 @@ pub struct Graph {
 
 pub fn expand(s: &Scenario) -> Graph {
     match s.topology {
-        Topology::Graph => Graph {
-            nodes: s.nodes.clone(),
-            links: s.links.clone(),
-            flows: s.flows.clone(),
-            traced_queues: Vec::new(),
-        },
+        Topology::Graph => {
+            Graph { nodes: s.nodes.clone(), links: s.links.clone(), flows: s.flows.clone(), traced_queues: Vec::new() }
+        }
         Topology::Dumbbell => dumbbell::expand(&s.dumbbell.clone().unwrap_or_default()),
         Topology::Fcp => fcp::expand(&s.fcp.clone().unwrap_or_default()),
         Topology::LteX2 => lte_x2::expand(&s.lte_x2.clone().unwrap_or_default()),
@@ -76,4 +73,3 @@ pub(crate) fn link(from: &str, to: &str, rate_bps: f64, delay_s: f64, queue_pack
         rate_model: None,
     }
 }
-
