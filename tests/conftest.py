@@ -35,6 +35,14 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(skip)
 
 
+@pytest.fixture(autouse=True)
+def _private_result_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every test gets an empty result cache of its own (never the user's ~/.cache/hosim),
+    also in the child processes it starts."""
+    monkeypatch.setenv("HOSIM_CACHE_DIR", str(tmp_path_factory.mktemp("hosim-cache")))
+    monkeypatch.delenv("HOSIM_NO_CACHE", raising=False)
+
+
 @pytest.fixture
 def hosim_cli() -> Callable[..., subprocess.CompletedProcess[str]]:
     """Run ``python -m hosim.cli ARGS`` in a child process; returns the completed process."""
