@@ -6,7 +6,8 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any
 
 import pytest
 
@@ -66,3 +67,16 @@ def dumbbell_toml() -> str:
     from hosim.api import presets
 
     return next(p.toml for p in presets() if p.name == "dumbbell")
+
+
+class CountingExecutor:
+    """An in-process executor (``hosim.runner.Executor``) that records the tasks it ran."""
+
+    def __init__(self) -> None:
+        self.ran: list[Any] = []
+
+    def map(self, fn: Callable[[Any], Any], tasks: Sequence[Any], progress: Any = None) -> Iterator[tuple[int, Any]]:
+        from hosim.runner import InProcessExecutor
+
+        self.ran.extend(tasks)
+        return InProcessExecutor().map(fn, tasks, progress)
