@@ -48,7 +48,9 @@ def _private_result_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch:
 def hosim_cli() -> Callable[..., subprocess.CompletedProcess[str]]:
     """Run ``python -m hosim.cli ARGS`` in a child process; returns the completed process."""
 
-    def run(*args: str, cwd: str | os.PathLike[str] | None = None, timeout: float = 300) -> subprocess.CompletedProcess[str]:
+    def run(
+        *args: str, cwd: str | os.PathLike[str] | None = None, timeout: float = 300
+    ) -> subprocess.CompletedProcess[str]:
         env = dict(os.environ)
         env.pop("HOSIM_DEBUG", None)
         return subprocess.run(

@@ -8,8 +8,8 @@ from typing import Any
 import pandas as pd
 import pytest
 from click.testing import CliRunner
-from conftest import SHORT
 
+from conftest import SHORT
 from hosim import InvariantError, ScenarioError
 from hosim.api import TRACE_COLUMNS
 from hosim.cli import MODEL_COMMANDS, REPRODUCTIONS, cli, main

@@ -88,7 +88,6 @@ def test_from_sim_runs_the_requested_flavour():
 @pytest.mark.native
 def test_no_handover_inputs_are_the_models_means_over_runs_of_the_runner(tmp_path):
     from conftest import CountingExecutor
-
     from hosim.runner import ResultCache, Runner
 
     runner = Runner(CountingExecutor(), ResultCache(tmp_path))

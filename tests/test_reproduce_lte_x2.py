@@ -44,7 +44,6 @@ def test_drop_rates_cover_both_router_queues():
 @pytest.mark.native
 def test_experiments_run_through_the_runner_and_its_cache(tmp_path):
     from conftest import CountingExecutor
-
     from hosim.runner import ResultCache, Runner
 
     cache = ResultCache(tmp_path)

@@ -7,8 +7,8 @@ from collections.abc import Sequence
 from typing import Any
 
 import pytest
-from conftest import CountingExecutor
 
+from conftest import CountingExecutor
 from hosim import ScenarioError
 from hosim.runner import (
     InProcessExecutor,

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pandas as pd
 import pytest
-from conftest import SHORT
 
+from conftest import SHORT
 from hosim import ScenarioError
 from hosim.cli import _parse_grid, _split_top_level, main
 from hosim.sweep import RUN_COLUMNS, summarize, sweep

@@ -273,7 +273,9 @@ def cli() -> None:
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Write summary.json and every non-empty trace as <name>.parquet into this directory.")
 @click.option("--no-traces", is_flag=True, help="With --out, write only summary.json (faster).")
-def run_command(scenario: str, seed: int | None, sets: tuple[str, ...], as_json: bool, out: Path | None, no_traces: bool) -> None:
+def run_command(
+    scenario: str, seed: int | None, sets: tuple[str, ...], as_json: bool, out: Path | None, no_traces: bool
+) -> None:
     """Run one scenario and print per-flow and per-queue results.
 
     SCENARIO is a TOML file or a preset name (see `hosim presets`)."""
@@ -296,7 +298,8 @@ def _print_result(console: Console, result: Result) -> None:
 
     s = result.summary
     console.print(
-        f"[bold]{escape(str(s.get('scenario')))}[/]  seed {s.get('seed')}  simulated {fmt_num(s.get('sim_time_s'), 3)} s "
+        f"[bold]{escape(str(s.get('scenario')))}[/]  seed {s.get('seed')}  "
+        f"simulated {fmt_num(s.get('sim_time_s'), 3)} s "
         f"in {fmt_num(s.get('wall_time_s'), 3)} s ({fmt_num(s.get('events'))} events)"
     )
     flows = [
@@ -329,7 +332,8 @@ def _print_result(console: Console, result: Result) -> None:
         problems = [str(v) for v in invariants.get("violations", [])]
         problems += [k for k, v in invariants.items() if v is False and k != "ok"]
         ok = invariants.get("ok", not problems)
-        console.print("invariants: " + ("ok" if ok and not problems else "VIOLATED " + "; ".join(problems)), markup=False)
+        verdict = "ok" if ok and not problems else "VIOLATED " + "; ".join(problems)
+        console.print(f"invariants: {verdict}", markup=False)
 
 
 @cli.command("presets")
@@ -357,7 +361,8 @@ def presets_command(show: str | None) -> None:
                    "the cartesian product of all grids is run.")
 @click.option("--seeds", type=click.IntRange(min=1), required=True, help="Runs per grid point (seeds S..S+N-1).")
 @click.option("--seed-base", type=click.IntRange(min=0), default=1, help="First seed S.")
-@click.option("--set", "sets", multiple=True, metavar="KEY=VALUE", help="Fixed override applied to every run. Repeatable.")
+@click.option("--set", "sets", multiple=True, metavar="KEY=VALUE",
+              help="Fixed override applied to every run. Repeatable.")
 @runner_options(default_jobs=None)
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), required=True,
               help="Directory for the tables (flows, queues, handovers, runs; parquet and csv).")

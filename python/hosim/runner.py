@@ -28,7 +28,7 @@ from concurrent.futures import FIRST_COMPLETED, Future, wait
 from concurrent.futures import ProcessPoolExecutor as _Pool
 from contextlib import contextmanager
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 from typing import Any, NamedTuple, Protocol, TypeVar
 
@@ -211,7 +211,7 @@ def _mp_context() -> multiprocessing.context.BaseContext:
 # --- the result cache ------------------------------------------------------------------------
 
 
-@lru_cache(maxsize=None)
+@cache
 def core_version() -> str:
     """The package version, the native core's version and a hash of the native module file:
     a rebuilt core invalidates the cache even when no version number changed."""

@@ -19,7 +19,6 @@ predicted, relative error) to `<out>/data/drop-or-forward-table-<setting>.json`.
 from __future__ import annotations
 
 import json
-import math
 import statistics
 import sys
 from collections.abc import Callable, Sequence

@@ -104,6 +104,8 @@ def fig7(seed: int = 1, period_s: float = 0.2) -> dict[str, hosim.Result]:
 
 
 _MODES = (("tcp", False), ("proxy", True))
+_TABLE1_METRICS = ("capacity_pkts_per_s", "throughput_pkts_per_s", "utilization", "radio_utilization", "nodeb_drops",
+                   "nodeb_mean_queue_pkts", "sender_timeouts", "sender_spurious_timeouts")
 
 
 def table1(
@@ -127,8 +129,7 @@ def _table1_rows(seeds: Sequence[int], summaries: Sequence[dict[str, Any]]) -> l
         row: dict[str, Any] = {"T_s": period}
         for mode, _proxy in _MODES:
             runs = [_metrics(next(batches)) for _seed in seeds]
-            for key in ("capacity_pkts_per_s", "throughput_pkts_per_s", "utilization", "radio_utilization", "nodeb_drops",
-                        "nodeb_mean_queue_pkts", "sender_timeouts", "sender_spurious_timeouts"):
+            for key in _TABLE1_METRICS:
                 values = [r[key] for r in runs]
                 row[f"{mode}_{key}"] = statistics.fmean(values)
                 row[f"{mode}_{key}_sd"] = statistics.pstdev(values) if len(values) > 1 else 0.0
@@ -184,7 +185,8 @@ def fig3_variants(seed: int = 1, runner: Runner | None = None) -> dict[str, dict
 #: Imperfect feedback (eqs. 3-4 and the signalling path), T = 200 ms.
 DEGRADATION: dict[str, dict[str, Any]] = {
     "clean feedback": {},
-    "noise gamma 12.5 pkt/s, eta 1 pkt": {"hsdpa.feedback_bw_noise_pkts_per_s": 12.5, "hsdpa.feedback_queue_noise_pkts": 1},
+    "noise gamma 12.5 pkt/s, eta 1 pkt": {
+        "hsdpa.feedback_bw_noise_pkts_per_s": 12.5, "hsdpa.feedback_queue_noise_pkts": 1},
     "noise gamma 25 pkt/s, eta 2 pkt": {"hsdpa.feedback_bw_noise_pkts_per_s": 25, "hsdpa.feedback_queue_noise_pkts": 2},
     "noise gamma 50 pkt/s, eta 5 pkt": {"hsdpa.feedback_bw_noise_pkts_per_s": 50, "hsdpa.feedback_queue_noise_pkts": 5},
     "20% of reports lost": {"hsdpa.feedback_loss": 0.2},
@@ -195,7 +197,8 @@ DEGRADATION: dict[str, dict[str, Any]] = {
     "feedback delay 50 ms": {"hsdpa.feedback_delay_s": 0.05},
     "proxy 50 ms from the Node-B": {"hsdpa.ran_delay_s": 0.05},
     "compensated: noise gamma 50 pkt/s, eta 5 pkt": {
-        "hsdpa.compensate_in_flight": True, "hsdpa.feedback_bw_noise_pkts_per_s": 50, "hsdpa.feedback_queue_noise_pkts": 5},
+        "hsdpa.compensate_in_flight": True, "hsdpa.feedback_bw_noise_pkts_per_s": 50,
+        "hsdpa.feedback_queue_noise_pkts": 5},
     "compensated: 80% of reports lost": {"hsdpa.compensate_in_flight": True, "hsdpa.feedback_loss": 0.8},
     "compensated: feedback delay 50 ms": {"hsdpa.compensate_in_flight": True, "hsdpa.feedback_delay_s": 0.05},
     "compensated: proxy 50 ms from the Node-B": {"hsdpa.compensate_in_flight": True, "hsdpa.ran_delay_s": 0.05},
@@ -297,7 +300,8 @@ def plot_table1(rows: Sequence[Mapping[str, Any]], sens: Mapping[str, Sequence[M
     ax.plot(xs, [PAPER["table1"][t]["proxy_util"] for t in PERIODS_S], "k-s", label="paper: proxy")
     ax.plot(xs, [100 * r["tcp_utilization"] for r in rows], "C0--o", label="hosim: TCP")
     ax.plot(xs, [100 * r["proxy_utilization"] for r in rows], "C0-s", label="hosim: proxy")
-    for i, key in enumerate(("ns-2 link: a packet keeps the rate it started with", "ns-2 link, levels uniform on [0, 2] Mb/s")):
+    ns2_variants = ("ns-2 link: a packet keeps the rate it started with", "ns-2 link, levels uniform on [0, 2] Mb/s")
+    for i, key in enumerate(ns2_variants):
         if key in sens:
             ax.plot(xs, [100 * r["tcp_utilization"] for r in sens[key]], f"C{i + 1}--o", label=f"hosim TCP, {key}")
             ax.plot(xs, [100 * r["proxy_utilization"] for r in sens[key]], f"C{i + 1}-s", label=f"hosim proxy, {key}")

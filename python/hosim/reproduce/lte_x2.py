@@ -206,7 +206,8 @@ def drop_rates(seeds: Iterable[int], runner: Runner | None = None) -> dict[str, 
                     per_link[q["name"]].append(100.0 * q["dropped"] / max(arrivals, 1))
                     marks[q["name"]].append(100.0 * q["marked"] / max(arrivals, 1))
         out[label] = {
-            name: {"mean": _mean(v), "std": _std(v), "mark_mean": _mean(marks[name]), "n": len(v)} for name, v in per_link.items()
+            name: {"mean": _mean(v), "std": _std(v), "mark_mean": _mean(marks[name]), "n": len(v)}
+            for name, v in per_link.items()
         }
     return out
 
@@ -341,7 +342,8 @@ def plot_outcomes(probs: Mapping[str, Mapping[int, Mapping[str, Any]]], variant:
     axes = fig.subplots(1, 3, sharey=True)
     cells = probs[variant]
     ns = sorted(cells)
-    for ax, o, label in zip(axes, OUTCOMES, ("timeout  $f_{D_{SS}}$", "window halving  $f_{D_{WH}}$", "optimal  $f_{D_I}$")):
+    labels = ("timeout  $f_{D_{SS}}$", "window halving  $f_{D_{WH}}$", "optimal  $f_{D_I}$")
+    for ax, o, label in zip(axes, OUTCOMES, labels):
         vals = [cells[n][o][0] for n in ns]
         err = [[cells[n][o][0] - cells[n][o][1] for n in ns], [cells[n][o][2] - cells[n][o][0] for n in ns]]
         ax.bar(ns, vals, yerr=err, capsize=3, color="#4c72b0")
@@ -391,7 +393,8 @@ def plot_delivered(d: Mapping[str, Mapping[str, Any]], path: Path) -> Path:
     fig = Figure(figsize=(11, 3.2))
     left, right = fig.subplots(1, 2)
     labels = list(d)
-    left.bar(labels, [d[k]["kB_mean"] for k in labels], yerr=[d[k]["kB_std"] for k in labels], capsize=3, color="#55a868")
+    left.bar(labels, [d[k]["kB_mean"] for k in labels], yerr=[d[k]["kB_std"] for k in labels], capsize=3,
+             color="#55a868")
     left.set_ylabel("kB delivered in the window")
     left.set_title("Data delivered, HO start to one RTT after attach (Fig. 12)", fontsize=10)
     right.bar(labels, [d[k]["rate_mbps_mean"] for k in labels], color="#8172b2")
@@ -410,12 +413,16 @@ def _pct(x: float) -> str:
 
 
 def outcome_markdown(probs: Mapping[str, Mapping[int, Mapping[str, Any]]]) -> str:
-    lines = ["| path switch | target UEs | timeout (95 % CI) | halving | optimal | forwarded pkts | runs |", "|---|---|---|---|---|---|---|"]
+    lines = [
+        "| path switch | target UEs | timeout (95 % CI) | halving | optimal | forwarded pkts | runs |",
+        "|---|---|---|---|---|---|---|",
+    ]
     for variant, cells in probs.items():
         for n, c in cells.items():
             t = c["timeout"]
             lines.append(
-                f"| {variant} | {n} | {_pct(t[0])} ({_pct(t[1])}–{_pct(t[2])}) | {_pct(c['halving'][0])} | {_pct(c['optimal'][0])} "
+                f"| {variant} | {n} | {_pct(t[0])} ({_pct(t[1])}–{_pct(t[2])}) | {_pct(c['halving'][0])} "
+                f"| {_pct(c['optimal'][0])} "
                 f"| {c['forwarded_mean']:.1f} | {c['n']} |"
             )
     return "\n".join(lines)
@@ -429,13 +436,15 @@ def significance_markdown(probs: Mapping[str, Mapping[int, Mapping[str, Any]]]) 
         for n in probs[a]:
             ca, cb = probs[a][n], probs[b][n]
             p = fisher_one_sided(ca["timeout_count"], ca["n"], cb["timeout_count"], cb["n"])
-            lines.append(f"| {a} > {b} | {n} | {ca['timeout_count']}/{ca['n']} vs {cb['timeout_count']}/{cb['n']} | {p:.3g} |")
+            counts = f"{ca['timeout_count']}/{ca['n']} vs {cb['timeout_count']}/{cb['n']}"
+            lines.append(f"| {a} > {b} | {n} | {counts} | {p:.3g} |")
     return "\n".join(lines)
 
 
 def table4_markdown(rates: Mapping[str, Mapping[str, Any]]) -> str:
     lines = [
-        "| queue management | R→SeNodeB drop % paper | hosim (± std) | R→TeNodeB drop % paper | hosim (± std) | marks % R→TeNodeB |",
+        "| queue management | R→SeNodeB drop % paper | hosim (± std) | R→TeNodeB drop % paper | hosim (± std) "
+        "| marks % R→TeNodeB |",
         "|---|---|---|---|---|---|",
     ]
     for label, links in rates.items():
@@ -452,15 +461,21 @@ def fig12_markdown(d: Mapping[str, Mapping[str, Any]]) -> str:
     lines = ["| variant | delivered kB (± std) | window s | rate in window Mb/s | timeouts |", "|---|---|---|---|---|"]
     for label, v in d.items():
         lines.append(
-            f"| {label} | {v['kB_mean']:.1f} ± {v['kB_std']:.1f} | {v['window_s_mean']:.3f} | {v['rate_mbps_mean']:.2f} | {_pct(v['timeout_share'])} |"
+            f"| {label} | {v['kB_mean']:.1f} ± {v['kB_std']:.1f} | {v['window_s_mean']:.3f} "
+            f"| {v['rate_mbps_mean']:.2f} | {_pct(v['timeout_share'])} |"
         )
     return "\n".join(lines)
 
 
 def sensitivity_markdown(sens: Mapping[str, Mapping[str, Mapping[str, Any]]]) -> str:
-    lines = ["| TCP | " + " | ".join(f"{v}: timeout / halving / spurious" for v in VARIANTS) + " |", "|---" * (1 + len(VARIANTS)) + "|"]
+    lines = [
+        "| TCP | " + " | ".join(f"{v}: timeout / halving / spurious" for v in VARIANTS) + " |",
+        "|---" * (1 + len(VARIANTS)) + "|",
+    ]
     for label, by_variant in sens.items():
-        cells = [f"{_pct(c['timeout'])} / {_pct(c['halving'])} / {_pct(c['spurious_share'])}" for c in by_variant.values()]
+        cells = [
+            f"{_pct(c['timeout'])} / {_pct(c['halving'])} / {_pct(c['spurious_share'])}" for c in by_variant.values()
+        ]
         lines.append(f"| {label} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
@@ -468,7 +483,10 @@ def sensitivity_markdown(sens: Mapping[str, Mapping[str, Mapping[str, Any]]]) ->
 def prediction_error_markdown(errs: Mapping[str, Mapping[str, Any]], first: str = "error (s)") -> str:
     lines = [f"| {first} | timeout | halving | optimal | forwarded pkts |", "|---|---|---|---|---|"]
     for err, c in errs.items():
-        lines.append(f"| {err} | {_pct(c['timeout'])} | {_pct(c['halving'])} | {_pct(c['optimal'])} | {c['forwarded_mean']:.1f} |")
+        lines.append(
+            f"| {err} | {_pct(c['timeout'])} | {_pct(c['halving'])} | {_pct(c['optimal'])} "
+            f"| {c['forwarded_mean']:.1f} |"
+        )
     return "\n".join(lines)
 
 
@@ -492,7 +510,8 @@ def run_reproduction(
     errs = prediction_errors(seed_list, runner=runner)
     leads = prediction_leads(seed_list, runner=runner)
     files = [
-        plot_outcomes(probs, "standard", "Standard handover: outcome of the reference UE's handover (Fig. 8)", figs / "lte-fig8-standard.png"),
+        plot_outcomes(probs, "standard", "Standard handover: outcome of the reference UE's handover (Fig. 8)",
+                      figs / "lte-fig8-standard.png"),
         plot_outcomes(probs, "predicted", "Predicted path switch (Fig. 11)", figs / "lte-fig11-predicted.png"),
         plot_outcomes(probs, "fast", "Fast path switch", figs / "lte-fast.png"),
         *plot_window_traces(traces, figs / "lte-fig9-cwnd.png", figs / "lte-fig10-rtt.png"),
