@@ -75,6 +75,15 @@ def test_cache_key_changes_with_the_core_version(tmp_path):
     assert old.get(task) == '{"seed": 1}' and new.get(task) is None
 
 
+def test_a_damaged_cache_entry_is_a_miss(tmp_path):
+    cache = ResultCache(tmp_path, version="v")
+    task = Task(SCENARIO, 1)
+    cache.put(task, '{"seed": 1')
+    assert cache.get(task) is None
+    cache.put(task, '{"seed": 1}')
+    assert cache.get(task) == '{"seed": 1}'
+
+
 def test_cached_summaries_are_returned_without_running(tmp_path):
     cache = ResultCache(tmp_path, version="v")
     tasks = [Task(SCENARIO, seed) for seed in (1, 2)]

@@ -268,11 +268,14 @@ class ResultCache:
         return self.directory / "runs" / key[:2] / f"{key}.json"
 
     def get(self, task: Task) -> str | None:
-        """The cached summary JSON of ``task``, or ``None``."""
+        """The cached summary JSON of ``task``, or ``None`` (also for an unreadable entry,
+        which the next ``put`` replaces)."""
         try:
-            return self.path(task).read_text(encoding="utf-8")
-        except (FileNotFoundError, NotADirectoryError):
+            text = self.path(task).read_text(encoding="utf-8")
+            json.loads(text)
+        except (OSError, ValueError):
             return None
+        return text
 
     def put(self, task: Task, summary_json: str) -> None:
         path = self.path(task)
