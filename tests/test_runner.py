@@ -127,10 +127,13 @@ def test_process_pool_gives_exactly_the_in_process_results_in_task_order():
     tasks = short_tasks(seeds=(3, 1, 2), **{"dumbbell.loss": 0.01})
     serial = run_tasks(tasks, InProcessExecutor())
     progress: list[tuple[int, int]] = []
-    parallel = run_tasks(tasks, ProcessExecutor(jobs=2), progress=lambda d, t: progress.append((d, t)))
+    with ProcessExecutor(jobs=2) as executor:
+        parallel = run_tasks(tasks, executor, progress=lambda d, t: progress.append((d, t)))
+        again = run_tasks(tasks[:1], executor)  # the same workers serve a second batch
     assert [s["seed"] for s in parallel] == [3, 1, 2]
     assert without_wall_time(parallel) == without_wall_time(serial)
     assert sorted(progress) == [(1, 3), (2, 3), (3, 3)]
+    assert without_wall_time(again) == without_wall_time(serial[:1])
 
 
 @pytest.mark.native
@@ -164,8 +167,8 @@ def test_changed_seed_override_or_text_misses_the_cache(tmp_path):
 def test_failed_batch_reports_the_lowest_failing_task_whatever_the_executor(jobs, tmp_path):
     tasks = short_tasks(seeds=(1,)) + short_tasks(seeds=(2, 3), **{"dumbbell.bottleneck_bps": -1})
     cache = ResultCache(tmp_path)
-    with pytest.raises(ScenarioError, match=r"bottleneck_bps.*\(seed 2\)$"):
-        run_tasks(tasks, make_executor(jobs), cache)
+    with pytest.raises(ScenarioError, match=r"bottleneck_bps.*\(seed 2\)$"), make_executor(jobs) as executor:
+        run_tasks(tasks, executor, cache)
     assert cache.get(tasks[0]) is not None  # the good run finished and was kept
 
 

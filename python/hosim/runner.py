@@ -118,10 +118,10 @@ class Failure(NamedTuple):
 
 def run_task(task: Task) -> str | Failure:
     """Run ``task`` without traces; returns the summary as JSON text, or the ``Failure``."""
-    from hosim.api import native
+    from hosim import _native  # not hosim.api: a worker process need not import pandas
 
     try:
-        summary_json, _ = native().run(task.scenario, task.source, task.seed, list(task.overrides), False)
+        summary_json, _ = _native.run(task.scenario, task.source, task.seed, list(task.overrides), False)
     except ScenarioError as exc:
         return Failure("scenario", str(exc))
     except InvariantError as exc:
@@ -147,6 +147,15 @@ class Executor(Protocol):
 class InProcessExecutor:
     """Runs every task in this process, one after the other, in order."""
 
+    def __enter__(self) -> InProcessExecutor:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Nothing to release; here so that both executors can be closed alike."""
+
     def map(
         self, fn: Callable[[Task], T], tasks: Sequence[Task], progress: Progress | None = None
     ) -> Iterator[tuple[int, T]]:
@@ -159,22 +168,40 @@ class InProcessExecutor:
 
 class ProcessExecutor:
     """Runs tasks in ``jobs`` worker processes (``concurrent.futures``), each a fresh
-    interpreter (forkserver, else spawn), so it is safe with threads in the parent."""
+    interpreter (forkserver, else spawn), so it is safe with threads in the parent.
+
+    The workers start on the first ``map`` and serve every later one, so a reproduction made of
+    many small batches starts them once; ``close()`` (or leaving a ``with`` block) stops them.
+    """
 
     def __init__(self, jobs: int | None = None):
         jobs = available_cores() if jobs is None else jobs
         if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
             raise ValueError(f"jobs must be a positive integer, got {jobs!r}")
         self.jobs = jobs
+        self._pool: _Pool | None = None
+
+    def __enter__(self) -> ProcessExecutor:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Stop the worker processes (a later ``map`` starts new ones)."""
+        if self._pool is not None:
+            self._pool.shutdown(wait=True, cancel_futures=True)
+            self._pool = None
 
     def map(
         self, fn: Callable[[Task], T], tasks: Sequence[Task], progress: Progress | None = None
     ) -> Iterator[tuple[int, T]]:
         if not tasks:
             return
-        pool = _Pool(max_workers=min(self.jobs, len(tasks)), mp_context=_mp_context())
+        if self._pool is None:
+            self._pool = _Pool(max_workers=self.jobs, mp_context=_mp_context())
+        pending: dict[Future[T], int] = {self._pool.submit(fn, task): i for i, task in enumerate(tasks)}
         try:
-            pending: dict[Future[T], int] = {pool.submit(fn, task): i for i, task in enumerate(tasks)}
             done_count = 0
             while pending:
                 done, _ = wait(pending, return_when=FIRST_COMPLETED)
@@ -185,7 +212,8 @@ class ProcessExecutor:
                         progress(done_count, len(tasks))
                     yield index, future.result()
         finally:
-            pool.shutdown(wait=True, cancel_futures=True)
+            for future in pending:  # closed early, or an error: drop what has not started
+                future.cancel()
 
 
 def available_cores() -> int:
@@ -195,7 +223,7 @@ def available_cores() -> int:
     return max(1, os.cpu_count() or 1)
 
 
-def make_executor(jobs: int | None = None) -> Executor:
+def make_executor(jobs: int | None = None) -> InProcessExecutor | ProcessExecutor:
     """``InProcessExecutor`` for one job, else a ``ProcessExecutor`` (default: every core)."""
     jobs = available_cores() if jobs is None else jobs
     if jobs == 1:
@@ -360,6 +388,18 @@ class Runner:
     ) -> Runner:
         """The runner the command-line options describe (``--jobs``, ``--cache-dir``, ``--no-cache``)."""
         return cls(make_executor(jobs), ResultCache.from_env(cache_dir, enabled=cache))
+
+    def __enter__(self) -> Runner:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Close the executor if it has worker processes to stop."""
+        close = getattr(self.executor, "close", None)
+        if close is not None:
+            close()
 
     def summaries(self, tasks: Sequence[Task], describe: Callable[[Task], str] | None = None) -> list[dict[str, Any]]:
         """``run_tasks`` with this runner's executor, cache and progress."""

@@ -111,7 +111,8 @@ def run_sweep(
         grid_pairs = task.overrides[len(fixed):]
         return ", ".join([f"seed {task.seed}", *(f"{k}={v}" for k, v in grid_pairs)])
 
-    summaries = run_tasks(tasks, make_executor(min(jobs, len(tasks))), cache, progress, describe)
+    with make_executor(min(jobs, len(tasks))) as executor:
+        summaries = run_tasks(tasks, executor, cache, progress, describe)
     cells = _grid_columns(keys, points)
     labels = [{**{key: cells[key][point] for key in keys}, "seed": seed} for point, seed in runs]
     result = SweepResult(

@@ -413,15 +413,15 @@ def cli(out: Path, settings: str, seeds: int, jobs: int, cache_dir: Path | None,
         if s not in SETTINGS:
             raise click.BadParameter(f"unknown setting {s!r} (choose from {', '.join(SETTINGS)})",
                                      param_hint="'--settings'")
-    runner = runner_from_options(jobs, cache_dir, no_cache)
     deltas = QUICK_DELTAS_RTT if quick else DELTAS_RTT
     table = []
-    for s in chosen:
-        points = Points(out / "data" / f"drop-or-forward-{s}.json")
-        n = 1 if s.startswith("1G") else seeds
-        rows_s = rows(runner, points, [s], deltas, n, fig7=not quick, log=click.echo)
-        (out / "data" / f"drop-or-forward-table-{s}.json").write_text(json.dumps(rows_s, indent=1))
-        table += rows_s
+    with runner_from_options(jobs, cache_dir, no_cache) as runner:
+        for s in chosen:
+            points = Points(out / "data" / f"drop-or-forward-{s}.json")
+            n = 1 if s.startswith("1G") else seeds
+            rows_s = rows(runner, points, [s], deltas, n, fig7=not quick, log=click.echo)
+            (out / "data" / f"drop-or-forward-table-{s}.json").write_text(json.dumps(rows_s, indent=1))
+            table += rows_s
     for s in chosen:
         for p in plot(table, out / "figures", s):
             click.echo(f"wrote {p}")

@@ -351,7 +351,8 @@ def run_reproduction(out: Path, seeds: int = 5, runner: Runner | None = None) ->
 def cli(out: Path, seeds: int, jobs: int, cache_dir: Path | None, no_cache: bool) -> None:
     """Reproduce Ren, Huang, Liu, Lin, "Improving TCP Throughput over HSDPA Networks":
     Fig. 3, Fig. 7, Table I and the sensitivity runs, with the hsdpa preset."""
-    run_reproduction(out, seeds, runner=runner_from_options(jobs, cache_dir, no_cache))
+    with runner_from_options(jobs, cache_dir, no_cache) as runner:
+        run_reproduction(out, seeds, runner=runner)
     click.echo(f"wrote {out / 'hsdpa-results.json'} and the figures hsdpa-fig3.png, hsdpa-fig7.png, "
                "hsdpa-table1.png")
 

@@ -555,7 +555,8 @@ def run_reproduction(
 def cli(seeds: int, trace_seed: int, out: Path, jobs: int, cache_dir: Path | None, no_cache: bool) -> None:
     """Reproduce Pacifico et al., "Improving TCP Performance During the Intra LTE Handover":
     Fig. 8-12 and Table IV, with the lte-x2 preset."""
-    data = run_reproduction(out, seeds, trace_seed, runner=runner_from_options(jobs, cache_dir, no_cache))
+    with runner_from_options(jobs, cache_dir, no_cache) as runner:
+        data = run_reproduction(out, seeds, trace_seed, runner=runner)
     for name, table in data["markdown"].items():
         click.echo(f"\n### {name}\n\n{table}")
 
