@@ -15,7 +15,6 @@ import argparse
 import json
 import os
 import platform
-import resource
 import statistics
 import subprocess
 import sys
@@ -97,8 +96,12 @@ def main() -> None:
         "machine": {"nproc": os.cpu_count(), "platform": platform.platform(), "python": platform.python_version()},
         "command": "python " + " ".join(sys.argv),
         "timestamp_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-        "config": {"preset": "dumbbell", "flows": args.flows, "duration_s": args.duration, "seed": args.seed, "overrides": OVERRIDES},
-        "timing": "core_wall_s: the Rust run loop only (summary wall_time_s); api_*: a warm hosim.run() call incl. parsing, building and summary conversion; each repeat in a fresh process",
+        "config": {
+            "preset": "dumbbell", "flows": args.flows, "duration_s": args.duration, "seed": args.seed,
+            "overrides": OVERRIDES,
+        },
+        "timing": "core_wall_s: the Rust run loop only (summary wall_time_s); api_*: a warm hosim.run() call "
+        "incl. parsing, building and summary conversion; each repeat in a fresh process",
         "summary": summary,
         "runs": runs,
     }

@@ -137,8 +137,8 @@ def _attr_defaults(ns, type_name: str, names: list[str]) -> dict:
 def run_once(flows: int, duration: float, stagger_ms: float, bottleneck_q: int, access_q: int) -> dict:
     """Build, run and measure one simulation (call in a fresh process)."""
     t_import = time.perf_counter()
-    from ns import ns  # noqa: PLC0415  (slow: ~20 s, cppyy JIT)
     import cppyy  # noqa: PLC0415
+    from ns import ns  # noqa: PLC0415  (slow: ~20 s, cppyy JIT)
 
     import_s = time.perf_counter() - t_import
     cppyy.cppdef(_CPP_HELPERS)

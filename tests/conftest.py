@@ -6,7 +6,8 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any
 
 import pytest
 
@@ -35,11 +36,21 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(skip)
 
 
+@pytest.fixture(autouse=True)
+def _private_result_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every test gets an empty result cache of its own (never the user's ~/.cache/hosim),
+    also in the child processes it starts."""
+    monkeypatch.setenv("HOSIM_CACHE_DIR", str(tmp_path_factory.mktemp("hosim-cache")))
+    monkeypatch.delenv("HOSIM_NO_CACHE", raising=False)
+
+
 @pytest.fixture
 def hosim_cli() -> Callable[..., subprocess.CompletedProcess[str]]:
     """Run ``python -m hosim.cli ARGS`` in a child process; returns the completed process."""
 
-    def run(*args: str, cwd: str | os.PathLike[str] | None = None, timeout: float = 300) -> subprocess.CompletedProcess[str]:
+    def run(
+        *args: str, cwd: str | os.PathLike[str] | None = None, timeout: float = 300
+    ) -> subprocess.CompletedProcess[str]:
         env = dict(os.environ)
         env.pop("HOSIM_DEBUG", None)
         return subprocess.run(
@@ -58,3 +69,16 @@ def dumbbell_toml() -> str:
     from hosim.api import presets
 
     return next(p.toml for p in presets() if p.name == "dumbbell")
+
+
+class CountingExecutor:
+    """An in-process executor (``hosim.runner.Executor``) that records the tasks it ran."""
+
+    def __init__(self) -> None:
+        self.ran: list[Any] = []
+
+    def map(self, fn: Callable[[Any], Any], tasks: Sequence[Any], progress: Any = None) -> Iterator[tuple[int, Any]]:
+        from hosim.runner import InProcessExecutor
+
+        self.ran.extend(tasks)
+        return InProcessExecutor().map(fn, tasks, progress)

@@ -14,7 +14,9 @@ from hosim.api import TRACE_COLUMNS, Result, load_scenario, override_pairs, pars
 FLOW_FIELDS = {"name", "cc", "recovery", "bytes_delivered", "goodput_bps", "retransmits", "timeouts",
                "spurious_timeouts", "fast_recoveries", "rtt_mean_s"}
 QUEUE_FIELDS = {"name", "enqueued", "dropped", "marked", "mean_len_pkts", "max_len_pkts"}
-SUMMARY_FIELDS = {"scenario", "seed", "sim_time_s", "events", "wall_time_s", "flows", "queues", "handovers", "invariants"}
+SUMMARY_FIELDS = {
+    "scenario", "seed", "sim_time_s", "events", "wall_time_s", "flows", "queues", "handovers", "invariants",
+}
 SHORT = {"duration_s": 2}
 
 

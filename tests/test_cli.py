@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pandas as pd
 import pytest
 from click.testing import CliRunner
-from conftest import SHORT
 
+from conftest import SHORT
 from hosim import InvariantError, ScenarioError
 from hosim.api import TRACE_COLUMNS
-from hosim.cli import MODEL_COMMANDS, cli, main
+from hosim.cli import MODEL_COMMANDS, REPRODUCTIONS, cli, main
 
 # --- error reporting -------------------------------------------------------------------------
 
@@ -260,3 +261,46 @@ def test_reproduce_passes_help_to_the_papers_driver(hosim_cli, paper):
     proc = hosim_cli("reproduce", paper, "--help")
     assert proc.returncode == 0, proc.stderr
     assert "--seeds" in proc.stdout
+
+
+def _command_paths(group: Any = None, prefix: tuple[str, ...] = ()) -> list[tuple[str, ...]]:
+    """Every command and group of the CLI, as argument lists (lazy groups included)."""
+    import click
+
+    group = cli if group is None else group
+    paths = [prefix]
+    if isinstance(group, click.Group):
+        ctx = click.Context(group)
+        for name in group.list_commands(ctx):
+            paths += _command_paths(group.get_command(ctx, name), (*prefix, name))
+    return paths
+
+
+COMMAND_PATHS = _command_paths()
+
+
+def test_the_command_walk_finds_every_reproduction_and_model():
+    assert {("reproduce", p) for p in REPRODUCTIONS} <= set(COMMAND_PATHS)
+    assert {("model", m) for m in MODEL_COMMANDS} <= set(COMMAND_PATHS)
+
+
+@pytest.mark.parametrize("flag", ["-h", "--help"])
+@pytest.mark.parametrize("path", COMMAND_PATHS, ids=[" ".join(p) or "hosim" for p in COMMAND_PATHS])
+def test_every_command_answers_h_and_help(path, flag, capsys):
+    assert main([*path, flag]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith(f"Usage: {' '.join(['hosim', *path])} ")
+
+
+@pytest.mark.parametrize("paper", sorted(REPRODUCTIONS))
+def test_reproduce_bad_option_is_one_line_exit_2(paper, capsys):
+    assert main(["reproduce", paper, "--seeds", "none"]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1 and err[0].startswith("hosim: error: ") and "--seeds" in err[0]
+
+
+def test_reproduce_module_entry_point_is_the_hosim_command(capsys):
+    from hosim.reproduce import fcp
+
+    assert fcp.main(["-h"]) == 0
+    assert capsys.readouterr().out.startswith("Usage: hosim reproduce drop-or-forward ")

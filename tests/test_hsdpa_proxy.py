@@ -35,7 +35,9 @@ def test_proxy_window_trace_follows_eq_18_of_the_reported_rate_and_queue(period_
     rate = step_value(r.traces["rate"], samples)
     queue = step_value(r.traces["queue"][r.traces["queue"]["queue"] == "downlink"], samples)
     queue = np.nan_to_num(queue, nan=0.0)
-    expected = proxy_send_window_pkts(rate / PKT_BITS, queue, queue_ref_pkts=q0, sample_interval_s=tau, clamp_at_zero=True)
+    expected = proxy_send_window_pkts(
+        rate / PKT_BITS, queue, queue_ref_pkts=q0, sample_interval_s=tau, clamp_at_zero=True
+    )
     cwnd = r.traces["cwnd"][r.traces["cwnd"]["flow"] == "proxy-ue"]
     got = step_value(cwnd, samples + 2_000_000) / MSS
     mismatch = np.abs(got - np.round(expected * MSS) / MSS) > 1e-9

@@ -214,7 +214,7 @@ def test_arma_same_seed_same_series_and_generator_accepted():
 
 def test_arma_nonstationary_has_no_long_run_mean():
     with pytest.raises(ValueError, match="alpha"):
-        ArmaBandwidth(5.0, (1.2,)).long_run_mean_pkts_per_step
+        _ = ArmaBandwidth(5.0, (1.2,)).long_run_mean_pkts_per_step
 
 
 # --- eqs. (9)-(11): the closed loop ------------------------------------------------------------

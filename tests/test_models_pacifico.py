@@ -14,7 +14,6 @@ from click.testing import CliRunner
 
 from hosim.models import pacifico as pm
 
-
 # --- independent reference: the window trajectories of Fig. 3, one value per RTT -------------
 
 

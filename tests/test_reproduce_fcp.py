@@ -83,3 +83,20 @@ def test_from_sim_runs_the_requested_flavour():
         assert outcome.exit_code == 0, outcome.output
         thetas[recovery] = json.loads(outcome.output)["from_sim"]["theta_pkts"]
     assert thetas["reno"] != thetas["sack"]
+
+
+@pytest.mark.native
+def test_no_handover_inputs_are_the_models_means_over_runs_of_the_runner(tmp_path):
+    from conftest import CountingExecutor
+    from hosim.runner import ResultCache, Runner
+
+    runner = Runner(CountingExecutor(), ResultCache(tmp_path))
+    overrides = {"duration_s": 4, "fcp.mobiles": 2}
+    inputs = fcp.no_handover_inputs(overrides, seeds=2, runner=runner)
+    assert [t.seed for t in runner.executor.ran] == [1, 2]
+    assert all(dict(t.overrides)["fcp.handovers"] == "false" for t in runner.executor.ran)
+    summaries = [runner.summary("fcp", seed, {**overrides, "fcp.handovers": False}) for seed in (1, 2)]
+    assert len(runner.executor.ran) == 2  # served from the cache
+    thetas = [cl.inputs_from_summary(s, i)["theta_pkts"] for s in summaries for i in range(2)]
+    assert inputs["theta_pkts"] == pytest.approx(sum(thetas) / 4)
+    assert inputs["flows"] == 2 and inputs["seeds"] == 2

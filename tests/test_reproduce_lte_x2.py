@@ -39,3 +39,16 @@ def test_drop_rates_cover_both_router_queues():
     assert set(rates) == set(lte_x2.QUEUE_VARIANTS)
     assert rates["red-mark"]["router->tenb"]["mark_mean"] > 0
     assert rates["droptail"]["router->tenb"]["mark_mean"] == 0
+
+
+@pytest.mark.native
+def test_experiments_run_through_the_runner_and_its_cache(tmp_path):
+    from conftest import CountingExecutor
+    from hosim.runner import ResultCache, Runner
+
+    cache = ResultCache(tmp_path)
+    first, second = Runner(CountingExecutor(), cache), Runner(CountingExecutor(), cache)
+    rows = lte_x2.outcome_runs([1], target_ues=[2], runner=first)
+    assert len(first.executor.ran) == len(lte_x2.VARIANTS) == len(rows)
+    assert lte_x2.outcome_runs([1], target_ues=[2], runner=second) == rows
+    assert second.executor.ran == []

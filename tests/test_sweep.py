@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pandas as pd
 import pytest
-from conftest import SHORT
 
+from conftest import SHORT
 from hosim import ScenarioError
 from hosim.cli import _parse_grid, _split_top_level, main
 from hosim.sweep import RUN_COLUMNS, summarize, sweep
@@ -126,3 +126,53 @@ def test_sweep_without_grid_runs_each_seed_once():
     assert per_seed.nunique() == 1
     stats = summarize(frame)
     assert len(stats) == 1 and stats.loc[0, "runs"] == 3
+
+
+# --- every table of the summary --------------------------------------------------------------
+
+
+@pytest.mark.native
+def test_sweep_writes_flows_queues_handovers_and_runs_tables_with_task_columns(tmp_path):
+    from hosim.sweep import run_sweep, write_tables
+
+    grid = {"lte_x2.path_switch": ["standard", "predicted"]}
+    result = run_sweep("lte-x2", grid, seeds=2, jobs=1, overrides={"duration_s": 2.5})
+    written = {p.name for p in write_tables(result, tmp_path)}
+    for table in ("flows", "queues", "handovers", "runs"):
+        assert {f"{table}.parquet", f"{table}.csv"} <= written
+    assert {"results.parquet", "results.csv"} <= written
+
+    flows, queues = pd.read_parquet(tmp_path / "flows.parquet"), pd.read_parquet(tmp_path / "queues.parquet")
+    handovers, runs = pd.read_parquet(tmp_path / "handovers.parquet"), pd.read_parquet(tmp_path / "runs.parquet")
+    assert list(flows.columns[:3]) == ["lte_x2.path_switch", "seed", "flow"]
+    assert list(queues.columns[:3]) == ["lte_x2.path_switch", "seed", "queue"]
+    assert list(handovers.columns[:3]) == ["lte_x2.path_switch", "seed", "handover"]
+    assert list(runs.columns[:2]) == ["lte_x2.path_switch", "seed"]
+    # One handover per run (the reference UE's), tagged with its run's grid value and seed.
+    assert list(zip(handovers["lte_x2.path_switch"], handovers["seed"])) == [
+        ("standard", 1), ("standard", 2), ("predicted", 1), ("predicted", 2)]
+    assert (handovers["path_switch"] == handovers["lte_x2.path_switch"]).all()
+    assert (handovers.loc[handovers["path_switch"] == "predicted", "forwarded_packets"] == 0).all()
+    # Every run has the same queues, and the run table keeps the mechanism's report flattened.
+    per_run = queues.groupby(["lte_x2.path_switch", "seed"], sort=False)["queue"].apply(list)
+    assert len(per_run) == 4 and per_run.map(tuple).nunique() == 1 and "router->tenb" in per_run.iloc[0]
+    assert len(runs) == 4 and "lte_x2.path_switch" in runs.columns and "invariants.ok" in runs.columns
+    assert runs["invariants.ok"].all()
+    pd.testing.assert_frame_equal(flows, pd.read_parquet(tmp_path / "results.parquet"))
+
+
+@pytest.mark.native
+def test_sweep_cli_reuses_cached_runs(hosim_cli, tmp_path):
+    args = ["sweep", "dumbbell", "--grid", "dumbbell.loss=0,0.01", "--seeds", "1", "--jobs", "1",
+            "--cache-dir", str(tmp_path / "cache"), *SHORT]
+    first = hosim_cli(*args, "--out", str(tmp_path / "a"))
+    second = hosim_cli(*args, "--out", str(tmp_path / "b"))
+    assert first.returncode == second.returncode == 0, first.stderr + second.stderr
+    cached = len(list((tmp_path / "cache").rglob("*.json")))
+    assert cached == 2
+    a, b = (pd.read_parquet(tmp_path / d / "runs.parquet") for d in ("a", "b"))
+    pd.testing.assert_frame_equal(a, b)  # wall_time_s too: the second sweep ran nothing
+    other = tmp_path / "other-cache"
+    third = hosim_cli(*args, "--cache-dir", str(other), "--no-cache", "--out", str(tmp_path / "c"))
+    assert third.returncode == 0, third.stderr
+    assert not other.exists()

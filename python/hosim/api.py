@@ -17,6 +17,7 @@ import numbers
 import operator
 import os
 import re
+import sys
 from collections.abc import Mapping, Sequence
 from datetime import date, datetime, time
 from pathlib import Path
@@ -25,7 +26,6 @@ from typing import Any, NamedTuple, Union
 import pandas as pd
 
 from hosim.errors import InvariantError, ScenarioError
-
 
 __all__ = [
     "TRACE_COLUMNS",
@@ -215,14 +215,15 @@ def parse_toml_value(raw: str) -> Any:
 
 
 def _toml_loads() -> Any:
-    try:
+    if sys.version_info >= (3, 11):
         import tomllib
+
+        return tomllib.loads
+    try:
+        import tomli
     except ImportError:
-        try:
-            import tomli as tomllib  # type: ignore[no-redef]
-        except ImportError:
-            return None
-    return tomllib.loads
+        return None
+    return tomli.loads
 
 
 def override_pairs(overrides: Mapping[str, Any] | None) -> list[tuple[str, str]]:

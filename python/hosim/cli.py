@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 import click
 
 from hosim import __version__
+from hosim.cli_options import runner_options
 from hosim.errors import InvariantError, ScenarioError
 
 if TYPE_CHECKING:
@@ -272,7 +273,9 @@ def cli() -> None:
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Write summary.json and every non-empty trace as <name>.parquet into this directory.")
 @click.option("--no-traces", is_flag=True, help="With --out, write only summary.json (faster).")
-def run_command(scenario: str, seed: int | None, sets: tuple[str, ...], as_json: bool, out: Path | None, no_traces: bool) -> None:
+def run_command(
+    scenario: str, seed: int | None, sets: tuple[str, ...], as_json: bool, out: Path | None, no_traces: bool
+) -> None:
     """Run one scenario and print per-flow and per-queue results.
 
     SCENARIO is a TOML file or a preset name (see `hosim presets`)."""
@@ -295,7 +298,8 @@ def _print_result(console: Console, result: Result) -> None:
 
     s = result.summary
     console.print(
-        f"[bold]{escape(str(s.get('scenario')))}[/]  seed {s.get('seed')}  simulated {fmt_num(s.get('sim_time_s'), 3)} s "
+        f"[bold]{escape(str(s.get('scenario')))}[/]  seed {s.get('seed')}  "
+        f"simulated {fmt_num(s.get('sim_time_s'), 3)} s "
         f"in {fmt_num(s.get('wall_time_s'), 3)} s ({fmt_num(s.get('events'))} events)"
     )
     flows = [
@@ -328,7 +332,8 @@ def _print_result(console: Console, result: Result) -> None:
         problems = [str(v) for v in invariants.get("violations", [])]
         problems += [k for k, v in invariants.items() if v is False and k != "ok"]
         ok = invariants.get("ok", not problems)
-        console.print("invariants: " + ("ok" if ok and not problems else "VIOLATED " + "; ".join(problems)), markup=False)
+        verdict = "ok" if ok and not problems else "VIOLATED " + "; ".join(problems)
+        console.print(f"invariants: {verdict}", markup=False)
 
 
 @cli.command("presets")
@@ -356,31 +361,38 @@ def presets_command(show: str | None) -> None:
                    "the cartesian product of all grids is run.")
 @click.option("--seeds", type=click.IntRange(min=1), required=True, help="Runs per grid point (seeds S..S+N-1).")
 @click.option("--seed-base", type=click.IntRange(min=0), default=1, help="First seed S.")
-@click.option("--set", "sets", multiple=True, metavar="KEY=VALUE", help="Fixed override applied to every run. Repeatable.")
-@click.option("--jobs", type=click.IntRange(min=1), default=None, show_default="all cores", help="Parallel worker processes.")
+@click.option("--set", "sets", multiple=True, metavar="KEY=VALUE",
+              help="Fixed override applied to every run. Repeatable.")
+@runner_options(default_jobs=None)
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), required=True,
-              help="Directory for results.parquet and results.csv.")
+              help="Directory for the tables (flows, queues, handovers, runs; parquet and csv).")
 @click.option("--quiet", is_flag=True, help="No progress bar (it is also off when stdout is not a terminal).")
 def sweep_command(scenario: str, grid: tuple[str, ...], seeds: int, seed_base: int, sets: tuple[str, ...],
-                  jobs: int | None, out: Path, quiet: bool) -> None:
+                  jobs: int | None, cache_dir: Path | None, no_cache: bool, out: Path, quiet: bool) -> None:
     """Run a grid of overrides times several seeds, in parallel.
 
-    Every combination of the --grid values is run with seeds S..S+N-1 (traces off); one row per
-    (grid point, seed, flow) goes to results.parquet and results.csv, and the mean ± standard
-    deviation over seeds per grid point is printed."""
+    Every combination of the --grid values is run with seeds S..S+N-1 (traces off). Each table
+    of the run summary goes to <table>.parquet and <table>.csv: flows, queues, handovers (one
+    row per element) and runs (one row per run), each starting with the grid keys and seed;
+    results.parquet/.csv repeat the flows. The mean ± standard deviation over seeds per grid
+    point is printed. Runs found in the result cache are not run again."""
     from hosim.api import parse_toml_value
-    from hosim.sweep import summarize, sweep, write_results
+    from hosim.runner import ResultCache, progress_bar
+    from hosim.sweep import run_sweep, summarize, write_tables
 
     values = _parse_grid(grid)
     fixed = {key: parse_toml_value(raw) for key, raw in _parse_sets(sets)}
     for key in fixed.keys() & values.keys():
         _fail(f"{key}: given both in --set and --grid")
-    progress = not quiet and sys.stdout.isatty()
-    frame = sweep(scenario, values, seeds, jobs=jobs, progress=progress, seed_base=seed_base, overrides=fixed)
-    written = write_results(frame, out)
+    cache = ResultCache.from_env(cache_dir, enabled=not no_cache)
+    with progress_bar("sweep", not quiet) as progress:
+        result = run_sweep(scenario, values, seeds, jobs=jobs, progress=progress, seed_base=seed_base,
+                           overrides=fixed, cache=cache)
+    written = write_tables(result, out)
     console = _console()
-    console.print(_sweep_table(summarize(frame, list(values)), list(values)))
-    console.print(f"{len(frame)} rows written to {', '.join(str(p) for p in written)}", markup=False)
+    console.print(_sweep_table(summarize(result.flows, list(values)), list(values)))
+    console.print(f"{len(result.runs)} runs, {len(result.flows)} flow rows; wrote "
+                  f"{', '.join(p.name for p in written)} to {out}", markup=False)
 
 
 def _sweep_table(stats: pd.DataFrame, keys: list[str]) -> Table:
@@ -425,11 +437,13 @@ def demo_command(out: Path, duration: float | None, seed: int) -> None:
 class _ModelGroup(click.Group):
     """Subcommands live in hosim.models.*; they are imported only when listed or invoked."""
 
+    commands_by_name = MODEL_COMMANDS
+
     def list_commands(self, ctx: click.Context) -> list[str]:
-        return list(MODEL_COMMANDS)
+        return list(self.commands_by_name)
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
-        module_name = MODEL_COMMANDS.get(cmd_name)
+        module_name = self.commands_by_name.get(cmd_name)
         if module_name is None:
             return None
         command = importlib.import_module(module_name).cli
@@ -443,7 +457,7 @@ def model_group() -> None:
     """Analytical models from the papers hosim reproduces."""
 
 
-#: Paper name -> module whose ``main(argv)`` runs that paper's reproduction.
+#: `hosim reproduce PAPER`: paper name -> module exposing a click command named `cli`.
 REPRODUCTIONS = {
     "drop-or-forward": "hosim.reproduce.fcp",
     "lte-x2": "hosim.reproduce.lte_x2",
@@ -451,18 +465,28 @@ REPRODUCTIONS = {
 }
 
 
-@cli.command("reproduce", context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False})
-@click.argument("paper", type=click.Choice(sorted(REPRODUCTIONS)))
-@click.argument("args", nargs=-1, type=click.UNPROCESSED)
-def reproduce_command(paper: str, args: tuple[str, ...]) -> None:
+class _ReproduceGroup(_ModelGroup):
+    """One subcommand per paper, from hosim.reproduce.*; an unknown paper lists the known ones."""
+
+    commands_by_name = REPRODUCTIONS
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(REPRODUCTIONS)
+
+    def resolve_command(
+        self, ctx: click.Context, args: list[str]
+    ) -> tuple[str | None, click.Command | None, list[str]]:
+        name = args[0] if args else ""
+        if name and not name.startswith("-") and name not in REPRODUCTIONS:
+            _fail(f"unknown paper {name!r} (papers: {', '.join(sorted(REPRODUCTIONS))})")
+        return super().resolve_command(ctx, args)
+
+
+@cli.group("reproduce", cls=_ReproduceGroup, no_args_is_help=True)
+def reproduce_group() -> None:
     """Re-run a paper's experiments and write the figures and data behind
-    docs/reproductions/. Options after PAPER go to that reproduction; see
-    'hosim reproduce PAPER --help'.
-    """
-    driver = importlib.import_module(REPRODUCTIONS[paper])
-    code = driver.main(list(args))
-    if isinstance(code, int) and code != 0:
-        raise SystemExit(code)
+    docs/reproductions/. Every run goes through the result cache, so an interrupted
+    reproduction resumes where it stopped; see 'hosim reproduce PAPER --help'."""
 
 
 if __name__ == "__main__":

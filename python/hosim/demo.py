@@ -34,7 +34,10 @@ class Variant:
 def flow_metrics(result: Result) -> dict[str, Any]:
     """A run's totals over its flows: goodput, retransmits, timeouts, fast recoveries, mean RTT."""
     flows = result.summary.get("flows", [])
-    rtts = [f["rtt_mean_s"] for f in flows if isinstance(f.get("rtt_mean_s"), (int, float)) and math.isfinite(f["rtt_mean_s"])]
+    rtts = [
+        f["rtt_mean_s"] for f in flows
+        if isinstance(f.get("rtt_mean_s"), (int, float)) and math.isfinite(f["rtt_mean_s"])
+    ]
     return {
         "goodput_bps": sum(f.get("goodput_bps", 0.0) for f in flows),
         "retransmits": sum(f.get("retransmits", 0) for f in flows),
@@ -63,7 +66,7 @@ class DemoSection:
 def handover_metrics(result: Result) -> dict[str, Any]:
     """The first handover's outcome and forwarding, and the reference flow's totals."""
     h = (result.summary.get("handovers") or [{}])[0]
-    ref = next((f for f in result.summary.get("flows", []) if f.get("name") == "ref"), {})
+    ref: dict[str, Any] = next((f for f in result.summary.get("flows", []) if f.get("name") == "ref"), {})
     return {
         "outcome": h.get("outcome"),
         "forwarded_packets": h.get("forwarded_packets"),
@@ -87,7 +90,8 @@ SECTIONS: list[DemoSection] = [
             Variant("standard", "lte-x2", {"lte_x2.path_switch": "standard"}),
             Variant("fast", "lte-x2", {"lte_x2.path_switch": "fast"}),
             Variant("predicted", "lte-x2", {"lte_x2.path_switch": "predicted"}),
-            Variant("predicted+RED/ECN", "lte-x2", {"lte_x2.path_switch": "predicted", "lte_x2.router_queue": "red", "lte_x2.ecn": True}),
+            Variant("predicted+RED/ECN", "lte-x2",
+                    {"lte_x2.path_switch": "predicted", "lte_x2.router_queue": "red", "lte_x2.ecn": True}),
         ],
         file_prefix="lte-x2-",
         metrics=handover_metrics,

@@ -26,12 +26,14 @@ _MAX_LEGEND_FLOWS = 12
 
 def plot_cwnd(results: Mapping[str, Result], path: str | os.PathLike[str] | None = None) -> Figure:
     """Congestion window (kB) of every flow against time, one panel per entry of ``results``."""
-    return plot_trace(results, "cwnd", "cwnd_bytes", ylabel="cwnd (kB)", scale=1e-3, title="Congestion window", path=path)
+    return plot_trace(results, "cwnd", "cwnd_bytes", ylabel="cwnd (kB)", scale=1e-3, title="Congestion window",
+                      path=path)
 
 
 def plot_goodput(results: Mapping[str, Result], path: str | os.PathLike[str] | None = None) -> Figure:
     """Goodput (Mbit/s) of every flow per averaging interval, one panel per entry of ``results``."""
-    return plot_trace(results, "goodput", "goodput_bps", ylabel="goodput (Mbit/s)", scale=1e-6, title="Goodput", path=path)
+    return plot_trace(results, "goodput", "goodput_bps", ylabel="goodput (Mbit/s)", scale=1e-6, title="Goodput",
+                      path=path)
 
 
 def plot_trace(

@@ -1,81 +1,92 @@
-"""Parameter sweeps: every point of a grid of overrides, times a range of seeds, run in parallel.
+"""Parameter sweeps: every point of a grid of overrides, times a range of seeds.
 
->>> from hosim.sweep import sweep, summarize
->>> table = sweep("dumbbell", {"tcp.recovery": ["reno", "sack"], "dumbbell.loss": [0.0, 0.01]}, seeds=5)
->>> summarize(table)
+>>> from hosim.sweep import run_sweep, summarize
+>>> result = run_sweep("dumbbell", {"tcp.recovery": ["reno", "sack"], "dumbbell.loss": [0.0, 0.01]}, seeds=5)
+>>> summarize(result.flows)
+>>> result.queues, result.handovers, result.runs
 
-The result has one row per (grid point, seed, flow) and is the same, row for row, whatever
-the number of worker processes: runs are deterministic and rows are sorted by grid point
-(in the order the grid lists its values), then seed, then the flow's position in the summary.
-Only ``wall_time_s`` differs between repeated sweeps.
+The runs go through ``hosim.runner`` (executor and result cache). Every table of the run
+summary is kept: ``flows`` (one row per grid point, seed and flow), ``queues`` (per queue),
+``handovers`` (per handover) and ``runs`` (one row per run: its scalar fields, nested objects
+flattened to dotted columns). Each table starts with the grid keys and ``seed``. The tables are
+the same, row for row, whatever the executor: runs are deterministic and rows are sorted by grid
+point (in the order the grid lists its values), then seed, then position in the summary. Only
+``wall_time_s`` differs between repeated sweeps.
 """
 
 from __future__ import annotations
 
 import itertools
 import json
-import multiprocessing
 import os
-from collections.abc import Iterator, Mapping, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
-from hosim.errors import InvariantError, ScenarioError
+from hosim.errors import ScenarioError
+from hosim.runner import Progress, ResultCache, Task, available_cores, make_executor, run_tasks
 
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["RUN_COLUMNS", "SUMMARY_METRICS", "available_cores", "summarize", "sweep", "write_results"]
+__all__ = [
+    "RUN_COLUMNS",
+    "SUMMARY_METRICS",
+    "TABLES",
+    "SweepResult",
+    "available_cores",
+    "run_sweep",
+    "summarize",
+    "sweep",
+    "write_results",
+    "write_tables",
+]
 
-#: Run-level summary fields copied onto every row of that run.
+#: Run-level summary fields copied onto every flow row of that run.
 RUN_COLUMNS = ("sim_time_s", "events", "wall_time_s")
 #: Flow fields that ``summarize`` adds up over a run's flows and then averages over seeds.
 SUMMARY_METRICS = ("goodput_bps", "retransmits", "timeouts")
-_RESERVED_COLUMNS = ("seed", "flow", *RUN_COLUMNS)
+#: The summary's lists, each a table of the sweep: summary key -> the column naming the element.
+TABLES = {"flows": "flow", "queues": "queue", "handovers": "handover"}
+_RESERVED_COLUMNS = ("seed", "flow", "queue", "handover", *RUN_COLUMNS)
 
 
-class _Task(NamedTuple):
-    index: int
-    point: int
-    seed: int
-    overrides: list[tuple[str, str]]  # the fixed overrides, then this point's grid values
-    grid_values: int  # how many of `overrides` (at the end) come from the grid
+@dataclass(frozen=True)
+class SweepResult:
+    """The tables of a sweep; ``grid_keys`` are their first columns, then ``seed``."""
+
+    grid_keys: list[str]
+    flows: pd.DataFrame
+    queues: pd.DataFrame
+    handovers: pd.DataFrame
+    runs: pd.DataFrame
+
+    def tables(self) -> dict[str, pd.DataFrame]:
+        return {"flows": self.flows, "queues": self.queues, "handovers": self.handovers, "runs": self.runs}
 
 
-class _Failure(NamedTuple):
-    kind: str  # "scenario" or "invariant"
-    message: str
-
-
-def available_cores() -> int:
-    """CPU cores this process may run on (the default number of sweep jobs)."""
-    if hasattr(os, "sched_getaffinity"):
-        return max(1, len(os.sched_getaffinity(0)))
-    return max(1, os.cpu_count() or 1)
-
-
-def sweep(
+def run_sweep(
     scenario: str | os.PathLike[str],
     grid: Mapping[str, Sequence[Any]],
     seeds: int,
     jobs: int | None = None,
-    progress: bool = False,
+    progress: Progress | None = None,
     *,
     seed_base: int = 1,
     overrides: Mapping[str, Any] | None = None,
-) -> pd.DataFrame:
+    cache: ResultCache | None = None,
+) -> SweepResult:
     """Run ``scenario`` at every point of ``grid`` with seeds ``seed_base .. seed_base+seeds-1``.
 
     grid: ``{"dotted.key": [value, ...]}``; the cartesian product of the value lists is run.
         An empty grid runs the scenario as is, once per seed.
     jobs: worker processes (default: every available core); 1 runs in this process.
-    progress: show a progress bar on stdout.
+    progress: ``progress(done, total)`` after every run (see ``hosim.runner.progress_bar``).
     overrides: fixed ``{"dotted.key": value}`` applied to every run before the grid values.
+    cache: where finished runs are kept and looked up (default: none).
 
-    Returns one row per (grid point, seed, flow): the grid keys, ``seed``, ``flow`` (the flow's
-    name), the flow's other summary fields, and the run's ``sim_time_s``, ``events`` and
-    ``wall_time_s``. Traces are not recorded. The first invalid run raises ``ScenarioError``.
+    Traces are not recorded. The first invalid run raises ``ScenarioError``.
     """
     from hosim.api import load_scenario, override_pairs, toml_literal
 
@@ -89,16 +100,52 @@ def sweep(
     text, source = load_scenario(scenario)
     fixed = override_pairs(overrides)
     points = list(itertools.product(*values))
+    seed_list = range(seed_base, seed_base + seeds)
+    runs = list(itertools.product(range(len(points)), seed_list))
     tasks = [
-        _Task(index, point_index, seed, fixed + [(k, toml_literal(v)) for k, v in zip(keys, points[point_index])], len(keys))
-        for index, (point_index, seed) in enumerate(
-            itertools.product(range(len(points)), range(seed_base, seed_base + seeds))
-        )
+        Task(text, seed, tuple(fixed + [(k, toml_literal(v)) for k, v in zip(keys, points[point])]), source)
+        for point, seed in runs
     ]
-    summaries = _run_all(text, source, tasks, min(jobs, len(tasks)), progress)
-    frame = _rows_frame(keys, points, tasks, summaries)
-    frame.attrs["grid_keys"] = list(keys)
-    return frame
+
+    def describe(task: Task) -> str:
+        grid_pairs = task.overrides[len(fixed):]
+        return ", ".join([f"seed {task.seed}", *(f"{k}={v}" for k, v in grid_pairs)])
+
+    with make_executor(min(jobs, len(tasks))) as executor:
+        summaries = run_tasks(tasks, executor, cache, progress, describe)
+    cells = _grid_columns(keys, points)
+    labels = [{**{key: cells[key][point] for key in keys}, "seed": seed} for point, seed in runs]
+    result = SweepResult(
+        grid_keys=list(keys),
+        flows=_flows_frame(keys, labels, summaries),
+        queues=_list_frame("queues", keys, labels, summaries),
+        handovers=_list_frame("handovers", keys, labels, summaries),
+        runs=_runs_frame(keys, labels, summaries),
+    )
+    for frame in result.tables().values():
+        frame.attrs["grid_keys"] = list(keys)
+    return result
+
+
+def sweep(
+    scenario: str | os.PathLike[str],
+    grid: Mapping[str, Sequence[Any]],
+    seeds: int,
+    jobs: int | None = None,
+    progress: bool = False,
+    *,
+    seed_base: int = 1,
+    overrides: Mapping[str, Any] | None = None,
+    cache: ResultCache | None = None,
+) -> pd.DataFrame:
+    """``run_sweep(...).flows``: one row per (grid point, seed, flow) with the grid keys,
+    ``seed``, ``flow`` (the flow's name), the flow's other summary fields, and the run's
+    ``sim_time_s``, ``events`` and ``wall_time_s``. ``progress`` shows a progress bar."""
+    from hosim.runner import progress_bar
+
+    with progress_bar("sweep", progress) as bar:
+        result = run_sweep(scenario, grid, seeds, jobs, bar, seed_base=seed_base, overrides=overrides, cache=cache)
+    return result.flows
 
 
 def _check_grid(grid: Mapping[str, Sequence[Any]]) -> tuple[list[str], list[list[Any]]]:
@@ -119,129 +166,84 @@ def _check_grid(grid: Mapping[str, Sequence[Any]]) -> tuple[list[str], list[list
     return keys, values
 
 
-# --- running ---------------------------------------------------------------------------------
-
-
-def _run_one(text: str, source: str, seed: int, overrides: list[tuple[str, str]]) -> str | _Failure:
-    """Worker body. Native exceptions come back as values: they may not pickle across processes."""
-    from hosim.api import native
-
-    try:
-        summary_json, _ = native().run(text, source, seed, overrides, False)
-    except ScenarioError as exc:
-        return _Failure("scenario", str(exc))
-    except InvariantError as exc:
-        return _Failure("invariant", str(exc))
-    return summary_json
-
-
-def _run_all(text: str, source: str, tasks: list[_Task], jobs: int, progress: bool) -> list[dict[str, Any]]:
-    results: dict[int, str | _Failure] = {}
-    with _progress_bar(len(tasks), progress) as advance:
-        if jobs == 1:
-            for task in tasks:
-                results[task.index] = outcome = _run_one(text, source, task.seed, task.overrides)
-                advance()
-                if isinstance(outcome, _Failure):
-                    break
-        else:
-            _run_pool(text, source, tasks, jobs, results, advance)
-    failures = sorted((index, outcome) for index, outcome in results.items() if isinstance(outcome, _Failure))
-    if failures:
-        _raise_failure(failures[0][1], tasks[failures[0][0]])
-    return [json.loads(results[task.index]) for task in tasks]  # type: ignore[arg-type]
-
-
-def _run_pool(
-    text: str, source: str, tasks: list[_Task], jobs: int, results: dict[int, str | _Failure], advance: Any
-) -> None:
-    with ProcessPoolExecutor(max_workers=jobs, mp_context=_mp_context()) as pool:
-        pending: dict[Future[str | _Failure], int] = {
-            pool.submit(_run_one, text, source, task.seed, task.overrides): task.index for task in tasks
-        }
-        try:
-            while pending:
-                done, _ = wait(pending, return_when=FIRST_COMPLETED)
-                for future in done:
-                    results[pending.pop(future)] = outcome = future.result()
-                    advance()
-                    if isinstance(outcome, _Failure):
-                        # Stop early. Workers take tasks in order, so every task before this one
-                        # has started and will finish: the error reported (the lowest failing
-                        # index) is the same whatever the number of jobs.
-                        for other in pending:
-                            other.cancel()
-                        pending = {f: i for f, i in pending.items() if not f.cancelled()}
-        except BaseException:
-            pool.shutdown(wait=False, cancel_futures=True)
-            raise
-
-
-def _mp_context() -> multiprocessing.context.BaseContext:
-    # A fresh interpreter per worker (forkserver, else spawn): forking a process that holds
-    # threads (the progress bar's refresh thread) is not safe.
-    methods = multiprocessing.get_all_start_methods()
-    return multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
-
-
-def _raise_failure(failure: _Failure, task: _Task) -> None:
-    grid_pairs = task.overrides[len(task.overrides) - task.grid_values :]
-    where = ", ".join(f"{k}={v}" for k, v in grid_pairs)
-    context = f" (seed {task.seed}{', ' + where if where else ''})"
-    if failure.kind == "scenario":
-        raise ScenarioError(failure.message + context)
-    raise InvariantError(failure.message + context)
-
-
-class _NoProgress:
-    def __enter__(self) -> Any:
-        return lambda: None
-
-    def __exit__(self, *exc: object) -> None:
-        return None
-
-
-def _progress_bar(total: int, enabled: bool) -> Any:
-    if not enabled:
-        return _NoProgress()
-    from contextlib import contextmanager
-
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
-    @contextmanager
-    def bar() -> Iterator[Any]:
-        columns = (TextColumn("sweep"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
-        with Progress(*columns, transient=True) as progress_bar:
-            task_id = progress_bar.add_task("runs", total=total)
-            yield lambda: progress_bar.advance(task_id)
-
-    return bar()
-
-
 # --- tables ----------------------------------------------------------------------------------
 
 
-def _rows_frame(
-    keys: list[str], points: list[tuple[Any, ...]], tasks: list[_Task], summaries: list[dict[str, Any]]
+def _flows_frame(keys: list[str], labels: list[dict[str, Any]], summaries: list[dict[str, Any]]) -> pd.DataFrame:
+    """One row per flow: the task columns, ``flow``, the flow's fields, then ``RUN_COLUMNS``."""
+    frame = _list_frame("flows", keys, labels, summaries)
+    run_of_row = frame.pop("_run").tolist()
+    for column in RUN_COLUMNS:
+        frame[column] = [summaries[i].get(column) for i in run_of_row]
+    return frame
+
+
+def _list_frame(
+    name: str, keys: list[str], labels: list[dict[str, Any]], summaries: list[dict[str, Any]]
 ) -> pd.DataFrame:
+    """One row per element of ``summary[name]``: the task columns (grid keys, ``seed``), the
+    element's name (``flow``, ``queue``; for handovers its position in the run), its fields."""
     import pandas as pd
 
-    point_columns = _grid_columns(keys, points)
+    label = TABLES[name]
     rows = []
-    for task, summary in zip(tasks, summaries):
-        for flow in summary.get("flows", []):
-            row: dict[str, Any] = {key: point_columns[key][task.point] for key in keys}
-            row["seed"] = task.seed
-            row["flow"] = flow.get("name")
-            row.update({k: _cell(v) for k, v in flow.items() if k != "name"})
-            row.update({k: summary.get(k) for k in RUN_COLUMNS})
+    for run, (task_columns, summary) in enumerate(zip(labels, summaries)):
+        for position, element in enumerate(summary.get(name) or []):
+            row: dict[str, Any] = dict(task_columns)
+            if name == "handovers":
+                row[label] = position
+                row.update({k: _cell(v) for k, v in element.items()})
+            else:
+                row[label] = element.get("name")
+                row.update({k: _cell(v) for k, v in element.items() if k != "name"})
+            row["_run"] = run
             rows.append(row)
-    columns = [*keys, "seed", "flow"]
-    frame = pd.DataFrame(rows)
-    if frame.empty:
-        frame = pd.DataFrame(columns=[*columns, *RUN_COLUMNS])
-    tail = [c for c in frame.columns if c not in columns and c not in RUN_COLUMNS]
-    return frame[[*columns, *tail, *RUN_COLUMNS]]
+    columns = [*keys, "seed", label]
+    frame = pd.DataFrame(rows, columns=None if rows else [*columns, "_run"])
+    tail = [c for c in frame.columns if c not in columns and c != "_run"]
+    frame = _one_type_per_column(frame[[*columns, *tail, "_run"]])
+    if name != "flows":
+        frame = frame.drop(columns="_run")
+    return frame
+
+
+def _runs_frame(keys: list[str], labels: list[dict[str, Any]], summaries: list[dict[str, Any]]) -> pd.DataFrame:
+    """One row per run: the task columns, then every field of the summary except its
+    ``TABLES`` lists, nested objects flattened to dotted names (``fcp.forward_delay_s``)."""
+    import pandas as pd
+
+    rows = []
+    for task_columns, summary in zip(labels, summaries):
+        row: dict[str, Any] = dict(task_columns)
+        row.update(_flatten({k: v for k, v in summary.items() if k not in TABLES and k != "seed"}))
+        rows.append(row)
+    return _one_type_per_column(pd.DataFrame(rows, columns=None if rows else [*keys, "seed"]))
+
+
+def _flatten(mapping: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in mapping.items():
+        if isinstance(value, Mapping) and value:
+            out.update(_flatten(value, f"{prefix}{key}."))
+        else:
+            out[f"{prefix}{key}"] = _cell(value)
+    return out
+
+
+def _one_type_per_column(frame: pd.DataFrame) -> pd.DataFrame:
+    """Columns mixing text and numbers (a field that is a name in one run and a number in
+    another) become JSON text, so that every table can be written as parquet."""
+    for column in frame.columns:
+        if frame[column].dtype != object:
+            continue
+        kinds = {type(v) for v in frame[column] if v is not None and not _is_nan(v)}
+        if len(kinds) > 1 and not kinds <= {int, float}:
+            frame[column] = [v if isinstance(v, str) or v is None else json.dumps(v) for v in frame[column]]
+    return frame
+
+
+def _is_nan(value: Any) -> bool:
+    return isinstance(value, float) and value != value
 
 
 def _grid_columns(keys: list[str], points: list[tuple[Any, ...]]) -> dict[str, list[Any]]:
@@ -289,7 +291,7 @@ def summarize(frame: pd.DataFrame, grid_keys: Sequence[str] | None = None) -> pd
 
 
 def write_results(frame: pd.DataFrame, out_dir: str | os.PathLike[str]) -> list[Path]:
-    """Write ``results.parquet`` and ``results.csv`` into ``out_dir`` (created if needed)."""
+    """Write the flow table as ``results.parquet`` and ``results.csv`` into ``out_dir``."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     paths = [out / "results.parquet", out / "results.csv"]
@@ -297,3 +299,18 @@ def write_results(frame: pd.DataFrame, out_dir: str | os.PathLike[str]) -> list[
     frame.to_csv(paths[1], index=False)
     return paths
 
+
+def write_tables(result: SweepResult, out_dir: str | os.PathLike[str]) -> list[Path]:
+    """Write every table of ``result`` as ``<table>.parquet`` and ``<table>.csv`` (flows,
+    queues, handovers, runs), and the flow table again as ``results.parquet`` / ``results.csv``,
+    into ``out_dir`` (created if needed). Empty tables are written too, with their task columns."""
+    out = Path(out_dir)
+    paths = write_results(result.flows, out)
+    for name, frame in result.tables().items():
+        for path in (out / f"{name}.parquet", out / f"{name}.csv"):
+            if path.suffix == ".parquet":
+                frame.to_parquet(path, index=False)
+            else:
+                frame.to_csv(path, index=False)
+            paths.append(path)
+    return paths

@@ -456,6 +456,43 @@ def inputs_from_summary(
     }
 
 
+def no_handover_inputs_from_summaries(summaries: list[dict]) -> dict[str, Any]:
+    """The model's inputs from the summaries of no-handover runs (one per seed) of an fcp scenario.
+
+    Every flow of every run gives Θ_s, RTT and RTO (`inputs_from_summary`); the inputs are the
+    means over flows and runs. Also returns `fraction`, the mean no-handover goodput over the
+    flow's available bandwidth (the flows' `throughput_fraction`), by which the model's fraction
+    of Θ_s is multiplied to compare with Fig. 6 and 7, the two topology delays of the last run's
+    `fcp` report (`d_fcp_bs_s`, `d_forward_s`), its `available_bps`, `flows` per run and `seeds`.
+    """
+    if not summaries:
+        raise ValueError("summaries: need at least one run")
+    per_flow, fractions = [], []
+    report: dict[str, Any] = {}
+    for summary in summaries:
+        report = summary.get("fcp") or {}
+        for i, flow in enumerate(summary.get("flows") or []):
+            per_flow.append(inputs_from_summary(summary, i))
+            fractions.append(flow.get("throughput_fraction", float("nan")))
+    if not per_flow:
+        raise ValueError("summaries: the runs have no flows")
+
+    def mean(values: list[float]) -> float:
+        return math.fsum(values) / len(values)
+
+    return {
+        "theta_pkts": mean([p["theta_pkts"] for p in per_flow]),
+        "rtt_s": mean([p["rtt_s"] for p in per_flow]),
+        "rto_s": mean([p["rto_s"] for p in per_flow]),
+        "fraction": mean(fractions),
+        "d_fcp_bs_s": report.get("fcp_bs_delay_s", PAPER_D_FCP_BS_S),
+        "d_forward_s": report.get("forward_delay_s"),
+        "available_bps": report.get("available_bps"),
+        "flows": len(per_flow) // len(summaries),
+        "seeds": len(summaries),
+    }
+
+
 # --- CLI -------------------------------------------------------------------------------------
 
 _OPTION_OF = {
@@ -559,10 +596,10 @@ def cli(recovery, scheme, delta, delta_unit, theta_pkts, rto_s, rtt_s, d_fcp_bs_
 
 
 def _no_handover_inputs(scenario, sets, seeds, recovery):
-    """Runs `scenario` without handovers (hosim.reproduce.fcp.no_handover_inputs), with the
+    """Runs `scenario` without handovers, seeds 1..`seeds`, through the result cache, with the
     flows' loss recovery set to `recovery` unless a --set gives tcp.recovery."""
     from hosim import api
-    from hosim.reproduce.fcp import no_handover_inputs
+    from hosim.runner import Runner, make_task
 
     overrides = {}
     for item in sets:
@@ -571,7 +608,9 @@ def _no_handover_inputs(scenario, sets, seeds, recovery):
             raise click.BadParameter(f"expected KEY=VALUE, got {item!r}", param_hint="'--set'")
         overrides[key] = api.parse_toml_value(raw)
     overrides.setdefault("tcp.recovery", recovery)
+    overrides["fcp.handovers"] = False
     try:
-        return no_handover_inputs(overrides, seeds=seeds, scenario=scenario)
+        tasks = [make_task(scenario, seed, overrides) for seed in range(1, seeds + 1)]
+        return no_handover_inputs_from_summaries(Runner.from_options(jobs=1).summaries(tasks))
     except ValueError as error:  # ScenarioError is a ValueError
         raise click.BadParameter(str(error), param_hint="'--from-sim'") from None

@@ -7,26 +7,29 @@ prediction of equations (1)-(9) (`hosim.models.cohen_levin`), whose Θ and RTO c
 the same setting without handovers, as in the paper. Writes figures (matplotlib, Agg) and a
 JSON file of every point; docs/reproductions/drop-or-forward.md discusses them.
 
-    hosim reproduce drop-or-forward --out docs/reproductions          # everything (slow)
+    hosim reproduce drop-or-forward --out docs/reproductions --jobs 8  # everything (slow)
     hosim reproduce drop-or-forward --settings 100M --seeds 1 --quick  # a few minutes
     python -m hosim.reproduce.fcp ...                                  # the same
 
-Every simulated point is cached in `<out>/data/drop-or-forward-<setting>.json` as soon as it
-finishes, so an interrupted reproduction resumes where it stopped; the paired table (simulated,
-predicted, relative error) goes to `<out>/data/drop-or-forward-table-<setting>.json`.
+Runs go through `hosim.runner`: in parallel with `--jobs`, and every finished run is kept in the
+result cache, so an interrupted reproduction resumes where it stopped. Every simulated point is
+written to `<out>/data/drop-or-forward-<setting>.json`, and the paired table (simulated,
+predicted, relative error) to `<out>/data/drop-or-forward-table-<setting>.json`.
 """
 from __future__ import annotations
 
 import json
-import math
 import statistics
-from concurrent.futures import ProcessPoolExecutor
+import sys
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 import click
 
+from hosim.cli_options import runner_from_options, runner_options
 from hosim.models import cohen_levin
+from hosim.runner import Runner, Task, make_task
 
 PRESET = "fcp"
 SCHEMES = ("drop", "forward", "rearrange")
@@ -92,15 +95,15 @@ def duration_s(setting: str, delta_rtt: float) -> float:
     return WARMUP_S + max(60.0, 3.0 * delta_s)
 
 
-def _run(args: tuple[dict[str, Any], int]) -> dict[str, Any]:
-    import hosim
-
-    overrides, seed = args
-    summary = hosim.run(PRESET, seed=seed, overrides=overrides).summary
+def _reduce(summary: dict[str, Any]) -> dict[str, Any]:
+    """What a point keeps of one run: means over the flows, the handover count, the fcp report."""
     flows = summary["flows"]
-    mean = lambda key: statistics.fmean(f[key] for f in flows)  # noqa: E731
+
+    def mean(key: str) -> float:
+        return statistics.fmean(f[key] for f in flows)
+
     return {
-        "seed": seed,
+        "seed": summary["seed"],
         "throughput_fraction": mean("throughput_fraction"),
         "goodput_bps": mean("goodput_bps"),
         "rtt_mean_s": mean("rtt_mean_s"),
@@ -126,38 +129,24 @@ def _key(setting: str, recovery: str, scheme: str, delta_rtt: float | None, extr
     return "|".join(parts)
 
 
-class Cache:
-    """Simulated points, keyed by setting|recovery|scheme|delta, saved after every point."""
+class Points:
+    """Simulated points of one setting, keyed by setting|recovery|scheme|delta, written to
+    `path` (the data file behind the document) after every batch."""
 
     def __init__(self, path: Path):
         self.path = path
-        self.points: dict[str, Any] = json.loads(path.read_text()) if path.exists() else {}
+        self.points: dict[str, Any] = {}
 
     def save(self) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self.path.write_text(json.dumps(self.points, indent=1, sort_keys=True))
 
 
-def simulate(
-    cache: Cache,
-    setting: str,
-    recovery: str,
-    scheme: str,
-    delta_rtt: float | None,
-    seeds: int,
-    jobs: int = 1,
-    extra: dict[str, Any] | None = None,
-) -> dict[str, Any]:
-    """Mean over seeds of the flows' mean throughput fraction (and more) at one point.
-
-    `delta_rtt=None` is the no-handover reference run of the setting.
-    """
-    extra = dict(extra or {})
-    key = _key(setting, recovery, scheme, delta_rtt, extra)
-    if key in cache.points and len(cache.points[key]["runs"]) >= seeds:
-        return cache.points[key]
+def point_overrides(setting: str, recovery: str, scheme: str, delta_rtt: float | None,
+                    extra: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The overrides of one point; `delta_rtt=None` is the setting's no-handover reference run."""
     overrides: dict[str, Any] = {**SETTINGS[setting], "tcp.recovery": recovery, "fcp.scheme": scheme,
-                                 "fcp.warmup_s": WARMUP_S, **extra}
+                                 "fcp.warmup_s": WARMUP_S, **(extra or {})}
     if delta_rtt is None:
         # The reference run lasts as long as a long handover run: Reno-style window growth
         # at 1 Gb/s takes minutes to reach its steady state.
@@ -166,66 +155,61 @@ def simulate(
     else:
         overrides["fcp.handover_interval_rtt"] = float(delta_rtt)
         overrides["duration_s"] = duration_s(setting, delta_rtt)
-    tasks = [(overrides, seed) for seed in range(1, seeds + 1)]
-    if jobs > 1:
-        with ProcessPoolExecutor(max_workers=jobs) as pool:
-            runs = list(pool.map(_run, tasks))
-    else:
-        runs = [_run(t) for t in tasks]
-    fractions = [r["throughput_fraction"] for r in runs]
-    point = {
-        "setting": setting,
-        "recovery": recovery,
-        "scheme": scheme,
-        "delta_rtt": delta_rtt,
-        "delta_s": None if delta_rtt is None else delta_rtt * PROPAGATION_RTT_S,
-        "overrides": overrides,
-        "throughput_fraction": statistics.fmean(fractions),
-        "throughput_fraction_sd": statistics.stdev(fractions) if len(fractions) > 1 else 0.0,
-        "runs": runs,
-    }
-    cache.points[key] = point
-    cache.save()
-    return point
+    return overrides
+
+
+def simulate_points(
+    runner: Runner,
+    points: Points,
+    specs: Sequence[tuple[str, str, str, float | None]],
+    seeds: int,
+    extra: dict[str, Any] | None = None,
+) -> list[dict[str, Any]]:
+    """Every (setting, recovery, scheme, Δ) of `specs` with seeds 1..`seeds`, run as one batch;
+    returns per point the mean over seeds of the flows' mean throughput fraction (and more)."""
+    extra = dict(extra or {})
+    overrides = [point_overrides(*spec, extra) for spec in specs]
+    tasks = [make_task(PRESET, seed, o) for o in overrides for seed in range(1, seeds + 1)]
+    summaries = runner.summaries(tasks, describe=_describe)
+    out = []
+    for i, ((setting, recovery, scheme, delta_rtt), o) in enumerate(zip(specs, overrides)):
+        runs = [_reduce(s) for s in summaries[i * seeds:(i + 1) * seeds]]
+        fractions = [r["throughput_fraction"] for r in runs]
+        point = {
+            "setting": setting,
+            "recovery": recovery,
+            "scheme": scheme,
+            "delta_rtt": delta_rtt,
+            "delta_s": None if delta_rtt is None else delta_rtt * PROPAGATION_RTT_S,
+            "overrides": o,
+            "throughput_fraction": statistics.fmean(fractions),
+            "throughput_fraction_sd": statistics.stdev(fractions) if len(fractions) > 1 else 0.0,
+            "runs": runs,
+        }
+        points.points[_key(setting, recovery, scheme, delta_rtt, extra)] = point
+        out.append(point)
+    points.save()
+    return out
+
+
+def _describe(task: Task) -> str:
+    return ", ".join([f"seed {task.seed}", *(f"{k}={v}" for k, v in task.overrides)])
 
 
 def no_handover_inputs(
-    overrides: dict[str, Any] | None = None, seeds: int = 1, scenario: str = PRESET
+    overrides: dict[str, Any] | None = None, seeds: int = 1, scenario: str = PRESET, runner: Runner | None = None
 ) -> dict[str, Any]:
     """Θ_s, RTT and RTO of the model from runs of `scenario` without handovers.
 
     The paper (Sec. II, IV) takes the connection's throughput without handovers as an input.
-    We run the same setting with `fcp.handovers = false` and, for every flow of every seed,
-    apply `cohen_levin.inputs_from_summary` (Θ_s = goodput x mean RTT / MSS, by Little's law
-    the time-average window; RTT and RTO are the flow's means); the inputs are the means over
-    flows and seeds. Also returns `fraction`, the no-handover goodput over the flow's
-    available bandwidth (the `throughput_fraction` of the summary), by which the model's
-    fraction of Θ_s is multiplied to compare with Fig. 6 and 7, and the two topology delays.
+    We run the same setting with `fcp.handovers = false`, seeds 1..`seeds`, and average
+    `cohen_levin.inputs_from_summary` over every flow of every run
+    (`cohen_levin.no_handover_inputs_from_summaries`).
     """
-    import hosim
-
+    runner = Runner() if runner is None else runner
     overrides = {**(overrides or {}), "fcp.handovers": False}
-    per_flow = []
-    fractions = []
-    report: dict[str, Any] = {}
-    for seed in range(1, seeds + 1):
-        result = hosim.run(scenario, seed=seed, overrides=overrides)
-        summary = result.summary
-        report = summary.get("fcp", {})
-        for i, flow in enumerate(summary["flows"]):
-            per_flow.append(cohen_levin.inputs_from_summary(summary, i))
-            fractions.append(flow.get("throughput_fraction", float("nan")))
-    return {
-        "theta_pkts": statistics.fmean(p["theta_pkts"] for p in per_flow),
-        "rtt_s": statistics.fmean(p["rtt_s"] for p in per_flow),
-        "rto_s": statistics.fmean(p["rto_s"] for p in per_flow),
-        "fraction": statistics.fmean(fractions),
-        "d_fcp_bs_s": report.get("fcp_bs_delay_s", cohen_levin.PAPER_D_FCP_BS_S),
-        "d_forward_s": report.get("forward_delay_s"),
-        "available_bps": report.get("available_bps"),
-        "flows": len(per_flow) // max(seeds, 1),
-        "seeds": seeds,
-    }
+    tasks = [make_task(scenario, seed, overrides) for seed in range(1, seeds + 1)]
+    return cohen_levin.no_handover_inputs_from_summaries(runner.summaries(tasks))
 
 
 def predict(inputs: dict[str, Any], recovery: str, scheme: str, delta_s: float) -> dict[str, Any]:
@@ -262,45 +246,56 @@ def _inputs_from_point(point: dict[str, Any], setting: str) -> dict[str, Any]:
     }
 
 
-def rows(cache: Cache, settings, deltas, seeds, jobs, fig7=True, log=print) -> list[dict[str, Any]]:
+def rows(runner: Runner, points: Points, settings: Sequence[str], deltas: dict[str, Sequence[float]],
+         seeds: int, fig7: bool = True, log: Callable[[str], Any] = print) -> list[dict[str, Any]]:
     """Simulates every point and pairs it with the model. One row per (setting, flavour,
     scheme, Δ)."""
     out = []
     for setting in settings:
         recoveries = SETTING_RECOVERIES[setting] if fig7 else ("newreno",)
+        specs: list[tuple[str, str, str, float | None]] = []
         for recovery in recoveries:
-            base = simulate(cache, setting, recovery, "drop", None, seeds, jobs)
+            specs.append((setting, recovery, "drop", None))
+            schemes = SCHEMES if recovery == "newreno" else ("drop", "forward")
+            specs += [(setting, recovery, scheme, delta) for scheme in schemes for delta in deltas[setting]]
+        simulated = dict(zip(specs, simulate_points(runner, points, specs, seeds)))
+        for recovery in recoveries:
+            base = simulated[(setting, recovery, "drop", None)]
             inputs = _inputs_from_point(base, setting)
             log(f"{setting} {recovery} no handover: fraction {base['throughput_fraction']:.3f}, "
                 f"Θ {inputs['theta_pkts']:.1f} pkts, RTT {inputs['rtt_s'] * 1e3:.0f} ms, "
                 f"RTO {inputs['rto_s'] * 1e3:.0f} ms")
-            schemes = SCHEMES if recovery == "newreno" else ("drop", "forward")
-            for scheme in schemes:
-                for delta in deltas[setting]:
-                    p = simulate(cache, setting, recovery, scheme, delta, seeds, jobs)
-                    pred = predict(inputs, recovery, scheme, delta * PROPAGATION_RTT_S)
-                    sim = p["throughput_fraction"]
-                    err = None if pred["fraction"] is None else (pred["fraction"] - sim) / sim
-                    row = {
-                        "setting": setting, "recovery": recovery, "scheme": scheme,
-                        "delta_rtt": delta, "delta_s": delta * PROPAGATION_RTT_S,
-                        "delta_measured_rtt": delta * PROPAGATION_RTT_S / inputs["rtt_s"],
-                        "sim": sim, "sim_sd": p["throughput_fraction_sd"],
-                        "model": pred["fraction"], "model_regime": pred.get("regime"),
-                        "model_equation": pred.get("equation"), "model_reason": pred.get("reason"),
-                        "rel_error": err,
-                        "timeouts_per_flow": statistics.fmean(r["timeouts_per_flow"] for r in p["runs"]),
-                        "fast_recoveries_per_flow": statistics.fmean(
-                            r["fast_recoveries_per_flow"] for r in p["runs"]),
-                        "handovers": statistics.fmean(r["handovers"] for r in p["runs"]),
-                        "no_handover": base["throughput_fraction"],
-                        "theta_pkts": inputs["theta_pkts"], "rtt_s": inputs["rtt_s"], "rto_s": inputs["rto_s"],
-                    }
-                    out.append(row)
-                    model_text = "-" if row["model"] is None else f"{row['model']:.3f}"
-                    log(f"  {scheme:9s} Δ={delta:5g} RTT  sim {sim:.3f} ± {p['throughput_fraction_sd']:.3f}"
-                        f"  model {model_text}")
+            for spec, p in simulated.items():
+                _, spec_recovery, scheme, delta = spec
+                if spec_recovery != recovery or delta is None:
+                    continue
+                row = _row(setting, recovery, scheme, delta, p, base, inputs)
+                out.append(row)
+                model_text = "-" if row["model"] is None else f"{row['model']:.3f}"
+                log(f"  {scheme:9s} Δ={delta:5g} RTT  sim {row['sim']:.3f} ± {row['sim_sd']:.3f}"
+                    f"  model {model_text}")
     return out
+
+
+def _row(setting: str, recovery: str, scheme: str, delta: float, p: dict[str, Any], base: dict[str, Any],
+         inputs: dict[str, Any]) -> dict[str, Any]:
+    pred = predict(inputs, recovery, scheme, delta * PROPAGATION_RTT_S)
+    sim = p["throughput_fraction"]
+    err = None if pred["fraction"] is None else (pred["fraction"] - sim) / sim
+    return {
+        "setting": setting, "recovery": recovery, "scheme": scheme,
+        "delta_rtt": delta, "delta_s": delta * PROPAGATION_RTT_S,
+        "delta_measured_rtt": delta * PROPAGATION_RTT_S / inputs["rtt_s"],
+        "sim": sim, "sim_sd": p["throughput_fraction_sd"],
+        "model": pred["fraction"], "model_regime": pred.get("regime"),
+        "model_equation": pred.get("equation"), "model_reason": pred.get("reason"),
+        "rel_error": err,
+        "timeouts_per_flow": statistics.fmean(r["timeouts_per_flow"] for r in p["runs"]),
+        "fast_recoveries_per_flow": statistics.fmean(r["fast_recoveries_per_flow"] for r in p["runs"]),
+        "handovers": statistics.fmean(r["handovers"] for r in p["runs"]),
+        "no_handover": base["throughput_fraction"],
+        "theta_pkts": inputs["theta_pkts"], "rtt_s": inputs["rtt_s"], "rto_s": inputs["rto_s"],
+    }
 
 
 def plot(table: list[dict[str, Any]], figures: Path, setting: str) -> list[Path]:
@@ -401,16 +396,17 @@ def markdown_table(table: list[dict[str, Any]], setting: str, recoveries=RECOVER
     return "\n".join(lines)
 
 
-@click.command("drop-or-forward")
+@click.command("drop-or-forward", short_help="Cohen & Levin, To Drop or Not to Drop: Fig. 6 and 7.")
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=Path("docs/reproductions"),
               show_default=True, help="Directory for data/ and figures/.")
 @click.option("--settings", default="100M,1G,100M-bigbuf", show_default=True,
               help="Comma-separated settings: 100M, 1G, 100M-bigbuf.")
 @click.option("--seeds", type=click.IntRange(min=1), default=3, show_default=True,
               help="Seeds per point at 100 Mb/s (1 Gb/s runs one seed: it is ten times slower).")
-@click.option("--jobs", type=click.IntRange(min=1), default=1, show_default=True, help="Parallel runs.")
+@runner_options(default_jobs=1)
 @click.option("--quick", is_flag=True, help="Three Δ values, NewReno only (Fig. 6).")
-def cli(out: Path, settings: str, seeds: int, jobs: int, quick: bool) -> None:
+def cli(out: Path, settings: str, seeds: int, jobs: int, cache_dir: Path | None, no_cache: bool,
+        quick: bool) -> None:
     """Reproduce Fig. 6 and 7 of Cohen & Levin: simulated vs predicted throughput fraction."""
     chosen = [s.strip() for s in settings.split(",") if s.strip()]
     for s in chosen:
@@ -419,28 +415,24 @@ def cli(out: Path, settings: str, seeds: int, jobs: int, quick: bool) -> None:
                                      param_hint="'--settings'")
     deltas = QUICK_DELTAS_RTT if quick else DELTAS_RTT
     table = []
-    for s in chosen:
-        cache = Cache(out / "data" / f"drop-or-forward-{s}.json")
-        n = 1 if s.startswith("1G") else seeds
-        rows_s = rows(cache, [s], deltas, n, jobs, fig7=not quick, log=click.echo)
-        (out / "data" / f"drop-or-forward-table-{s}.json").write_text(json.dumps(rows_s, indent=1))
-        table += rows_s
+    with runner_from_options(jobs, cache_dir, no_cache) as runner:
+        for s in chosen:
+            points = Points(out / "data" / f"drop-or-forward-{s}.json")
+            n = 1 if s.startswith("1G") else seeds
+            rows_s = rows(runner, points, [s], deltas, n, fig7=not quick, log=click.echo)
+            (out / "data" / f"drop-or-forward-table-{s}.json").write_text(json.dumps(rows_s, indent=1))
+            table += rows_s
     for s in chosen:
         for p in plot(table, out / "figures", s):
             click.echo(f"wrote {p}")
         click.echo(markdown_table(table, s))
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Entry point of `hosim reproduce drop-or-forward [OPTIONS]`; returns the exit code."""
-    try:
-        cli.main(args=argv, prog_name="hosim reproduce drop-or-forward", standalone_mode=False)
-    except click.exceptions.Exit as done:
-        return int(done.exit_code)
-    except click.ClickException as error:
-        error.show()
-        return 2
-    return 0
+def main(argv: Sequence[str] | None = None) -> int:
+    """`python -m hosim.reproduce.fcp [OPTIONS]`: the same as `hosim reproduce drop-or-forward`."""
+    from hosim.cli import main as hosim_main
+
+    return hosim_main(["reproduce", "drop-or-forward", *(sys.argv[1:] if argv is None else argv)])
 
 
 if __name__ == "__main__":

@@ -5,26 +5,32 @@ Runs the ``hsdpa`` preset for Fig. 3 (TCP NewReno over a 384/38.4 kb/s square wa
 (T = 2 s, 200 ms, 20 ms), plus the sensitivity runs behind docs/reproductions/hsdpa-proxy.md.
 Writes figures (matplotlib, Agg canvas) and ``hsdpa-results.json`` to the output directory::
 
-    python -m hosim.reproduce.hsdpa --out docs/reproductions/figures
+    hosim reproduce hsdpa --out docs/reproductions/figures --jobs 4
+    python -m hosim.reproduce.hsdpa ...                      # the same
 
-Every number comes from the simulator; this module only chooses parameters and plots.
+Every number comes from the simulator; this module only chooses parameters and plots. The
+runs go through ``hosim.runner`` (parallel with ``--jobs``, kept in the result cache); only the
+traced runs of Fig. 3 and Fig. 7 call ``hosim.run`` directly.
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import statistics
+import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+import click
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 import hosim
+from hosim.cli_options import runner_from_options, runner_options
+from hosim.runner import Runner, Task
 
-__all__ = ["PAPER", "degradation", "fig3", "fig7", "main", "sensitivity", "table1"]
+__all__ = ["PAPER", "degradation", "fig3", "fig7", "main", "run_reproduction", "sensitivity", "table1"]
 
 #: The paper's numbers. Fig. 3: 190.4 of 222.7 kb/s. Table I: upper bound, throughput
 #: (packets/s) and link utilization (%) of TCP and the proxy for each period T.
@@ -43,6 +49,15 @@ RANDOM = {"hsdpa.bandwidth": "random"}
 
 def _run(overrides: Mapping[str, Any], seed: int = 1, traces: bool = False) -> hosim.Result:
     return hosim.run("hsdpa", seed=seed, overrides=dict(overrides), traces=traces)
+
+
+def _summaries(runner: Runner | None, runs: Sequence[tuple[Mapping[str, Any], int]]) -> list[dict[str, Any]]:
+    """Summaries of the preset's ``(overrides, seed)`` runs, in order, as one batch."""
+    from hosim.api import load_scenario, override_pairs
+
+    text, source = load_scenario("hsdpa")
+    tasks = [Task(text, seed, tuple(override_pairs(o)), source) for o, seed in runs]
+    return (Runner() if runner is None else runner).summaries(tasks)
 
 
 def _flow(summary: Mapping[str, Any], name: str) -> Mapping[str, Any]:
@@ -88,18 +103,33 @@ def fig7(seed: int = 1, period_s: float = 0.2) -> dict[str, hosim.Result]:
     }
 
 
-def table1(seeds: Sequence[int] = (1, 2, 3, 4, 5), extra: Mapping[str, Any] | None = None) -> list[dict[str, Any]]:
+_MODES = (("tcp", False), ("proxy", True))
+_TABLE1_METRICS = ("capacity_pkts_per_s", "throughput_pkts_per_s", "utilization", "radio_utilization", "nodeb_drops",
+                   "nodeb_mean_queue_pkts", "sender_timeouts", "sender_spurious_timeouts")
+
+
+def table1(
+    seeds: Sequence[int] = (1, 2, 3, 4, 5), extra: Mapping[str, Any] | None = None, runner: Runner | None = None
+) -> list[dict[str, Any]]:
     """Table I: for each T, TCP and proxy utilization, mean and spread over ``seeds``."""
+    return _table1_rows(seeds, _summaries(runner, _table1_runs(seeds, extra)))
+
+
+def _table1_runs(seeds: Sequence[int], extra: Mapping[str, Any] | None) -> list[tuple[dict[str, Any], int]]:
+    return [
+        ({**RANDOM, "hsdpa.period_s": period, "hsdpa.proxy": proxy, **(extra or {})}, seed)
+        for period in PERIODS_S for _mode, proxy in _MODES for seed in seeds
+    ]
+
+
+def _table1_rows(seeds: Sequence[int], summaries: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     rows = []
+    batches = iter(summaries)
     for period in PERIODS_S:
         row: dict[str, Any] = {"T_s": period}
-        for mode, proxy in (("tcp", False), ("proxy", True)):
-            runs = [
-                _metrics(_run({**RANDOM, "hsdpa.period_s": period, "hsdpa.proxy": proxy, **(extra or {})}, seed=s).summary)
-                for s in seeds
-            ]
-            for key in ("capacity_pkts_per_s", "throughput_pkts_per_s", "utilization", "radio_utilization", "nodeb_drops",
-                        "nodeb_mean_queue_pkts", "sender_timeouts", "sender_spurious_timeouts"):
+        for mode, _proxy in _MODES:
+            runs = [_metrics(next(batches)) for _seed in seeds]
+            for key in _TABLE1_METRICS:
                 values = [r[key] for r in runs]
                 row[f"{mode}_{key}"] = statistics.fmean(values)
                 row[f"{mode}_{key}_sd"] = statistics.pstdev(values) if len(values) > 1 else 0.0
@@ -122,12 +152,18 @@ SENSITIVITY: dict[str, dict[str, Any]] = {
 }
 
 
-def sensitivity(seeds: Sequence[int] = (1, 2, 3)) -> dict[str, list[dict[str, Any]]]:
+def sensitivity(seeds: Sequence[int] = (1, 2, 3), runner: Runner | None = None) -> dict[str, list[dict[str, Any]]]:
     """Table I under each variation of the unstated choices."""
-    return {label: table1(seeds, extra) for label, extra in SENSITIVITY.items()}
+    runs = [run for extra in SENSITIVITY.values() for run in _table1_runs(seeds, extra)]
+    summaries = _summaries(runner, runs)
+    per_label = len(runs) // len(SENSITIVITY)
+    return {
+        label: _table1_rows(seeds, summaries[i * per_label:(i + 1) * per_label])
+        for i, label in enumerate(SENSITIVITY)
+    }
 
 
-def fig3_variants(seed: int = 1) -> dict[str, dict[str, Any]]:
+def fig3_variants(seed: int = 1, runner: Runner | None = None) -> dict[str, dict[str, Any]]:
     """Fig. 3 utilization and spurious timeouts under the unstated TCP and link choices."""
     variants = {
         "hosim default": {},
@@ -139,8 +175,7 @@ def fig3_variants(seed: int = 1) -> dict[str, dict[str, Any]]:
         "proxy": {"hsdpa.proxy": True},
     }
     out = {}
-    for label, extra in variants.items():
-        s = _run(extra, seed=seed).summary
+    for label, s in zip(variants, _summaries(runner, [(extra, seed) for extra in variants.values()])):
         m = _metrics(s)
         m["throughput_kbps"] = s["ue_goodput_pkts_per_s"] * 1500 * 8 / 1e3
         out[label] = m
@@ -150,7 +185,8 @@ def fig3_variants(seed: int = 1) -> dict[str, dict[str, Any]]:
 #: Imperfect feedback (eqs. 3-4 and the signalling path), T = 200 ms.
 DEGRADATION: dict[str, dict[str, Any]] = {
     "clean feedback": {},
-    "noise gamma 12.5 pkt/s, eta 1 pkt": {"hsdpa.feedback_bw_noise_pkts_per_s": 12.5, "hsdpa.feedback_queue_noise_pkts": 1},
+    "noise gamma 12.5 pkt/s, eta 1 pkt": {
+        "hsdpa.feedback_bw_noise_pkts_per_s": 12.5, "hsdpa.feedback_queue_noise_pkts": 1},
     "noise gamma 25 pkt/s, eta 2 pkt": {"hsdpa.feedback_bw_noise_pkts_per_s": 25, "hsdpa.feedback_queue_noise_pkts": 2},
     "noise gamma 50 pkt/s, eta 5 pkt": {"hsdpa.feedback_bw_noise_pkts_per_s": 50, "hsdpa.feedback_queue_noise_pkts": 5},
     "20% of reports lost": {"hsdpa.feedback_loss": 0.2},
@@ -161,18 +197,23 @@ DEGRADATION: dict[str, dict[str, Any]] = {
     "feedback delay 50 ms": {"hsdpa.feedback_delay_s": 0.05},
     "proxy 50 ms from the Node-B": {"hsdpa.ran_delay_s": 0.05},
     "compensated: noise gamma 50 pkt/s, eta 5 pkt": {
-        "hsdpa.compensate_in_flight": True, "hsdpa.feedback_bw_noise_pkts_per_s": 50, "hsdpa.feedback_queue_noise_pkts": 5},
+        "hsdpa.compensate_in_flight": True, "hsdpa.feedback_bw_noise_pkts_per_s": 50,
+        "hsdpa.feedback_queue_noise_pkts": 5},
     "compensated: 80% of reports lost": {"hsdpa.compensate_in_flight": True, "hsdpa.feedback_loss": 0.8},
     "compensated: feedback delay 50 ms": {"hsdpa.compensate_in_flight": True, "hsdpa.feedback_delay_s": 0.05},
     "compensated: proxy 50 ms from the Node-B": {"hsdpa.compensate_in_flight": True, "hsdpa.ran_delay_s": 0.05},
 }
 
 
-def degradation(seeds: Sequence[int] = (1, 2, 3), period_s: float = 0.2) -> dict[str, dict[str, Any]]:
+def degradation(
+    seeds: Sequence[int] = (1, 2, 3), period_s: float = 0.2, runner: Runner | None = None
+) -> dict[str, dict[str, Any]]:
     """Proxy utilization, Node-B drops and queue under imperfect feedback."""
     out = {}
-    for label, extra in DEGRADATION.items():
-        runs = [_run({**RANDOM, "hsdpa.period_s": period_s, "hsdpa.proxy": True, **extra}, seed=s).summary for s in seeds]
+    base = {**RANDOM, "hsdpa.period_s": period_s, "hsdpa.proxy": True}
+    summaries = _summaries(runner, [({**base, **extra}, seed) for extra in DEGRADATION.values() for seed in seeds])
+    for i, label in enumerate(DEGRADATION):
+        runs = summaries[i * len(seeds):(i + 1) * len(seeds)]
         out[label] = {
             "utilization": statistics.fmean(r["radio_goodput_utilization"] for r in runs),
             "nodeb_drops": statistics.fmean(r["nodeb_drops"] for r in runs),
@@ -259,7 +300,8 @@ def plot_table1(rows: Sequence[Mapping[str, Any]], sens: Mapping[str, Sequence[M
     ax.plot(xs, [PAPER["table1"][t]["proxy_util"] for t in PERIODS_S], "k-s", label="paper: proxy")
     ax.plot(xs, [100 * r["tcp_utilization"] for r in rows], "C0--o", label="hosim: TCP")
     ax.plot(xs, [100 * r["proxy_utilization"] for r in rows], "C0-s", label="hosim: proxy")
-    for i, key in enumerate(("ns-2 link: a packet keeps the rate it started with", "ns-2 link, levels uniform on [0, 2] Mb/s")):
+    ns2_variants = ("ns-2 link: a packet keeps the rate it started with", "ns-2 link, levels uniform on [0, 2] Mb/s")
+    for i, key in enumerate(ns2_variants):
         if key in sens:
             ax.plot(xs, [100 * r["tcp_utilization"] for r in sens[key]], f"C{i + 1}--o", label=f"hosim TCP, {key}")
             ax.plot(xs, [100 * r["proxy_utilization"] for r in sens[key]], f"C{i + 1}-s", label=f"hosim proxy, {key}")
@@ -275,35 +317,52 @@ def plot_table1(rows: Sequence[Mapping[str, Any]], sens: Mapping[str, Sequence[M
 # --- entry point -----------------------------------------------------------------------------
 
 
-def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", default="docs/reproductions/figures", help="output directory")
-    parser.add_argument("--seeds", type=int, default=5, help="seeds per Table I cell")
-    args = parser.parse_args(argv)
-    out = Path(args.out)
+def run_reproduction(out: Path, seeds: int = 5, runner: Runner | None = None) -> dict[str, Any]:
+    """Every experiment: figures and ``hsdpa-results.json`` into ``out``; returns the numbers."""
     out.mkdir(parents=True, exist_ok=True)
-    seeds = tuple(range(1, args.seeds + 1))
+    seed_list = tuple(range(1, seeds + 1))
 
     f3, f3m = fig3()
     plot_fig3(f3, out / "hsdpa-fig3.png")
     f7 = fig7()
     plot_fig7(f7, out / "hsdpa-fig7.png")
-    rows = table1(seeds)
-    sens = sensitivity(seeds[:3])
+    rows = table1(seed_list, runner=runner)
+    sens = sensitivity(seed_list[:3], runner=runner)
     plot_table1(rows, sens, out / "hsdpa-table1.png")
     results = {
         "paper": {"fig3": PAPER["fig3"], "table1": {str(k): v for k, v in PAPER["table1"].items()}},
         "fig3": f3m,
-        "fig3_variants": fig3_variants(),
+        "fig3_variants": fig3_variants(runner=runner),
         "fig7": {k: _metrics(r.summary) | {"proxy": r.summary["proxy"]} for k, r in f7.items()},
         "table1": rows,
         "sensitivity": sens,
-        "degradation": degradation(seeds[:3]),
-        "seeds": list(seeds),
+        "degradation": degradation(seed_list[:3], runner=runner),
+        "seeds": list(seed_list),
     }
     (out / "hsdpa-results.json").write_text(json.dumps(results, indent=1, sort_keys=True) + "\n")
     return results
 
 
+@click.command("hsdpa", short_help="Ren et al., TCP over HSDPA: Fig. 3, Fig. 7 and Table I.")
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=Path("docs/reproductions/figures"),
+              show_default=True, help="Output directory for the figures and hsdpa-results.json.")
+@click.option("--seeds", type=click.IntRange(min=1), default=5, show_default=True, help="Seeds per Table I cell.")
+@runner_options(default_jobs=1)
+def cli(out: Path, seeds: int, jobs: int, cache_dir: Path | None, no_cache: bool) -> None:
+    """Reproduce Ren, Huang, Liu, Lin, "Improving TCP Throughput over HSDPA Networks":
+    Fig. 3, Fig. 7, Table I and the sensitivity runs, with the hsdpa preset."""
+    with runner_from_options(jobs, cache_dir, no_cache) as runner:
+        run_reproduction(out, seeds, runner=runner)
+    click.echo(f"wrote {out / 'hsdpa-results.json'} and the figures hsdpa-fig3.png, hsdpa-fig7.png, "
+               "hsdpa-table1.png")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """`python -m hosim.reproduce.hsdpa [OPTIONS]`: the same as `hosim reproduce hsdpa`."""
+    from hosim.cli import main as hosim_main
+
+    return hosim_main(["reproduce", "hsdpa", *(sys.argv[1:] if argv is None else argv)])
+
+
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())

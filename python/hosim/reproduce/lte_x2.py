@@ -1,7 +1,8 @@
 """Reproduction of Pacifico et al., "Improving TCP Performance During the Intra LTE Handover"
 with the ``lte-x2`` preset (docs/reproductions/lte-intra-handover.md).
 
-``python -m hosim.reproduce.lte_x2 [--seeds 50] [--out docs/reproductions]`` runs
+``hosim reproduce lte-x2 [--seeds 50] [--out docs/reproductions] [--jobs N]`` (or
+``python -m hosim.reproduce.lte_x2 ...``) runs
 
 - Fig. 8 / Fig. 11: outcome probabilities (timeout, halving, optimal) of the reference UE's
   handover over ``seeds`` seeds for 2 to 5 UEs in the target cell, for the standard, fast and
@@ -15,20 +16,25 @@ with the ``lte-x2`` preset (docs/reproductions/lte-intra-handover.md).
 
 writes the figures to ``<out>/figures/lte-*.png`` and every number to
 ``<out>/data/lte-intra-handover.json``, and prints the markdown tables of the document. The
-simulation itself is the Rust core, run through ``hosim.api.run``.
+runs go through ``hosim.runner`` (parallel with ``--jobs``, kept in the result cache); only the
+three traced runs of Fig. 9 / 10 call ``hosim.api.run`` directly.
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import math
+import sys
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+import click
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
+
+from hosim.cli_options import runner_from_options, runner_options
+from hosim.runner import Runner, Task
 
 __all__ = ["PAPER", "fisher_one_sided", "run_reproduction", "wilson_interval"]
 
@@ -75,6 +81,15 @@ def _run(overrides: Mapping[str, Any], seed: int, traces: bool = False) -> Any:
     return run(PRESET, seed=seed, overrides=dict(overrides), traces=traces)
 
 
+def _summaries(runner: Runner | None, runs: Sequence[tuple[Mapping[str, Any], int]]) -> list[dict[str, Any]]:
+    """Summaries of the preset's ``(overrides, seed)`` runs, in order, as one batch."""
+    from hosim.api import load_scenario, override_pairs
+
+    text, source = load_scenario(PRESET)
+    tasks = [Task(text, seed, tuple(override_pairs(o)), source) for o, seed in runs]
+    return (Runner() if runner is None else runner).summaries(tasks)
+
+
 def _ref_flow(summary: Mapping[str, Any]) -> Mapping[str, Any]:
     return next(f for f in summary["flows"] if f["name"] == "ref")
 
@@ -111,28 +126,33 @@ def fisher_one_sided(k1: int, n1: int, k2: int, n2: int) -> float:
 # --- experiments ---------------------------------------------------------------------------
 
 
-def outcome_runs(seeds: Iterable[int], target_ues: Sequence[int] = TARGET_UES, variants: Sequence[str] = VARIANTS) -> list[dict[str, Any]]:
+def outcome_runs(
+    seeds: Iterable[int],
+    target_ues: Sequence[int] = TARGET_UES,
+    variants: Sequence[str] = VARIANTS,
+    runner: Runner | None = None,
+) -> list[dict[str, Any]]:
     """One row per (variant, target UEs, seed): the handover entry and the reference flow."""
+    seeds = list(seeds)
+    cells = [(variant, n, seed) for variant in variants for n in target_ues for seed in seeds]
+    summaries = _summaries(runner, [({"lte_x2.path_switch": v, "lte_x2.target_ues": n}, seed) for v, n, seed in cells])
     rows = []
-    for variant in variants:
-        for n in target_ues:
-            for seed in seeds:
-                s = _run({"lte_x2.path_switch": variant, "lte_x2.target_ues": n}, seed).summary
-                h, f = s["handovers"][0], _ref_flow(s)
-                rows.append({
-                    "variant": variant,
-                    "target_ues": n,
-                    "seed": seed,
-                    "outcome": h["outcome"],
-                    "forwarded_packets": h["forwarded_packets"],
-                    "delivered_bytes_window": h["delivered_bytes_window"],
-                    "window_s": _window_end(s) - h["window_start_s"],
-                    "timeouts_until_end": h["timeouts_until_end"],
-                    "spurious_timeouts": f["spurious_timeouts"],
-                    "retransmits": f["retransmits"],
-                    "reordering_timed_out": h["reordering_timed_out"],
-                    "window_closed": h["window_closed"],
-                })
+    for (variant, n, seed), s in zip(cells, summaries):
+        h, f = s["handovers"][0], _ref_flow(s)
+        rows.append({
+            "variant": variant,
+            "target_ues": n,
+            "seed": seed,
+            "outcome": h["outcome"],
+            "forwarded_packets": h["forwarded_packets"],
+            "delivered_bytes_window": h["delivered_bytes_window"],
+            "window_s": _window_end(s) - h["window_start_s"],
+            "timeouts_until_end": h["timeouts_until_end"],
+            "spurious_timeouts": f["spurious_timeouts"],
+            "retransmits": f["retransmits"],
+            "reordering_timed_out": h["reordering_timed_out"],
+            "window_closed": h["window_closed"],
+        })
     return rows
 
 
@@ -169,34 +189,38 @@ def window_traces(seed: int, target_ues: int = 5) -> dict[str, dict[str, list[tu
     return out
 
 
-def drop_rates(seeds: Iterable[int]) -> dict[str, dict[str, Any]]:
+def drop_rates(seeds: Iterable[int], runner: Runner | None = None) -> dict[str, dict[str, Any]]:
     """Table IV: drops / arrivals on the two router -> eNodeB queues, mean and std over seeds."""
     out = {}
     seeds = list(seeds)
-    for label, overrides in QUEUE_VARIANTS.items():
+    runs = [({**AQM_SETUP, **overrides}, seed) for overrides in QUEUE_VARIANTS.values() for seed in seeds]
+    summaries = iter(_summaries(runner, runs))
+    for label in QUEUE_VARIANTS:
         per_link: dict[str, list[float]] = {"router->senb": [], "router->tenb": []}
         marks: dict[str, list[float]] = {"router->senb": [], "router->tenb": []}
-        for seed in seeds:
-            s = _run({**AQM_SETUP, **overrides}, seed).summary
+        for _seed in seeds:
+            s = next(summaries)
             for q in s["queues"]:
                 if q["name"] in per_link:
                     arrivals = q["enqueued"] + q["dropped"]
                     per_link[q["name"]].append(100.0 * q["dropped"] / max(arrivals, 1))
                     marks[q["name"]].append(100.0 * q["marked"] / max(arrivals, 1))
         out[label] = {
-            name: {"mean": _mean(v), "std": _std(v), "mark_mean": _mean(marks[name]), "n": len(v)} for name, v in per_link.items()
+            name: {"mean": _mean(v), "std": _std(v), "mark_mean": _mean(marks[name]), "n": len(v)}
+            for name, v in per_link.items()
         }
     return out
 
 
-def delivered(seeds: Iterable[int]) -> dict[str, dict[str, Any]]:
+def delivered(seeds: Iterable[int], runner: Runner | None = None) -> dict[str, dict[str, Any]]:
     """Fig. 12: bytes delivered to the reference UE in the handover window (Table II setup)."""
     out = {}
     seeds = list(seeds)
-    for label, overrides in FIG12_VARIANTS.items():
+    summaries = iter(_summaries(runner, [(o, seed) for o in FIG12_VARIANTS.values() for seed in seeds]))
+    for label in FIG12_VARIANTS:
         vals, windows, outcomes = [], [], []
-        for seed in seeds:
-            s = _run(overrides, seed).summary
+        for _seed in seeds:
+            s = next(summaries)
             h = s["handovers"][0]
             vals.append(h["delivered_bytes_window"] / 1e3)
             windows.append(_window_end(s) - h["start_s"])
@@ -221,17 +245,24 @@ SENSITIVITY: dict[str, dict[str, Any]] = {
 }
 
 
-def sensitivity(seeds: Iterable[int], target_ues: int = 5) -> dict[str, dict[str, dict[str, Any]]]:
+def sensitivity(
+    seeds: Iterable[int], target_ues: int = 5, runner: Runner | None = None
+) -> dict[str, dict[str, dict[str, Any]]]:
     """Timeout share per path switch when the loss recovery or the minimum RTO changes, and the
     share of runs with a spurious timeout of the reference flow (5 target UEs)."""
     seeds = list(seeds)
+    runs = [
+        ({**extra, "lte_x2.path_switch": variant, "lte_x2.target_ues": target_ues}, seed)
+        for extra in SENSITIVITY.values() for variant in VARIANTS for seed in seeds
+    ]
+    summaries = iter(_summaries(runner, runs))
     out: dict[str, dict[str, dict[str, Any]]] = {}
-    for label, extra in SENSITIVITY.items():
+    for label in SENSITIVITY:
         out[label] = {}
         for variant in VARIANTS:
             outcomes, spurious, still_open = [], 0, 0
-            for seed in seeds:
-                s = _run({**extra, "lte_x2.path_switch": variant, "lte_x2.target_ues": target_ues}, seed).summary
+            for _seed in seeds:
+                s = next(summaries)
                 outcomes.append(s["handovers"][0]["outcome"])
                 spurious += _ref_flow(s)["spurious_timeouts"] > 0
                 still_open += not s["handovers"][0]["window_closed"]
@@ -242,33 +273,45 @@ def sensitivity(seeds: Iterable[int], target_ues: int = 5) -> dict[str, dict[str
     return out
 
 
-def prediction_errors(seeds: Iterable[int], errors_s: Sequence[float] = (-0.2, -0.1, 0.0, 0.1, 0.3), target_ues: int = 5) -> dict[str, dict[str, Any]]:
+def prediction_errors(
+    seeds: Iterable[int],
+    errors_s: Sequence[float] = (-0.2, -0.1, 0.0, 0.1, 0.3),
+    target_ues: int = 5,
+    runner: Runner | None = None,
+) -> dict[str, dict[str, Any]]:
     """Predicted path switch with a wrong prediction: actual - predicted HO command time."""
-    seeds = list(seeds)
-    out = {}
-    for err in errors_s:
-        outcomes, fwd = [], []
-        for seed in seeds:
-            o = {"lte_x2.path_switch": "predicted", "lte_x2.prediction_error_s": err, "lte_x2.target_ues": target_ues}
-            h = _run(o, seed).summary["handovers"][0]
-            outcomes.append(h["outcome"])
-            fwd.append(h["forwarded_packets"])
-        out[f"{err:+.1f}"] = {o: outcomes.count(o) / len(outcomes) for o in OUTCOMES} | {"forwarded_mean": _mean(fwd)}
-    return out
+    shares = _predicted_outcomes(seeds, "lte_x2.prediction_error_s", errors_s, target_ues, runner)
+    return {f"{err:+.1f}": share for err, share in zip(errors_s, shares)}
 
 
-def prediction_leads(seeds: Iterable[int], leads_s: Sequence[float] = (0.03, 0.06, 0.09, 0.13, 0.2), target_ues: int = 5) -> dict[str, dict[str, Any]]:
+def prediction_leads(
+    seeds: Iterable[int],
+    leads_s: Sequence[float] = (0.03, 0.06, 0.09, 0.13, 0.2),
+    target_ues: int = 5,
+    runner: Runner | None = None,
+) -> dict[str, dict[str, Any]]:
     """Predicted path switch with other prediction leads (the paper's step is 130 ms)."""
+    shares = _predicted_outcomes(seeds, "lte_x2.prediction_lead_s", leads_s, target_ues, runner)
+    return {f"{lead:.2f}": share for lead, share in zip(leads_s, shares)}
+
+
+def _predicted_outcomes(
+    seeds: Iterable[int], key: str, values: Sequence[float], target_ues: int, runner: Runner | None
+) -> list[dict[str, Any]]:
+    """Per value of ``key``: outcome shares and mean forwarded packets of the predicted switch."""
     seeds = list(seeds)
-    out = {}
-    for lead in leads_s:
-        outcomes, fwd = [], []
-        for seed in seeds:
-            o = {"lte_x2.path_switch": "predicted", "lte_x2.prediction_lead_s": lead, "lte_x2.target_ues": target_ues}
-            h = _run(o, seed).summary["handovers"][0]
-            outcomes.append(h["outcome"])
-            fwd.append(h["forwarded_packets"])
-        out[f"{lead:.2f}"] = {o: outcomes.count(o) / len(outcomes) for o in OUTCOMES} | {"forwarded_mean": _mean(fwd)}
+    runs = [
+        ({"lte_x2.path_switch": "predicted", key: value, "lte_x2.target_ues": target_ues}, seed)
+        for value in values for seed in seeds
+    ]
+    summaries = _summaries(runner, runs)
+    out = []
+    for i in range(len(values)):
+        handovers = [s["handovers"][0] for s in summaries[i * len(seeds):(i + 1) * len(seeds)]]
+        outcomes = [h["outcome"] for h in handovers]
+        shares: dict[str, Any] = {o: outcomes.count(o) / len(outcomes) for o in OUTCOMES}
+        shares["forwarded_mean"] = _mean([h["forwarded_packets"] for h in handovers])
+        out.append(shares)
     return out
 
 
@@ -299,7 +342,8 @@ def plot_outcomes(probs: Mapping[str, Mapping[int, Mapping[str, Any]]], variant:
     axes = fig.subplots(1, 3, sharey=True)
     cells = probs[variant]
     ns = sorted(cells)
-    for ax, o, label in zip(axes, OUTCOMES, ("timeout  $f_{D_{SS}}$", "window halving  $f_{D_{WH}}$", "optimal  $f_{D_I}$")):
+    labels = ("timeout  $f_{D_{SS}}$", "window halving  $f_{D_{WH}}$", "optimal  $f_{D_I}$")
+    for ax, o, label in zip(axes, OUTCOMES, labels):
         vals = [cells[n][o][0] for n in ns]
         err = [[cells[n][o][0] - cells[n][o][1] for n in ns], [cells[n][o][2] - cells[n][o][0] for n in ns]]
         ax.bar(ns, vals, yerr=err, capsize=3, color="#4c72b0")
@@ -349,7 +393,8 @@ def plot_delivered(d: Mapping[str, Mapping[str, Any]], path: Path) -> Path:
     fig = Figure(figsize=(11, 3.2))
     left, right = fig.subplots(1, 2)
     labels = list(d)
-    left.bar(labels, [d[k]["kB_mean"] for k in labels], yerr=[d[k]["kB_std"] for k in labels], capsize=3, color="#55a868")
+    left.bar(labels, [d[k]["kB_mean"] for k in labels], yerr=[d[k]["kB_std"] for k in labels], capsize=3,
+             color="#55a868")
     left.set_ylabel("kB delivered in the window")
     left.set_title("Data delivered, HO start to one RTT after attach (Fig. 12)", fontsize=10)
     right.bar(labels, [d[k]["rate_mbps_mean"] for k in labels], color="#8172b2")
@@ -368,12 +413,16 @@ def _pct(x: float) -> str:
 
 
 def outcome_markdown(probs: Mapping[str, Mapping[int, Mapping[str, Any]]]) -> str:
-    lines = ["| path switch | target UEs | timeout (95 % CI) | halving | optimal | forwarded pkts | runs |", "|---|---|---|---|---|---|---|"]
+    lines = [
+        "| path switch | target UEs | timeout (95 % CI) | halving | optimal | forwarded pkts | runs |",
+        "|---|---|---|---|---|---|---|",
+    ]
     for variant, cells in probs.items():
         for n, c in cells.items():
             t = c["timeout"]
             lines.append(
-                f"| {variant} | {n} | {_pct(t[0])} ({_pct(t[1])}–{_pct(t[2])}) | {_pct(c['halving'][0])} | {_pct(c['optimal'][0])} "
+                f"| {variant} | {n} | {_pct(t[0])} ({_pct(t[1])}–{_pct(t[2])}) | {_pct(c['halving'][0])} "
+                f"| {_pct(c['optimal'][0])} "
                 f"| {c['forwarded_mean']:.1f} | {c['n']} |"
             )
     return "\n".join(lines)
@@ -387,13 +436,15 @@ def significance_markdown(probs: Mapping[str, Mapping[int, Mapping[str, Any]]]) 
         for n in probs[a]:
             ca, cb = probs[a][n], probs[b][n]
             p = fisher_one_sided(ca["timeout_count"], ca["n"], cb["timeout_count"], cb["n"])
-            lines.append(f"| {a} > {b} | {n} | {ca['timeout_count']}/{ca['n']} vs {cb['timeout_count']}/{cb['n']} | {p:.3g} |")
+            counts = f"{ca['timeout_count']}/{ca['n']} vs {cb['timeout_count']}/{cb['n']}"
+            lines.append(f"| {a} > {b} | {n} | {counts} | {p:.3g} |")
     return "\n".join(lines)
 
 
 def table4_markdown(rates: Mapping[str, Mapping[str, Any]]) -> str:
     lines = [
-        "| queue management | R→SeNodeB drop % paper | hosim (± std) | R→TeNodeB drop % paper | hosim (± std) | marks % R→TeNodeB |",
+        "| queue management | R→SeNodeB drop % paper | hosim (± std) | R→TeNodeB drop % paper | hosim (± std) "
+        "| marks % R→TeNodeB |",
         "|---|---|---|---|---|---|",
     ]
     for label, links in rates.items():
@@ -410,15 +461,21 @@ def fig12_markdown(d: Mapping[str, Mapping[str, Any]]) -> str:
     lines = ["| variant | delivered kB (± std) | window s | rate in window Mb/s | timeouts |", "|---|---|---|---|---|"]
     for label, v in d.items():
         lines.append(
-            f"| {label} | {v['kB_mean']:.1f} ± {v['kB_std']:.1f} | {v['window_s_mean']:.3f} | {v['rate_mbps_mean']:.2f} | {_pct(v['timeout_share'])} |"
+            f"| {label} | {v['kB_mean']:.1f} ± {v['kB_std']:.1f} | {v['window_s_mean']:.3f} "
+            f"| {v['rate_mbps_mean']:.2f} | {_pct(v['timeout_share'])} |"
         )
     return "\n".join(lines)
 
 
 def sensitivity_markdown(sens: Mapping[str, Mapping[str, Mapping[str, Any]]]) -> str:
-    lines = ["| TCP | " + " | ".join(f"{v}: timeout / halving / spurious" for v in VARIANTS) + " |", "|---" * (1 + len(VARIANTS)) + "|"]
+    lines = [
+        "| TCP | " + " | ".join(f"{v}: timeout / halving / spurious" for v in VARIANTS) + " |",
+        "|---" * (1 + len(VARIANTS)) + "|",
+    ]
     for label, by_variant in sens.items():
-        cells = [f"{_pct(c['timeout'])} / {_pct(c['halving'])} / {_pct(c['spurious_share'])}" for c in by_variant.values()]
+        cells = [
+            f"{_pct(c['timeout'])} / {_pct(c['halving'])} / {_pct(c['spurious_share'])}" for c in by_variant.values()
+        ]
         lines.append(f"| {label} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
@@ -426,29 +483,35 @@ def sensitivity_markdown(sens: Mapping[str, Mapping[str, Mapping[str, Any]]]) ->
 def prediction_error_markdown(errs: Mapping[str, Mapping[str, Any]], first: str = "error (s)") -> str:
     lines = [f"| {first} | timeout | halving | optimal | forwarded pkts |", "|---|---|---|---|---|"]
     for err, c in errs.items():
-        lines.append(f"| {err} | {_pct(c['timeout'])} | {_pct(c['halving'])} | {_pct(c['optimal'])} | {c['forwarded_mean']:.1f} |")
+        lines.append(
+            f"| {err} | {_pct(c['timeout'])} | {_pct(c['halving'])} | {_pct(c['optimal'])} "
+            f"| {c['forwarded_mean']:.1f} |"
+        )
     return "\n".join(lines)
 
 
 # --- driver --------------------------------------------------------------------------------
 
 
-def run_reproduction(out_dir: str | Path = "docs/reproductions", seeds: int = 50, trace_seed: int = 1) -> dict[str, Any]:
+def run_reproduction(
+    out_dir: str | Path = "docs/reproductions", seeds: int = 50, trace_seed: int = 1, runner: Runner | None = None
+) -> dict[str, Any]:
     """Runs every experiment, writes figures and data under ``out_dir``; returns the numbers
     and the markdown tables."""
     out = Path(out_dir)
     figs = out / "figures"
     seed_list = list(range(1, seeds + 1))
-    rows = outcome_runs(seed_list)
+    rows = outcome_runs(seed_list, runner=runner)
     probs = outcome_probabilities(rows)
     traces = window_traces(trace_seed)
-    rates = drop_rates(seed_list)
-    d12 = delivered(seed_list)
-    sens = sensitivity(seed_list)
-    errs = prediction_errors(seed_list)
-    leads = prediction_leads(seed_list)
+    rates = drop_rates(seed_list, runner=runner)
+    d12 = delivered(seed_list, runner=runner)
+    sens = sensitivity(seed_list, runner=runner)
+    errs = prediction_errors(seed_list, runner=runner)
+    leads = prediction_leads(seed_list, runner=runner)
     files = [
-        plot_outcomes(probs, "standard", "Standard handover: outcome of the reference UE's handover (Fig. 8)", figs / "lte-fig8-standard.png"),
+        plot_outcomes(probs, "standard", "Standard handover: outcome of the reference UE's handover (Fig. 8)",
+                      figs / "lte-fig8-standard.png"),
         plot_outcomes(probs, "predicted", "Predicted path switch (Fig. 11)", figs / "lte-fig11-predicted.png"),
         plot_outcomes(probs, "fast", "Fast path switch", figs / "lte-fast.png"),
         *plot_window_traces(traces, figs / "lte-fig9-cwnd.png", figs / "lte-fig10-rtt.png"),
@@ -482,16 +545,27 @@ def run_reproduction(out_dir: str | Path = "docs/reproductions", seeds: int = 50
     return data
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seeds", type=int, default=50, help="seeds per configuration")
-    parser.add_argument("--trace-seed", type=int, default=1, help="seed of the Fig. 9/10 traces")
-    parser.add_argument("--out", default="docs/reproductions", help="directory for figures/ and data/")
-    args = parser.parse_args(argv)
-    data = run_reproduction(args.out, args.seeds, args.trace_seed)
+@click.command("lte-x2", short_help="Pacifico et al., TCP across the intra-LTE X2 handover.")
+@click.option("--seeds", type=click.IntRange(min=1), default=50, show_default=True, help="Seeds per configuration.")
+@click.option("--trace-seed", type=click.IntRange(min=0), default=1, show_default=True,
+              help="Seed of the Fig. 9/10 traces.")
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=Path("docs/reproductions"),
+              show_default=True, help="Directory for figures/ and data/.")
+@runner_options(default_jobs=1)
+def cli(seeds: int, trace_seed: int, out: Path, jobs: int, cache_dir: Path | None, no_cache: bool) -> None:
+    """Reproduce Pacifico et al., "Improving TCP Performance During the Intra LTE Handover":
+    Fig. 8-12 and Table IV, with the lte-x2 preset."""
+    with runner_from_options(jobs, cache_dir, no_cache) as runner:
+        data = run_reproduction(out, seeds, trace_seed, runner=runner)
     for name, table in data["markdown"].items():
-        print(f"\n### {name}\n\n{table}")
-    return 0
+        click.echo(f"\n### {name}\n\n{table}")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """`python -m hosim.reproduce.lte_x2 [OPTIONS]`: the same as `hosim reproduce lte-x2`."""
+    from hosim.cli import main as hosim_main
+
+    return hosim_main(["reproduce", "lte-x2", *(sys.argv[1:] if argv is None else argv)])
 
 
 if __name__ == "__main__":

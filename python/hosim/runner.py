@@ -1,0 +1,432 @@
+"""Running many simulations: tasks, executors and the result cache.
+
+A ``Task`` is one run: scenario TOML text, a seed and overrides. ``run_tasks`` runs a list of
+tasks on an ``Executor`` and returns their summaries in task order, taking what it can from a
+``ResultCache`` on disk. Sweeps, reproductions and the models' ``--from-sim`` all go through it.
+
+>>> from hosim.runner import ProcessExecutor, ResultCache, make_task, run_tasks
+>>> tasks = [make_task("dumbbell", seed, {"duration_s": 2}) for seed in (1, 2, 3)]
+>>> summaries = run_tasks(tasks, ProcessExecutor(jobs=2), ResultCache.from_env())
+
+Runs are deterministic, so the summaries are the same whatever the executor, apart from
+``wall_time_s`` (a cache hit returns the ``wall_time_s`` of the run that filled it).
+
+Adding an executor (a Dask cluster, say) means one class with the ``map`` method of
+``Executor``: apply a picklable module-level function to every task and yield
+``(index, value)`` pairs as they complete, in any order, calling ``progress`` after each.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import multiprocessing
+import os
+import sys
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, wait
+from concurrent.futures import ProcessPoolExecutor as _Pool
+from contextlib import contextmanager
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any, NamedTuple, Protocol, TypeVar
+
+from hosim.errors import InvariantError, ScenarioError
+
+__all__ = [
+    "CACHE_DIR_ENV",
+    "NO_CACHE_ENV",
+    "Executor",
+    "Failure",
+    "InProcessExecutor",
+    "ProcessExecutor",
+    "Progress",
+    "ResultCache",
+    "Runner",
+    "Task",
+    "available_cores",
+    "core_version",
+    "default_cache_dir",
+    "make_executor",
+    "make_task",
+    "progress_bar",
+    "run_task",
+    "run_tasks",
+]
+
+#: Directory of the result cache (default: ``$XDG_CACHE_HOME/hosim``, else ``~/.cache/hosim``).
+CACHE_DIR_ENV = "HOSIM_CACHE_DIR"
+#: Set to anything but ``""`` or ``0`` to turn the result cache off.
+NO_CACHE_ENV = "HOSIM_NO_CACHE"
+
+T = TypeVar("T")
+#: ``progress(done, total)``, called after every finished task (cache hits included).
+Progress = Callable[[int, int], None]
+
+
+# --- tasks -----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Task:
+    """One simulation run.
+
+    scenario: the scenario's TOML text (``make_task`` resolves preset names and files).
+    seed: the run's seed; ``None`` means the scenario's ``seed``, else 1.
+    overrides: ``(dotted key, TOML literal)`` pairs applied in order, like ``--set``.
+    source: names the scenario in error messages; not part of the run's identity.
+    """
+
+    scenario: str
+    seed: int | None = None
+    overrides: tuple[tuple[str, str], ...] = ()
+    source: str = "<string>"
+
+    def cache_fields(self) -> dict[str, Any]:
+        """What identifies the run's result, apart from the core version: the scenario text's
+        hash, the seed and the overrides sorted by key (the last value of a repeated key wins)."""
+        return {
+            "scenario_sha256": hashlib.sha256(self.scenario.encode("utf-8")).hexdigest(),
+            "seed": self.seed,
+            "overrides": sorted(dict(self.overrides).items()),
+        }
+
+
+def make_task(
+    scenario: str | os.PathLike[str], seed: int | None = None, overrides: Mapping[str, Any] | None = None
+) -> Task:
+    """A ``Task`` from a preset name, a scenario file or TOML text (resolved as ``hosim.run``
+    does) and ``{"dotted.key": python value}`` overrides."""
+    from hosim.api import load_scenario, override_pairs
+
+    text, source = load_scenario(scenario)
+    return Task(text, seed, tuple(override_pairs(overrides)), source)
+
+
+class Failure(NamedTuple):
+    """A run that failed. Worker processes return it instead of raising: the native
+    exceptions do not pickle."""
+
+    kind: str  # "scenario" or "invariant"
+    message: str
+
+    def exception(self, context: str = "") -> Exception:
+        cls = ScenarioError if self.kind == "scenario" else InvariantError
+        return cls(self.message + context)
+
+
+def run_task(task: Task) -> str | Failure:
+    """Run ``task`` without traces; returns the summary as JSON text, or the ``Failure``."""
+    from hosim import _native  # not hosim.api: a worker process need not import pandas
+
+    try:
+        summary_json, _ = _native.run(task.scenario, task.source, task.seed, list(task.overrides), False)
+    except ScenarioError as exc:
+        return Failure("scenario", str(exc))
+    except InvariantError as exc:
+        return Failure("invariant", str(exc))
+    return str(summary_json)
+
+
+# --- executors -------------------------------------------------------------------------------
+
+
+class Executor(Protocol):
+    """Runs a function over tasks. Implementations: ``InProcessExecutor``, ``ProcessExecutor``."""
+
+    def map(
+        self, fn: Callable[[Task], T], tasks: Sequence[Task], progress: Progress | None = None
+    ) -> Iterator[tuple[int, T]]:
+        """Yield ``(index into tasks, fn(task))`` for every task as it completes, in any order,
+        and call ``progress(done, len(tasks))`` after each. ``fn`` is a picklable module-level
+        function. Closing the iterator early cancels the tasks not yet started."""
+        ...
+
+
+class InProcessExecutor:
+    """Runs every task in this process, one after the other, in order."""
+
+    def __enter__(self) -> InProcessExecutor:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Nothing to release; here so that both executors can be closed alike."""
+
+    def map(
+        self, fn: Callable[[Task], T], tasks: Sequence[Task], progress: Progress | None = None
+    ) -> Iterator[tuple[int, T]]:
+        for index, task in enumerate(tasks):
+            value = fn(task)
+            if progress is not None:
+                progress(index + 1, len(tasks))
+            yield index, value
+
+
+class ProcessExecutor:
+    """Runs tasks in ``jobs`` worker processes (``concurrent.futures``), each a fresh
+    interpreter (forkserver, else spawn), so it is safe with threads in the parent.
+
+    The workers start on the first ``map`` and serve every later one, so a reproduction made of
+    many small batches starts them once; ``close()`` (or leaving a ``with`` block) stops them.
+    """
+
+    def __init__(self, jobs: int | None = None):
+        jobs = available_cores() if jobs is None else jobs
+        if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
+            raise ValueError(f"jobs must be a positive integer, got {jobs!r}")
+        self.jobs = jobs
+        self._pool: _Pool | None = None
+
+    def __enter__(self) -> ProcessExecutor:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Stop the worker processes (a later ``map`` starts new ones)."""
+        if self._pool is not None:
+            self._pool.shutdown(wait=True, cancel_futures=True)
+            self._pool = None
+
+    def map(
+        self, fn: Callable[[Task], T], tasks: Sequence[Task], progress: Progress | None = None
+    ) -> Iterator[tuple[int, T]]:
+        if not tasks:
+            return
+        if self._pool is None:
+            self._pool = _Pool(max_workers=self.jobs, mp_context=_mp_context())
+        pending: dict[Future[T], int] = {self._pool.submit(fn, task): i for i, task in enumerate(tasks)}
+        try:
+            done_count = 0
+            while pending:
+                done, _ = wait(pending, return_when=FIRST_COMPLETED)
+                for future in sorted(done, key=pending.__getitem__):
+                    index = pending.pop(future)
+                    done_count += 1
+                    if progress is not None:
+                        progress(done_count, len(tasks))
+                    yield index, future.result()
+        finally:
+            for future in pending:  # closed early, or an error: drop what has not started
+                future.cancel()
+
+
+def available_cores() -> int:
+    """CPU cores this process may run on (the default number of jobs)."""
+    if hasattr(os, "sched_getaffinity"):
+        return max(1, len(os.sched_getaffinity(0)))
+    return max(1, os.cpu_count() or 1)
+
+
+def make_executor(jobs: int | None = None) -> InProcessExecutor | ProcessExecutor:
+    """``InProcessExecutor`` for one job, else a ``ProcessExecutor`` (default: every core)."""
+    jobs = available_cores() if jobs is None else jobs
+    if jobs == 1:
+        return InProcessExecutor()
+    return ProcessExecutor(jobs)
+
+
+def _mp_context() -> multiprocessing.context.BaseContext:
+    methods = multiprocessing.get_all_start_methods()
+    return multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
+
+
+# --- the result cache ------------------------------------------------------------------------
+
+
+@cache
+def core_version() -> str:
+    """The package version, the native core's version and a hash of the native module file:
+    a rebuilt core invalidates the cache even when no version number changed."""
+    from hosim import __version__
+    from hosim.api import native
+
+    module = native()
+    digest = hashlib.sha256()
+    path = getattr(module, "__file__", None)
+    if path:
+        with open(path, "rb") as handle:
+            for block in iter(lambda: handle.read(1 << 20), b""):
+                digest.update(block)
+    return f"hosim {__version__}; core {module.version()}; native sha256 {digest.hexdigest()[:16]}"
+
+
+def default_cache_dir() -> Path:
+    """``$HOSIM_CACHE_DIR``, else ``$XDG_CACHE_HOME/hosim``, else ``~/.cache/hosim``."""
+    configured = os.environ.get(CACHE_DIR_ENV)
+    if configured:
+        return Path(configured).expanduser()
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join("~", ".cache")
+    return Path(base).expanduser() / "hosim"
+
+
+class ResultCache:
+    """Run summaries on disk, one JSON file per run, keyed by the core version, the scenario
+    text, the seed and the overrides. Writes are atomic, so concurrent runs may share it."""
+
+    def __init__(self, directory: str | os.PathLike[str], version: str | None = None):
+        self.directory = Path(directory)
+        self._version = version
+
+    @classmethod
+    def from_env(cls, directory: str | os.PathLike[str] | None = None, enabled: bool = True) -> ResultCache | None:
+        """The cache at ``directory`` (default: ``default_cache_dir()``), or ``None`` when
+        ``enabled`` is false or ``HOSIM_NO_CACHE`` is set."""
+        if not enabled or os.environ.get(NO_CACHE_ENV, "") not in ("", "0"):
+            return None
+        return cls(default_cache_dir() if directory is None else directory)
+
+    @property
+    def version(self) -> str:
+        if self._version is None:
+            self._version = core_version()
+        return self._version
+
+    def key(self, task: Task) -> str:
+        fields = {"core": self.version, **task.cache_fields()}
+        return hashlib.sha256(json.dumps(fields, sort_keys=True).encode("utf-8")).hexdigest()
+
+    def path(self, task: Task) -> Path:
+        key = self.key(task)
+        return self.directory / "runs" / key[:2] / f"{key}.json"
+
+    def get(self, task: Task) -> str | None:
+        """The cached summary JSON of ``task``, or ``None`` (also for an unreadable entry,
+        which the next ``put`` replaces)."""
+        try:
+            text = self.path(task).read_text(encoding="utf-8")
+            json.loads(text)
+        except (OSError, ValueError):
+            return None
+        return text
+
+    def put(self, task: Task, summary_json: str) -> None:
+        path = self.path(task)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+        tmp.write_text(summary_json, encoding="utf-8")
+        os.replace(tmp, path)
+
+
+# --- running ---------------------------------------------------------------------------------
+
+
+def run_tasks(
+    tasks: Sequence[Task],
+    executor: Executor | None = None,
+    cache: ResultCache | None = None,
+    progress: Progress | None = None,
+    describe: Callable[[Task], str] | None = None,
+) -> list[dict[str, Any]]:
+    """Summaries of ``tasks``, in task order. Cached runs are not run again; new results are
+    stored as they arrive. A failed run raises ``ScenarioError`` (or ``InvariantError``) for the
+    failing task of lowest index, whatever the executor; ``describe(task)`` adds context to its
+    message (default: the seed). ``executor`` defaults to ``InProcessExecutor``."""
+    executor = InProcessExecutor() if executor is None else executor
+    results: dict[int, str] = {}
+    todo: list[int] = []
+    for index, task in enumerate(tasks):
+        hit = cache.get(task) if cache is not None else None
+        if hit is None:
+            todo.append(index)
+        else:
+            results[index] = hit
+    hits = len(results)
+    if progress is not None and hits:
+        progress(hits, len(tasks))
+
+    def advance(done: int, _total: int) -> None:
+        if progress is not None:
+            progress(hits + done, len(tasks))
+
+    failures: dict[int, Failure] = {}
+    outcomes = executor.map(run_task, [tasks[i] for i in todo], advance)
+    finished: set[int] = set()
+    try:
+        for position, outcome in outcomes:
+            index = todo[position]
+            finished.add(position)
+            if isinstance(outcome, Failure):
+                failures[index] = outcome
+            else:
+                results[index] = outcome
+                if cache is not None:
+                    cache.put(tasks[index], outcome)
+            # Stop once every task before the first failure has finished: the error reported
+            # is then the same whatever the executor and the order of completion.
+            if failures and all(p in finished for p in range(todo.index(min(failures)))):
+                break
+    finally:
+        close = getattr(outcomes, "close", None)
+        if close is not None:
+            close()
+    if failures:
+        index = min(failures)
+        task = tasks[index]
+        raise failures[index].exception(f" ({describe(task) if describe else f'seed {task.seed}'})")
+    return [json.loads(results[index]) for index in range(len(tasks))]
+
+
+class Runner:
+    """An executor, a cache and a progress callback, passed around as one value."""
+
+    def __init__(
+        self, executor: Executor | None = None, cache: ResultCache | None = None, progress: Progress | None = None
+    ):
+        self.executor: Executor = InProcessExecutor() if executor is None else executor
+        self.cache = cache
+        self.progress = progress
+
+    @classmethod
+    def from_options(
+        cls, jobs: int | None = 1, cache_dir: str | os.PathLike[str] | None = None, cache: bool = True
+    ) -> Runner:
+        """The runner the command-line options describe (``--jobs``, ``--cache-dir``, ``--no-cache``)."""
+        return cls(make_executor(jobs), ResultCache.from_env(cache_dir, enabled=cache))
+
+    def __enter__(self) -> Runner:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Close the executor if it has worker processes to stop."""
+        close = getattr(self.executor, "close", None)
+        if close is not None:
+            close()
+
+    def summaries(self, tasks: Sequence[Task], describe: Callable[[Task], str] | None = None) -> list[dict[str, Any]]:
+        """``run_tasks`` with this runner's executor, cache and progress."""
+        return run_tasks(tasks, self.executor, self.cache, self.progress, describe)
+
+    def summary(
+        self, scenario: str | os.PathLike[str], seed: int | None = None, overrides: Mapping[str, Any] | None = None
+    ) -> dict[str, Any]:
+        """The summary of one run (cached like the others)."""
+        return self.summaries([make_task(scenario, seed, overrides)])[0]
+
+
+@contextmanager
+def progress_bar(label: str, enabled: bool = True) -> Iterator[Progress | None]:
+    """A rich progress bar on stdout as a ``Progress`` callback, or ``None`` when not
+    ``enabled`` or stdout is not a terminal. It disappears when the block ends."""
+    if not enabled or not sys.stdout.isatty():
+        yield None
+        return
+    from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
+    from rich.progress import Progress as Bar
+
+    columns = (TextColumn(label), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+    with Bar(*columns, transient=True) as bar:
+        bar_task = bar.add_task(label, total=None)
+
+        def update(done: int, total: int) -> None:
+            bar.update(bar_task, completed=done, total=total)
+
+        yield update

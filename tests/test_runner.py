@@ -1,0 +1,178 @@
+"""hosim.runner: tasks, the two executors, the result cache and the error of a failed batch."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+import pytest
+
+from conftest import CountingExecutor
+from hosim import ScenarioError
+from hosim.runner import (
+    InProcessExecutor,
+    ProcessExecutor,
+    ResultCache,
+    Runner,
+    Task,
+    default_cache_dir,
+    make_executor,
+    make_task,
+    run_tasks,
+)
+
+SCENARIO = "[dumbbell]\nflows = 1\n"
+
+
+def without_wall_time(summaries: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [{k: v for k, v in s.items() if k != "wall_time_s"} for s in summaries]
+
+
+def short_tasks(seeds: Sequence[int] = (1, 2, 3), **overrides: Any) -> list[Task]:
+    return [make_task("dumbbell", seed, {"duration_s": 1, **overrides}) for seed in seeds]
+
+
+# --- tasks and cache keys (no simulation) ----------------------------------------------------
+
+
+def test_task_is_frozen_and_hashable():
+    task = Task(SCENARIO, 1, (("a.b", "1"),))
+    with pytest.raises(AttributeError):
+        task.seed = 2  # type: ignore[misc]
+    assert task == Task(SCENARIO, 1, (("a.b", "1"),)) and len({task, Task(SCENARIO, 1, (("a.b", "1"),))}) == 1
+
+
+def test_cache_key_ignores_override_order_and_the_source_label():
+    cache = ResultCache("unused", version="v1")
+    a = Task(SCENARIO, 1, (("a.b", "1"), ("c.d", '"x"')), source="one.toml")
+    b = Task(SCENARIO, 1, (("c.d", '"x"'), ("a.b", "1")), source="other.toml")
+    assert cache.key(a) == cache.key(b)
+
+
+@pytest.mark.parametrize(
+    "changed",
+    [
+        Task(SCENARIO, 2, (("a.b", "1"),)),
+        Task(SCENARIO, None, (("a.b", "1"),)),
+        Task(SCENARIO, 1, (("a.b", "2"),)),
+        Task(SCENARIO, 1, (("a.b", "1"), ("c.d", "1"))),
+        Task(SCENARIO, 1, ()),
+        Task(SCENARIO + "# edited\n", 1, (("a.b", "1"),)),
+    ],
+    ids=["seed", "no-seed", "override-value", "extra-override", "no-override", "scenario-text"],
+)
+def test_cache_key_changes_with_seed_overrides_and_scenario_text(changed):
+    cache = ResultCache("unused", version="v1")
+    assert cache.key(Task(SCENARIO, 1, (("a.b", "1"),))) != cache.key(changed)
+
+
+def test_cache_key_changes_with_the_core_version(tmp_path):
+    task = Task(SCENARIO, 1)
+    old, new = ResultCache(tmp_path, version="core 1"), ResultCache(tmp_path, version="core 2")
+    assert old.key(task) != new.key(task)
+    old.put(task, '{"seed": 1}')
+    assert old.get(task) == '{"seed": 1}' and new.get(task) is None
+
+
+def test_a_damaged_cache_entry_is_a_miss(tmp_path):
+    cache = ResultCache(tmp_path, version="v")
+    task = Task(SCENARIO, 1)
+    cache.put(task, '{"seed": 1')
+    assert cache.get(task) is None
+    cache.put(task, '{"seed": 1}')
+    assert cache.get(task) == '{"seed": 1}'
+
+
+def test_cached_summaries_are_returned_without_running(tmp_path):
+    cache = ResultCache(tmp_path, version="v")
+    tasks = [Task(SCENARIO, seed) for seed in (1, 2)]
+    for task in tasks:
+        cache.put(task, json.dumps({"seed": task.seed, "from": "cache"}))
+    executor = CountingExecutor()
+    progress: list[tuple[int, int]] = []
+    got = run_tasks(tasks, executor, cache, lambda done, total: progress.append((done, total)))
+    assert got == [{"seed": 1, "from": "cache"}, {"seed": 2, "from": "cache"}]
+    assert executor.ran == [] and progress[-1] == (2, 2)
+
+
+def test_cache_location_comes_from_the_environment(monkeypatch, tmp_path):
+    monkeypatch.setenv("HOSIM_CACHE_DIR", str(tmp_path / "here"))
+    assert default_cache_dir() == tmp_path / "here"
+    assert ResultCache.from_env().directory == tmp_path / "here"
+    monkeypatch.delenv("HOSIM_CACHE_DIR")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert default_cache_dir() == tmp_path / "xdg" / "hosim"
+
+
+def test_cache_can_be_turned_off(monkeypatch, tmp_path):
+    assert ResultCache.from_env(tmp_path, enabled=False) is None
+    monkeypatch.setenv("HOSIM_NO_CACHE", "1")
+    assert ResultCache.from_env(tmp_path) is None
+    assert Runner.from_options(jobs=1, cache_dir=tmp_path).cache is None
+
+
+def test_one_job_runs_in_process_and_more_in_a_pool():
+    assert isinstance(make_executor(1), InProcessExecutor)
+    assert isinstance(make_executor(2), ProcessExecutor) and make_executor(2).jobs == 2  # type: ignore[attr-defined]
+    with pytest.raises(ValueError, match="jobs"):
+        ProcessExecutor(0)
+
+
+# --- against the simulator -------------------------------------------------------------------
+
+
+@pytest.mark.native
+def test_process_pool_gives_exactly_the_in_process_results_in_task_order():
+    tasks = short_tasks(seeds=(3, 1, 2), **{"dumbbell.loss": 0.01})
+    serial = run_tasks(tasks, InProcessExecutor())
+    progress: list[tuple[int, int]] = []
+    with ProcessExecutor(jobs=2) as executor:
+        parallel = run_tasks(tasks, executor, progress=lambda d, t: progress.append((d, t)))
+        again = run_tasks(tasks[:1], executor)  # the same workers serve a second batch
+    assert [s["seed"] for s in parallel] == [3, 1, 2]
+    assert without_wall_time(parallel) == without_wall_time(serial)
+    assert sorted(progress) == [(1, 3), (2, 3), (3, 3)]
+    assert without_wall_time(again) == without_wall_time(serial[:1])
+
+
+@pytest.mark.native
+def test_second_run_is_served_from_the_cache(tmp_path):
+    cache = ResultCache(tmp_path)
+    tasks = short_tasks(seeds=(1, 2))
+    first_executor, second_executor = CountingExecutor(), CountingExecutor()
+    first = run_tasks(tasks, first_executor, cache)
+    second = run_tasks(tasks, second_executor, cache)
+    assert len(first_executor.ran) == 2 and second_executor.ran == []
+    assert second == first  # wall_time_s included: nothing ran again
+
+
+@pytest.mark.native
+def test_changed_seed_override_or_text_misses_the_cache(tmp_path):
+    cache = ResultCache(tmp_path)
+    run_tasks(short_tasks(seeds=(1,)), CountingExecutor(), cache)
+    base = short_tasks(seeds=(1,))[0]
+    changed = [
+        short_tasks(seeds=(2,))[0],
+        short_tasks(seeds=(1,), **{"dumbbell.loss": 0.01})[0],
+        Task(base.scenario + "\n# a comment\n", base.seed, base.overrides, base.source),
+    ]
+    executor = CountingExecutor()
+    run_tasks(changed, executor, cache)
+    assert executor.ran == changed
+
+
+@pytest.mark.native
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_failed_batch_reports_the_lowest_failing_task_whatever_the_executor(jobs, tmp_path):
+    tasks = short_tasks(seeds=(1,)) + short_tasks(seeds=(2, 3), **{"dumbbell.bottleneck_bps": -1})
+    cache = ResultCache(tmp_path)
+    with pytest.raises(ScenarioError, match=r"bottleneck_bps.*\(seed 2\)$"), make_executor(jobs) as executor:
+        run_tasks(tasks, executor, cache)
+    assert cache.get(tasks[0]) is not None  # the good run finished and was kept
+
+
+@pytest.mark.native
+def test_runner_summary_runs_one_preset():
+    summary = Runner().summary("dumbbell", 4, {"duration_s": 1})
+    assert summary["seed"] == 4 and summary["flows"]
