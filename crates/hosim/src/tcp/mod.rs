@@ -37,6 +37,8 @@ pub mod sender;
 pub mod window;
 
 #[cfg(test)]
+mod fixtures;
+#[cfg(test)]
 mod newreno_timer_tests;
 
 pub use config::{CcKind, NewRenoTimer, Recovery, TcpConfig};

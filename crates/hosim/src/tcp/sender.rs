@@ -666,3 +666,77 @@ impl TcpSender {
         self.ensure_timer(now);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tcp::config::Recovery;
+    use crate::tcp::fixtures::*;
+    use crate::tcp::path::{AccessKind, Handoff};
+
+    #[test]
+    fn established_dupacks_send_limited_transmit_data_outside_flight_size() {
+        let mut s = established(TcpConfig { limited_transmit: true, ..config(Recovery::NewReno) });
+        assert_eq!(ack(&mut s, 200, 0), vec![new_data(10)], "RFC 3042: one segment per duplicate ACK");
+        assert_eq!(ack(&mut s, 200, 0), vec![new_data(11)]);
+        assert_eq!(ack(&mut s, 200, 0), vec![retx(0)]);
+        assert_eq!(s.ssthresh(), 5000, "FlightSize 12000 less the 2000 Limited Transmit sent, halved");
+        assert_eq!(s.cwnd(), 8000);
+    }
+
+    #[test]
+    fn established_path_change_leaves_reno_untouched() {
+        let mut s = established(config(Recovery::Sack));
+        let change = PathChange {
+            handoff: Handoff::Vertical,
+            access: AccessKind::Cellular,
+            base_rtt_ns: Some(ms(300)),
+            rate_hint_bps: Some(1_000_000),
+        };
+        let mut out = Vec::new();
+        s.on_path_change(ms(150), &change, &mut out);
+        assert!(out.is_empty());
+        assert_eq!((s.cwnd(), s.ssthresh(), s.srtt_ns()), (10_000, u64::MAX, Some(ms(100))));
+    }
+
+    #[test]
+    fn established_rtt_reset_returns_to_initial_rto() {
+        let mut s = established(TcpConfig { initial_rto_ns: s_to_ns(3.0), ..config(Recovery::Sack) });
+        assert_eq!((s.srtt_ns(), s.rto_ns()), (Some(ms(100)), s_to_ns(1.0)));
+        s.reset_rtt_estimator();
+        assert_eq!((s.srtt_ns(), s.rto_ns()), (None, s_to_ns(3.0)), "RFC 6298 (2.1)");
+        assert_eq!((s.rtt().min_rtt_ns(), s.rtt().latest_rtt_ns()), (None, None));
+    }
+
+    #[test]
+    fn after_rto_new_ack_grows_cwnd_in_slow_start() {
+        let mut s = after_rto(Recovery::NewReno);
+        assert_eq!((s.cwnd(), s.ssthresh()), (1000, 5000));
+        // Go back N: the ACK of the resent segment 0 releases segments 1 and 2 again.
+        assert_eq!(ack(&mut s, 1200, MSS), vec![retx(1), retx(2)]);
+        assert_eq!(s.cwnd(), 2000, "RFC 5681 §3.1: slow start below ssthresh");
+        assert_eq!(s.srtt_ns(), Some(ms(100)), "Karn: no sample from a retransmitted segment");
+        assert_eq!(s.rto_deadline(), Some(ms(1200) + s_to_ns(2.0)), "the backed-off RTO stays");
+    }
+
+    #[test]
+    fn after_rto_second_expiry_holds_ssthresh_and_doubles_rto() {
+        let mut s = after_rto(Recovery::NewReno);
+        let mut out = Vec::new();
+        assert_eq!(s.on_timer(ms(3100), &mut out), Some(0));
+        assert_eq!(out, vec![retx(0)]);
+        assert_eq!((s.cwnd(), s.ssthresh()), (1000, 5000), "RFC 5681 §3.1: ssthresh held");
+        assert_eq!(s.rto_deadline(), Some(ms(3100) + s_to_ns(4.0)));
+        assert_eq!((s.stats.timeouts, s.stats.episodes.len()), (2, 1), "one episode");
+    }
+
+    #[test]
+    fn after_rto_ack_of_data_outstanding_at_timeout_ends_the_episode() {
+        let mut s = after_rto(Recovery::Sack);
+        ack(&mut s, 1200, 5 * MSS);
+        assert_eq!(s.stats.episodes[0].end_ns, None);
+        ack(&mut s, 1300, 10 * MSS);
+        let episode = s.stats.episodes[0];
+        assert_eq!((episode.kind, episode.end_ns), (EpisodeKind::Timeout, Some(ms(1300))));
+    }
+}

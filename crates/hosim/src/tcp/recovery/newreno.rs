@@ -24,7 +24,13 @@ pub struct NewReno {
 
 impl NewReno {
     pub fn new(dupthresh: u32, mss_bytes: u32, timer: NewRenoTimer) -> Self {
-        NewReno { reno: Reno::new(dupthresh, mss_bytes), mss: mss_bytes as u64, timer, recover_end: None, partial_acks: 0 }
+        NewReno {
+            reno: Reno::new(dupthresh, mss_bytes),
+            mss: mss_bytes as u64,
+            timer,
+            recover_end: None,
+            partial_acks: 0,
+        }
     }
 
     /// RFC 6582 §3.2 step 4, partial ACK: retransmit the first unacknowledged segment,
@@ -110,5 +116,51 @@ impl LossRecovery for NewReno {
     fn on_rto(&mut self, seq: Outstanding, _board: &mut Scoreboard) {
         // RFC 6582 §3.2 step 1: after a retransmission timeout, recover = HighData.
         self.recover_end = Some(seq.snd_max);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::tcp::config::Recovery;
+    use crate::tcp::fixtures::*;
+
+    #[test]
+    fn newreno_recovery_partial_ack_retransmits_next_hole() {
+        let mut s = newreno_in_fast_recovery();
+        // The retransmitted segment 0 filled the first hole; the ACK stops at the second.
+        let out = ack(&mut s, 300, 4 * MSS);
+        assert_eq!(out, vec![retx(4)]);
+        assert!(s.in_recovery(), "recover = 10000 is not yet acknowledged");
+        assert_eq!(s.cwnd(), 5000, "RFC 6582 §3.2 step 4: 8000 - 4000 acked + 1 SMSS");
+    }
+
+    #[test]
+    fn newreno_recovery_full_ack_exits_with_flight_plus_one_mss() {
+        let mut s = newreno_in_fast_recovery();
+        ack(&mut s, 300, 4 * MSS);
+        let out = ack(&mut s, 400, 10 * MSS);
+        assert!(!s.in_recovery());
+        assert_eq!(s.cwnd(), 2000, "min(ssthresh, max(FlightSize = 0, SMSS) + SMSS)");
+        assert_eq!(out, vec![new_data(10), new_data(11)]);
+        assert_eq!(s.stats.episodes[0].end_ns, Some(ms(400)));
+    }
+
+    #[test]
+    fn newreno_recovery_dupacks_inflate_cwnd_and_release_new_data() {
+        let mut s = newreno_in_fast_recovery();
+        assert!(ack(&mut s, 210, 0).is_empty());
+        assert!(ack(&mut s, 210, 0).is_empty());
+        assert_eq!(s.cwnd(), 10_000, "RFC 5681 §3.2 step 4: one SMSS per duplicate ACK");
+        assert_eq!(ack(&mut s, 210, 0), vec![new_data(10)]);
+    }
+
+    #[test]
+    fn after_rto_newreno_dupacks_below_recover_do_not_enter_fast_recovery() {
+        let mut s = after_rto(Recovery::NewReno);
+        for _ in 0..3 {
+            ack(&mut s, 1200, 0);
+        }
+        assert!(!s.in_recovery(), "RFC 6582 §3.2 step 2: snd_una does not exceed recover");
+        assert_eq!(s.stats.fast_recoveries, 0);
     }
 }

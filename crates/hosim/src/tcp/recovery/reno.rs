@@ -91,3 +91,29 @@ impl LossRecovery for Reno {
         self.dupacks = 0;
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::tcp::config::Recovery;
+    use crate::tcp::fixtures::*;
+
+    #[test]
+    fn reno_recovery_partial_ack_exits_at_ssthresh_without_retransmitting() {
+        let mut s = reno_in_fast_recovery();
+        let out = ack(&mut s, 300, 4 * MSS);
+        assert!(!s.in_recovery(), "RFC 5681 §3.2 step 6: the first ACK of new data ends recovery");
+        assert_eq!(s.cwnd(), 5000);
+        assert!(out.is_empty(), "segment 4 waits for new duplicate ACKs or the timer: {out:?}");
+    }
+
+    #[test]
+    fn after_rto_reno_three_dupacks_enter_fast_recovery() {
+        let mut s = after_rto(Recovery::Reno);
+        assert!(ack(&mut s, 1200, 0).is_empty());
+        assert!(ack(&mut s, 1200, 0).is_empty());
+        let out = ack(&mut s, 1200, 0);
+        assert_eq!(out.first(), Some(&retx(0)));
+        assert!(s.in_recovery(), "Reno has no `recover` to wait for");
+        assert_eq!((s.ssthresh(), s.stats.fast_recoveries), (5000, 1));
+    }
+}

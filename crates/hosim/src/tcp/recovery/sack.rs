@@ -159,8 +159,7 @@ impl LossRecovery for Sack {
         }
         let n = board.len();
         // (1) the first unSACKed S2 > HighRxt with IsLost(S2).
-        let first_after_rxt =
-            (board.first_starting_at(self.high_rxt_end)..n).find(|&i| !board.get(i).sacked);
+        let first_after_rxt = (board.first_starting_at(self.high_rxt_end)..n).find(|&i| !board.get(i).sacked);
         let lost_after_rxt = first_after_rxt.and_then(|i0| {
             (i0..n).find(|&i| {
                 let s = board.get(i);
@@ -189,5 +188,66 @@ impl LossRecovery for Sack {
             }
         }
         None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::tcp::config::Recovery;
+    use crate::tcp::fixtures::*;
+
+    #[test]
+    fn sack_recovery_entry_retransmits_first_hole_and_halves_flight() {
+        // Segment 0's ACK grew cwnd to 11 segments and released 10 and 11; the third
+        // duplicate ACK (segment 4) starts recovery with FlightSize = 11000.
+        let (s, _, sent) = sack_in_recovery(&[1, 5]);
+        assert_eq!(sent, vec![new_data(10), new_data(11), retx(1)]);
+        assert_eq!((s.cwnd(), s.ssthresh()), (5500, 5500), "RFC 6675 (4.2)");
+        assert_eq!(s.inflight_bytes(), 8000, "SetPipe: segments 5..12 plus the retransmitted 1");
+    }
+
+    #[test]
+    fn sack_recovery_new_sack_marks_lost_by_dupthresh() {
+        let (mut s, mut peer, _) = sack_in_recovery(&[1, 5]);
+        assert!(peer.deliver(&mut s, 210, 6).is_empty());
+        assert!(peer.deliver(&mut s, 210, 7).is_empty(), "two SACKed segments above 5: not lost yet");
+        assert_eq!(peer.deliver(&mut s, 210, 8), vec![retx(5)], "IsLost(5): DupThresh SACKed segments above");
+        assert_eq!(s.inflight_bytes(), 5000);
+    }
+
+    #[test]
+    fn sack_recovery_shrinking_pipe_sends_new_data_before_unlost_segments() {
+        let (mut s, mut peer, _) = sack_in_recovery(&[1]);
+        for seg in 5..=7 {
+            assert!(peer.deliver(&mut s, 210, seg).is_empty());
+        }
+        // NextSeg rule (2) comes before rule (3): segment 9 is not lost, so new data goes first.
+        assert_eq!(peer.deliver(&mut s, 210, 8), vec![new_data(12)]);
+    }
+
+    #[test]
+    fn sack_recovery_ack_of_recovery_point_exits_keeping_ssthresh() {
+        let (mut s, mut peer, _) = sack_in_recovery(&[1]);
+        for seg in 5..=11 {
+            peer.deliver(&mut s, 210, seg);
+        }
+        assert!(s.in_recovery());
+        peer.deliver(&mut s, 300, 1);
+        assert!(!s.in_recovery(), "the ACK covers RecoveryPoint = 12000");
+        assert_eq!(s.cwnd(), 5500, "cwnd stays at the ssthresh set on entry");
+        assert_eq!((s.stats.fast_recoveries, s.stats.episodes[0].end_ns), (1, Some(ms(300))));
+        assert_eq!(s.inflight_bytes(), s.snd_max() - s.snd_una());
+    }
+
+    #[test]
+    fn after_rto_sack_dupacks_below_recovery_point_do_not_enter_recovery() {
+        let mut s = after_rto(Recovery::Sack);
+        let mut peer = SackPeer::default();
+        for seg in 1..=3 {
+            assert!(peer.deliver(&mut s, 1200, seg).is_empty());
+        }
+        assert!(!s.in_recovery(), "RFC 6675 §5.1: not before RecoveryPoint after an RTO");
+        // The resent segment 0 arrives: go-back-N goes on after the SACKed segments.
+        assert_eq!(peer.deliver(&mut s, 1300, 0), vec![retx(4), retx(5)]);
     }
 }
