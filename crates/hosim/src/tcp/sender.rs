@@ -552,58 +552,72 @@ impl TcpSender {
     /// How far past snd_una the window loop may send: cwnd plus the Limited Transmit
     /// allowance, or the window set from outside; never beyond the peer's receive window.
     fn send_window(&self) -> u64 {
-        let congestion_window = match self.window {
-            WindowControl::Congestion => self.cc.cwnd() + self.limited_transmit_allowance(),
-            _ => 0,
-        };
+        let congestion_window = self.cc.cwnd() + self.limited_transmit_allowance();
         self.window.send_window(congestion_window).min(self.peer_rwnd)
     }
 
     /// Window-limited transmission outside recovery-driven sending: go-back-N
-    /// retransmissions below snd_max first, then new data.
+    /// retransmissions below snd_max first, then new data, up to `snd_una + send_window()`.
     fn try_send(&mut self, now: SimTime, out: &mut Vec<Segment>) {
         if self.state != SenderState::Established {
             return;
         }
-        let mss = self.cfg.mss_bytes as u64;
         let limit = self.snd_una + self.send_window();
         loop {
-            if self.snd_nxt < self.snd_max {
-                let Some(i) = self.board.index_of(self.snd_nxt) else { break };
-                let seg = *self.board.get(i);
-                if seg.sacked {
-                    self.snd_nxt = seg.end;
-                    continue;
-                }
-                if (seg.end > limit && self.snd_nxt > self.snd_una) || !self.window.allows(seg.end - seg.start) {
-                    break;
-                }
-                self.resend(i, now, out);
-                self.snd_nxt = seg.end;
+            let more = if self.snd_nxt < self.snd_max {
+                self.resend_at_snd_nxt(limit, now, out)
             } else {
-                let avail = self.app_limit.saturating_sub(self.snd_max);
-                let mut len = avail.min(mss);
-                if len == 0 || !self.window.allows(len) {
-                    break;
-                }
-                if self.snd_max + len > limit {
-                    // Sender-side silly window avoidance: only a full segment, unless nothing
-                    // is outstanding and the window allows a part of one.
-                    if self.snd_max == self.snd_una && limit > self.snd_max {
-                        len = limit - self.snd_max;
-                    } else {
-                        break;
-                    }
-                }
-                if self.recovery.dupacks() > 0
-                    && !self.recovery.in_recovery()
-                    && self.snd_max + len > self.snd_una + self.cc.cwnd()
-                {
-                    self.lt_bytes += len;
-                }
-                self.send_new(len as u32, now, out);
+                self.send_new_within(limit, now, out)
+            };
+            if !more {
+                break;
             }
         }
+    }
+
+    /// Go-back-N step: resends the segment at snd_nxt (skipping it if SACKed) unless it ends
+    /// beyond `limit`. Returns whether the loop may go on.
+    fn resend_at_snd_nxt(&mut self, limit: u64, now: SimTime, out: &mut Vec<Segment>) -> bool {
+        let Some(i) = self.board.index_of(self.snd_nxt) else { return false };
+        let seg = *self.board.get(i);
+        if seg.sacked {
+            self.snd_nxt = seg.end;
+            return true;
+        }
+        if (seg.end > limit && self.snd_nxt > self.snd_una) || !self.window.allows(seg.len()) {
+            return false;
+        }
+        self.resend(i, now, out);
+        self.snd_nxt = seg.end;
+        true
+    }
+
+    /// Sends one segment of new data if the application has some and it fits below `limit`.
+    /// Returns whether the loop may go on.
+    fn send_new_within(&mut self, limit: u64, now: SimTime, out: &mut Vec<Segment>) -> bool {
+        let avail = self.app_limit.saturating_sub(self.snd_max);
+        let mut len = avail.min(self.cfg.mss_bytes as u64);
+        if len == 0 || !self.window.allows(len) {
+            return false;
+        }
+        if self.snd_max + len > limit {
+            // Sender-side silly window avoidance: only a full segment, unless nothing is
+            // outstanding and the window allows a part of one.
+            if self.snd_max == self.snd_una && limit > self.snd_max {
+                len = limit - self.snd_max;
+            } else {
+                return false;
+            }
+        }
+        if self.recovery.dupacks() > 0
+            && !self.recovery.in_recovery()
+            && self.snd_max + len > self.snd_una + self.cc.cwnd()
+        {
+            // RFC 3042 data, left out of FlightSize at the next recovery (RFC 5681 §3.2 step 2).
+            self.lt_bytes += len;
+        }
+        self.send_new(len as u32, now, out);
+        true
     }
 
     /// RFC 6675 §5 (C): send what NextSeg() returns until the recovery says stop.
