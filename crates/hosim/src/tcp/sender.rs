@@ -290,6 +290,7 @@ impl TcpSender {
             && self.snd_max > self.snd_una
             && self.recovery.is_duplicate(newly_sacked, rwnd_changed)
         {
+            // A duplicate ACK as the recovery defines it (RFC 5681 §2, RFC 6675 §2).
             self.on_dupack(now, out);
         }
         if ece && self.cfg.ecn {
