@@ -26,6 +26,24 @@ impl Recovery {
     }
 }
 
+/// Congestion controller (window growth), independent of loss recovery. One arm per file in
+/// `tcp/cc/`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CcKind {
+    /// RFC 5681 slow start and congestion avoidance (AIMD).
+    #[default]
+    Reno,
+}
+
+impl CcKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            CcKind::Reno => "reno",
+        }
+    }
+}
+
 /// RFC 6582 §4: when a partial ACK restarts the retransmit timer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum NewRenoTimer {
@@ -37,6 +55,7 @@ pub enum NewRenoTimer {
 
 #[derive(Clone, Debug)]
 pub struct TcpConfig {
+    pub cc: CcKind,
     pub recovery: Recovery,
     pub newreno_timer: NewRenoTimer,
     pub mss_bytes: u32,
@@ -64,6 +83,7 @@ pub struct TcpConfig {
 impl Default for TcpConfig {
     fn default() -> Self {
         TcpConfig {
+            cc: CcKind::Reno,
             recovery: Recovery::Sack,
             newreno_timer: NewRenoTimer::Impatient,
             mss_bytes: 1460,

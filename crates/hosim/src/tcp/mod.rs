@@ -1,17 +1,24 @@
 //! TCP: a byte-sequence sender and receiver.
 //!
 //! Reading list, and where each is followed:
-//! - RFC 5681 TCP Congestion Control: slow start, congestion avoidance, fast retransmit and
-//!   fast recovery (Reno), delayed ACKs (§4.2). `cc.rs`, `sender.rs`, `receiver.rs`.
+//! - RFC 5681 TCP Congestion Control: slow start and congestion avoidance `cc/reno.rs`; fast
+//!   retransmit and fast recovery (Reno) `recovery/reno.rs`; delayed ACKs (§4.2)
+//!   `receiver.rs`.
 //! - RFC 6582 NewReno: partial ACKs, `recover`, the impatient and slow-but-steady timer
-//!   variants (§3.2, §4). `sender.rs`.
-//! - RFC 6675 SACK-based loss recovery: scoreboard, IsLost, SetPipe, NextSeg. `scoreboard.rs`,
-//!   `sender.rs`.
-//! - RFC 2018 SACK option: block generation at the receiver (§4), dropping SACK state after a
-//!   timeout (§8). `receiver.rs`, `sender.rs`.
-//! - RFC 6298 retransmission timer: estimator, Karn's rule, backoff. `rto.rs`.
+//!   variants (§3.2, §4). `recovery/newreno.rs`.
+//! - RFC 6675 SACK-based loss recovery: scoreboard, IsLost, SetPipe `scoreboard.rs`; entry,
+//!   RecoveryPoint, NextSeg `recovery/sack.rs`.
+//! - RFC 2018 SACK option: block generation at the receiver (§4) `receiver.rs`, dropping SACK
+//!   state after a timeout (§8) `recovery/sack.rs`.
+//! - RFC 6298 retransmission timer: estimator, Karn's rule, backoff `rto.rs`; timer
+//!   management `sender.rs`.
 //! - RFC 3042 Limited Transmit. `sender.rs`.
 //! - RFC 3168 ECN: ECT on data, ECE/CWR, one reduction per window. `sender.rs`, `receiver.rs`.
+//!
+//! Window growth (`cc::Controller`) and loss recovery (`recovery::LossRecovery`) are separate
+//! plug-ins, each dispatched by an enum (`AnyCc`, `AnyRecovery`). A window set from outside by
+//! a network element is `window.rs`; a path change reported by a mobility mechanism is
+//! `path.rs`.
 //!
 //! Sequence numbers are 64-bit byte offsets starting at 0 for the first data byte; the SYN
 //! and SYN-ACK are control packets outside that space. Nothing wraps.
@@ -21,14 +28,20 @@
 
 pub mod cc;
 pub mod config;
+pub mod path;
 pub mod receiver;
+pub mod recovery;
 pub mod rto;
 pub mod scoreboard;
 pub mod sender;
+pub mod window;
 
+#[cfg(test)]
+mod fixtures;
 #[cfg(test)]
 mod newreno_timer_tests;
 
-pub use config::{NewRenoTimer, Recovery, TcpConfig};
+pub use config::{CcKind, NewRenoTimer, Recovery, TcpConfig};
+pub use path::{AccessKind, Handoff, PathChange};
 pub use receiver::TcpReceiver;
 pub use sender::{Segment, TcpSender};

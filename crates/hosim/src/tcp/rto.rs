@@ -14,6 +14,10 @@ pub struct RtoEstimator {
     backoff: u32,
     /// RTO before backoff, clamped to [min, max].
     base_ns: u64,
+    /// The most recent measurement R.
+    latest_rtt_ns: Option<SimTime>,
+    /// The smallest R since creation or the last `reset`.
+    min_rtt_ns: Option<SimTime>,
 }
 
 impl RtoEstimator {
@@ -28,12 +32,23 @@ impl RtoEstimator {
             backoff: 0,
             // RFC 6298 (2.1): until a measurement is made, RTO = initial RTO.
             base_ns: initial_ns.clamp(min_ns.min(initial_ns), max_ns),
+            latest_rtt_ns: None,
+            min_rtt_ns: None,
         }
+    }
+
+    /// Back to the state before any measurement: RFC 6298 (2.1), RTO = initial RTO "until a
+    /// round-trip time (RTT) measurement has been made", no backoff. For a sender whose path
+    /// changed so much that the old estimates say nothing about the new one.
+    pub fn reset(&mut self) {
+        *self = RtoEstimator::new(self.min_ns, self.initial_ns, self.max_ns, self.granularity_ns);
     }
 
     /// Feeds one RTT measurement R. The caller applies Karn's rule (RFC 6298 §3): it never
     /// passes a sample taken from a retransmitted segment.
     pub fn sample(&mut self, r_ns: SimTime) {
+        self.latest_rtt_ns = Some(r_ns);
+        self.min_rtt_ns = Some(self.min_rtt_ns.map_or(r_ns, |m| m.min(r_ns)));
         match self.srtt_ns {
             None => {
                 // RFC 6298 (2.2): SRTT <- R, RTTVAR <- R/2.
@@ -83,6 +98,16 @@ impl RtoEstimator {
 
     pub fn srtt_ns(&self) -> Option<SimTime> {
         self.srtt_ns
+    }
+
+    /// The most recent RTT measurement, if any.
+    pub fn latest_rtt_ns(&self) -> Option<SimTime> {
+        self.latest_rtt_ns
+    }
+
+    /// The smallest RTT measured since creation or the last `reset`.
+    pub fn min_rtt_ns(&self) -> Option<SimTime> {
+        self.min_rtt_ns
     }
 
     pub fn rttvar_ns(&self) -> SimTime {
@@ -186,6 +211,28 @@ mod tests {
         e.back_off();
         // No sample from the retransmitted segment: the backed-off value stays.
         assert_eq!(e.rto_ns(), 600 * MS);
+    }
+
+    #[test]
+    fn min_and_latest_follow_the_samples() {
+        let mut e = est();
+        e.sample(100 * MS);
+        e.sample(80 * MS);
+        e.sample(120 * MS);
+        assert_eq!((e.min_rtt_ns(), e.latest_rtt_ns()), (Some(80 * MS), Some(120 * MS)));
+    }
+
+    #[test]
+    fn reset_returns_to_the_initial_rto_and_forgets_every_sample() {
+        let mut e = est();
+        e.sample(100 * MS);
+        e.back_off();
+        e.reset();
+        assert_eq!(e.rto_ns(), S, "RFC 6298 (2.1): initial RTO until a measurement");
+        assert_eq!((e.srtt_ns(), e.rttvar_ns(), e.backoff()), (None, 0, 0));
+        assert_eq!((e.min_rtt_ns(), e.latest_rtt_ns()), (None, None));
+        e.sample(40 * MS);
+        assert_eq!(e.srtt_ns(), Some(40 * MS), "the next sample is a first sample (2.2)");
     }
 
     #[test]

@@ -77,6 +77,11 @@ impl Scoreboard {
         (i < self.segs.len() && self.segs[i].start == seq).then_some(i)
     }
 
+    /// Index of the first segment that starts at or after `seq` (`len()` if none).
+    pub fn first_starting_at(&self, seq: u64) -> usize {
+        self.segs.partition_point(|s| s.start < seq)
+    }
+
     /// Records a retransmission of segment `i`.
     pub fn mark_resent(&mut self, i: usize, now: SimTime) -> SegRec {
         let s = &mut self.segs[i];
@@ -264,6 +269,15 @@ mod tests {
         b.clear_sacked();
         assert_eq!(b.sacked_bytes(), 0);
         assert!(b.iter().all(|s| !s.sacked));
+    }
+
+    #[test]
+    fn first_starting_at_skips_segments_that_begin_below() {
+        let b = board(3);
+        assert_eq!(b.first_starting_at(0), 0);
+        assert_eq!(b.first_starting_at(1000), 1);
+        assert_eq!(b.first_starting_at(1500), 2);
+        assert_eq!(b.first_starting_at(9000), 3);
     }
 
     #[test]

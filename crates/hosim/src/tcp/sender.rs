@@ -1,10 +1,17 @@
-//! The TCP sender: connection setup, the send loop, and loss recovery (Reno, NewReno, SACK)
-//! on top of a pluggable congestion controller.
+//! The TCP sender: connection setup, sequence state, the send loop, ECN, the retransmission
+//! timer and statistics. Window growth is the congestion controller's (`tcp/cc/`), loss
+//! detection and the choice of retransmissions the loss recovery's (`tcp/recovery/`), and a
+//! window set from outside is `tcp/window.rs`.
 
-use super::cc::{Aimd, CongestionControl};
-use super::config::{NewRenoTimer, Recovery, TcpConfig};
+pub use super::window::WindowControl;
+
+use super::cc::{AnyCc, Controller};
+use super::config::TcpConfig;
+use super::path::PathChange;
+use super::recovery::{AckInRecovery, AnyRecovery, LossRecovery, NextSeg, Outstanding};
 use super::rto::RtoEstimator;
 use super::scoreboard::Scoreboard;
+use super::window::ExternalRepair;
 use crate::engine::time::{s_to_ns, SimTime};
 use crate::net::packet::{PacketKind, SackBlocks};
 
@@ -18,21 +25,6 @@ pub struct Segment {
     /// ECN-capable transport (RFC 3168 §6.1.1): new data only, never retransmissions.
     pub ect: bool,
     pub cwr: bool,
-}
-
-/// Who sets the sending window. `Congestion` is standard TCP; the other two are set from outside
-/// by a network element (the window adaptation proxy of Ren et al. 2008, §IV.A: "all the schemes
-/// and algorithms related with congestion window adjustment in the standard TCP will be
-/// disabled", while "3 duplicate ACKs trigger the retransmission of the corresponding packet").
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum WindowControl {
-    /// RFC 5681 congestion control and the configured loss recovery.
-    Congestion,
-    /// Congestion control off: at most `bytes` outstanding (snd_max - snd_una).
-    InFlight { bytes: u64 },
-    /// Congestion control off: at most `bytes` sent (new data and retransmissions) until the
-    /// next update; `left` is what remains.
-    Quota { bytes: u64, left: u64 },
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -86,47 +78,35 @@ pub struct TcpSender {
     app_limit: u64,
     peer_rwnd: u64,
     board: Scoreboard,
-    cc: Aimd,
+    cc: AnyCc,
+    recovery: AnyRecovery,
+    window: WindowControl,
+    external_repair: ExternalRepair,
     rto: RtoEstimator,
     rto_deadline: Option<SimTime>,
     syn_sent_ns: SimTime,
-    dupacks: u32,
-    in_recovery: bool,
-    /// NewReno `recover` (RFC 6582 §3.2) stored as one past the highest byte sent.
-    recover_end: Option<u64>,
-    partial_acks: u32,
-    /// RFC 6675 RecoveryPoint, one past HighData at entry.
-    recovery_point: u64,
-    /// RFC 6675 §5.1: no new SACK recovery until HighACK reaches this after an RTO.
-    sack_blocked_until: u64,
-    /// One past RFC 6675 HighRxt.
-    high_rxt_end: u64,
-    rescue_rxt: Option<u64>,
-    /// Last SetPipe() value, bytes.
-    pipe: u64,
     /// Bytes sent by Limited Transmit since the last cumulative ACK (RFC 5681 §3.2 step 2).
     lt_bytes: u64,
     consecutive_timeouts: u32,
+    /// One past the data outstanding at the last timeout: its episode ends when the
+    /// cumulative ACK reaches this.
+    timeout_recover_end: u64,
     last_rtt_sample_ns: Option<SimTime>,
     /// Time of the event being processed (for episode bookkeeping in helpers without `now`).
     last_event_ns: SimTime,
     /// RFC 3168 §6.1.2: at most one window reduction per window of data.
     ecn_recover_end: u64,
     cwr_pending: bool,
-    window_control: WindowControl,
-    /// With an external window: one past the highest byte sent when the last fast
-    /// retransmission happened (the NewReno `recover` of that episode).
-    ext_recover_end: Option<u64>,
     pub stats: SenderStats,
 }
 
 impl TcpSender {
     pub fn new(cfg: TcpConfig, app_limit: u64) -> Self {
-        let iw = cfg.initial_window_segments as u64 * cfg.mss_bytes as u64;
-        let cc = Aimd::new(iw, cfg.initial_ssthresh_bytes);
         let rto = RtoEstimator::new(cfg.min_rto_ns, cfg.initial_rto_ns, cfg.max_rto_ns, cfg.clock_granularity_ns);
         TcpSender {
             peer_rwnd: cfg.rwnd_bytes,
+            cc: AnyCc::new(&cfg),
+            recovery: AnyRecovery::new(&cfg),
             cfg,
             state: SenderState::Closed,
             snd_una: 0,
@@ -134,27 +114,18 @@ impl TcpSender {
             snd_max: 0,
             app_limit,
             board: Scoreboard::default(),
-            cc,
+            window: WindowControl::Congestion,
+            external_repair: ExternalRepair::default(),
             rto,
             rto_deadline: None,
             syn_sent_ns: 0,
-            dupacks: 0,
-            in_recovery: false,
-            recover_end: None,
-            partial_acks: 0,
-            recovery_point: 0,
-            sack_blocked_until: 0,
-            high_rxt_end: 0,
-            rescue_rxt: None,
-            pipe: 0,
             lt_bytes: 0,
             consecutive_timeouts: 0,
+            timeout_recover_end: 0,
             last_rtt_sample_ns: None,
             last_event_ns: 0,
             ecn_recover_end: 0,
             cwr_pending: false,
-            window_control: WindowControl::Congestion,
-            ext_recover_end: None,
             stats: SenderStats::default(),
         }
     }
@@ -166,16 +137,10 @@ impl TcpSender {
     }
     /// The sending window: cwnd, or the window set from outside.
     pub fn cwnd(&self) -> u64 {
-        match self.window_control {
-            WindowControl::Congestion => self.cc.cwnd(),
-            WindowControl::InFlight { bytes } | WindowControl::Quota { bytes, .. } => bytes,
-        }
+        self.window.reported(self.cc.cwnd())
     }
     pub fn window_control(&self) -> WindowControl {
-        self.window_control
-    }
-    fn external_window(&self) -> bool {
-        self.window_control != WindowControl::Congestion
+        self.window
     }
     pub fn ssthresh(&self) -> u64 {
         self.cc.ssthresh()
@@ -192,11 +157,15 @@ impl TcpSender {
     pub fn srtt_ns(&self) -> Option<SimTime> {
         self.rto.srtt_ns()
     }
+    /// The RTT estimator (srtt, rttvar, min and latest sample, RTO).
+    pub fn rtt(&self) -> &RtoEstimator {
+        &self.rto
+    }
     pub fn rto_deadline(&self) -> Option<SimTime> {
         self.rto_deadline
     }
     pub fn in_recovery(&self) -> bool {
-        self.in_recovery
+        self.recovery.in_recovery()
     }
     pub fn app_limit(&self) -> u64 {
         self.app_limit
@@ -204,11 +173,7 @@ impl TcpSender {
     /// Bytes the sender believes are in the network: SetPipe() during SACK recovery,
     /// otherwise snd_nxt - snd_una.
     pub fn inflight_bytes(&self) -> u64 {
-        if self.in_recovery && self.cfg.sack() {
-            self.pipe
-        } else {
-            self.snd_nxt - self.snd_una
-        }
+        self.recovery.pipe().unwrap_or(self.snd_nxt - self.snd_una)
     }
     /// All application data has been sent and acknowledged.
     pub fn is_done(&self) -> bool {
@@ -219,6 +184,12 @@ impl TcpSender {
     pub fn take_new_rtt_sample(&mut self) -> Option<SimTime> {
         self.last_rtt_sample_ns.take()
     }
+
+    fn outstanding(&self) -> Outstanding {
+        Outstanding { snd_una: self.snd_una, snd_max: self.snd_max }
+    }
+
+    // ---- inputs from the application and the network ----------------------------------
 
     /// The application hands over `bytes` more data.
     pub fn add_app_data(&mut self, bytes: u64) {
@@ -236,25 +207,30 @@ impl TcpSender {
     /// congestion control (`Congestion`, which resumes from the cwnd and ssthresh it had).
     /// Sends what the new window allows.
     pub fn set_window_control(&mut self, now: SimTime, wc: WindowControl, out: &mut Vec<Segment>) {
-        if wc != WindowControl::Congestion && self.in_recovery {
+        if wc.is_external() && self.recovery.in_recovery() {
             self.end_recovery();
         }
-        self.window_control = wc;
+        self.window = wc;
         self.send_allowed(now, out);
     }
 
-    fn send_allowed(&mut self, now: SimTime, out: &mut Vec<Segment>) {
-        if self.state != SenderState::Established {
-            return;
-        }
-        if self.in_recovery && self.cfg.sack() {
-            self.sack_send(now, out);
-        } else {
-            self.try_send(now, out);
-        }
+    /// A mobility mechanism reports that the sender's packets now take another path. The
+    /// controller and the loss recovery react as their algorithms say (standard TCP does
+    /// nothing); then the sender sends what the window allows.
+    pub fn on_path_change(&mut self, now: SimTime, change: &PathChange, out: &mut Vec<Segment>) {
+        self.cc.on_path_change(now, change, &self.rto);
+        self.recovery.on_path_change(now, change);
+        self.send_allowed(now, out);
     }
 
-    // ---- events ----------------------------------------------------------------------
+    /// Forgets every RTT measurement: RFC 6298 (2.1), RTO = initial RTO "until a round-trip
+    /// time (RTT) measurement has been made", backoff cleared. A running timer keeps its
+    /// deadline; the next restart uses the initial RTO.
+    pub fn reset_rtt_estimator(&mut self) {
+        self.rto.reset();
+    }
+
+    // ---- handshake -------------------------------------------------------------------
 
     /// Active open: send the SYN and start the timer with the initial RTO (RFC 6298 (2.1)).
     pub fn connect(&mut self, now: SimTime, out: &mut Vec<Segment>) {
@@ -281,6 +257,17 @@ impl TcpSender {
         self.try_send(now, out);
     }
 
+    /// RFC 6298 (5.5)-(5.6) for the SYN: back off and send it again.
+    fn on_syn_timeout(&mut self, now: SimTime, out: &mut Vec<Segment>) {
+        self.stats.syn_retransmits += 1;
+        self.rto.back_off();
+        self.syn_sent_ns = now;
+        out.push(Segment { kind: PacketKind::Syn, seq: 0, len: 0, is_retx: true, ect: false, cwr: false });
+        self.restart_timer(now);
+    }
+
+    // ---- ACK processing ----------------------------------------------------------------
+
     /// An ACK arrived.
     pub fn on_ack(&mut self, now: SimTime, ack: u64, sack: &SackBlocks, ece: bool, rwnd: u64, out: &mut Vec<Segment>) {
         if self.state != SenderState::Established {
@@ -290,7 +277,8 @@ impl TcpSender {
         let ack = ack.min(self.snd_max);
         let rwnd_changed = rwnd != self.peer_rwnd;
         self.peer_rwnd = rwnd;
-        let newly_sacked = if self.cfg.sack() {
+        let newly_sacked = if self.recovery.uses_sack() {
+            // RFC 6675 Update(): record the SACK blocks above the cumulative ACK.
             let floor = ack.max(self.snd_una);
             self.board.mark_sacked(sack.iter().filter(|b| b.1 > floor))
         } else {
@@ -298,46 +286,20 @@ impl TcpSender {
         };
         if ack > self.snd_una {
             self.on_new_ack(now, ack, out);
-        } else if ack == self.snd_una && self.snd_max > self.snd_una {
-            // RFC 5681 §2 duplicate ACK: outstanding data, same ACK, same window.
-            // RFC 6675 §2: with SACK, a duplicate ACK must carry new SACK information.
-            let dup = if self.cfg.sack() { newly_sacked > 0 } else { !rwnd_changed };
-            if dup {
-                self.on_dupack(now, out);
-            }
+        } else if ack == self.snd_una
+            && self.snd_max > self.snd_una
+            && self.recovery.is_duplicate(newly_sacked, rwnd_changed)
+        {
+            // A duplicate ACK as the recovery defines it (RFC 5681 §2, RFC 6675 §2).
+            self.on_dupack(now, out);
         }
         if ece && self.cfg.ecn {
-            self.on_ecn_echo();
+            self.on_ecn_echo(now);
         }
-        if self.in_recovery && self.cfg.sack() {
-            self.sack_send(now, out);
-        } else {
-            self.try_send(now, out);
-        }
+        self.send_allowed(now, out);
     }
 
-    /// The retransmission timer may have expired. Returns the sequence number retransmitted on
-    /// a timeout of an established connection, for spurious-timeout accounting.
-    pub fn on_timer(&mut self, now: SimTime, out: &mut Vec<Segment>) -> Option<u64> {
-        if self.rto_deadline.is_none_or(|d| d > now) {
-            return None;
-        }
-        match self.state {
-            SenderState::Closed => None,
-            SenderState::SynSent => {
-                self.stats.syn_retransmits += 1;
-                self.rto.back_off();
-                self.syn_sent_ns = now;
-                out.push(Segment { kind: PacketKind::Syn, seq: 0, len: 0, is_retx: true, ect: false, cwr: false });
-                self.restart_timer(now);
-                None
-            }
-            SenderState::Established => self.on_timeout(now, out),
-        }
-    }
-
-    // ---- ACK processing ----------------------------------------------------------------
-
+    /// The cumulative ACK advanced to `ack`.
     fn on_new_ack(&mut self, now: SimTime, ack: u64, out: &mut Vec<Segment>) {
         let acked = ack - self.snd_una;
         let info = self.board.ack_to(ack);
@@ -350,65 +312,20 @@ impl TcpSender {
         }
         self.consecutive_timeouts = 0;
         self.lt_bytes = 0;
-        if !self.in_recovery && ack >= self.recover_end.unwrap_or(0) {
+        if !self.recovery.in_recovery() && ack >= self.timeout_recover_end {
             self.close_episode(now);
         }
-        let mss = self.cfg.mss_bytes as u64;
-        let mut restart = true;
-        if self.external_window() {
-            // Window set from outside: no growth. A partial ACK of a fast retransmission
-            // points at the next hole: resend it at once (RFC 6582 §3.2 step 4 without the
-            // window deflation), so several losses in one flight cost one RTT each, not an RTO.
-            self.dupacks = 0;
-            match self.ext_recover_end {
-                Some(r) if ack < r => {
-                    self.retransmit_first(now, out);
-                }
-                _ => self.ext_recover_end = None,
-            }
-        } else if self.in_recovery {
-            match self.cfg.recovery {
-                Recovery::Reno => {
-                    // RFC 5681 §3.2 step 6: the first ACK of new data deflates the window.
-                    self.cc.set_cwnd(self.cc.ssthresh());
-                    self.end_recovery();
-                }
-                Recovery::NewReno => {
-                    if ack >= self.recover_end.unwrap_or(0) {
-                        // RFC 6582 §3.2 step 3, full ACK, option (1):
-                        // cwnd = min(ssthresh, max(FlightSize, SMSS) + SMSS).
-                        let flight = self.snd_max - self.snd_una;
-                        self.cc.set_cwnd(self.cc.ssthresh().min(flight.max(mss) + mss));
-                        self.end_recovery();
-                    } else {
-                        // RFC 6582 §3.2 step 4, partial ACK: retransmit the first unacknowledged
-                        // segment, deflate by the amount acked, add back one SMSS if >= SMSS.
-                        self.retransmit_first(now, out);
-                        let mut cwnd = self.cc.cwnd().saturating_sub(acked);
-                        if acked >= mss {
-                            cwnd += mss;
-                        }
-                        self.cc.set_cwnd(cwnd.max(mss));
-                        self.partial_acks += 1;
-                        // RFC 6582 §4: Impatient restarts the timer on the first partial ACK
-                        // only; Slow-but-Steady on every partial ACK.
-                        restart = self.partial_acks == 1 || self.cfg.newreno_timer == NewRenoTimer::SlowButSteady;
-                    }
-                }
-                Recovery::Sack => {
-                    // RFC 6675 §5: a cumulative ACK resets DupAcks; recovery ends once the ACK
-                    // covers RecoveryPoint. cwnd stays at the ssthresh set on entry.
-                    self.dupacks = 0;
-                    if ack >= self.recovery_point {
-                        self.end_recovery();
-                    }
-                }
-            }
+        let restart = if self.window.is_external() {
+            self.on_new_ack_external(now, ack, out);
+            true
+        } else if self.recovery.in_recovery() {
+            self.on_new_ack_in_recovery(now, acked, out)
         } else {
-            self.dupacks = 0;
+            self.recovery.reset_dupacks();
             // RFC 5681 §3.1: slow start or congestion avoidance.
-            self.cc.on_ack(acked, self.cfg.mss_bytes);
-        }
+            self.cc.on_ack(now, acked, &self.rto);
+            true
+        };
         if self.snd_una == self.snd_max {
             // RFC 6298 (5.2): all outstanding data acknowledged: stop the timer.
             self.rto_deadline = None;
@@ -418,85 +335,86 @@ impl TcpSender {
         }
     }
 
+    /// The recovery answers an ACK of new data. Returns whether the timer restarts.
+    fn on_new_ack_in_recovery(&mut self, now: SimTime, acked: u64, out: &mut Vec<Segment>) -> bool {
+        let seq = self.outstanding();
+        match self.recovery.on_ack(now, &mut self.cc, &self.board, seq, acked) {
+            AckInRecovery::Exit => {
+                self.end_recovery();
+                true
+            }
+            AckInRecovery::Continue { retransmit, restart_timer } => {
+                if let Some(i) = retransmit {
+                    self.resend(i, now, out);
+                }
+                restart_timer
+            }
+        }
+    }
+
+    /// With the window set from outside: no growth; a partial ACK resends the next hole.
+    fn on_new_ack_external(&mut self, now: SimTime, ack: u64, out: &mut Vec<Segment>) {
+        self.recovery.reset_dupacks();
+        if self.external_repair.on_new_ack(ack) {
+            self.retransmit_first(now, out);
+        }
+    }
+
     fn on_dupack(&mut self, now: SimTime, out: &mut Vec<Segment>) {
-        self.dupacks += 1;
-        let thresh = self.cfg.dupack_threshold;
-        if self.external_window() {
-            if self.dupacks == thresh {
-                // The DupThresh-th duplicate ACK retransmits the missing segment (RFC 5681 §3.2
-                // step 2 without its window changes); counted as a fast recovery.
+        let dupacks = self.recovery.count_dupack();
+        if self.window.is_external() {
+            if self.external_repair.on_dupack(dupacks, self.cfg.dupack_threshold, self.snd_max) {
+                // Counted as a fast recovery, without its window changes.
                 self.retransmit_first(now, out);
-                self.ext_recover_end = Some(self.snd_max);
                 self.stats.fast_recoveries += 1;
             }
             return;
         }
-        match self.cfg.recovery {
-            Recovery::Reno | Recovery::NewReno => {
-                if self.in_recovery {
-                    // RFC 5681 §3.2 step 4: inflate by one SMSS per additional duplicate ACK.
-                    self.cc.set_cwnd(self.cc.cwnd() + self.cfg.mss_bytes as u64);
-                } else if self.dupacks == thresh {
-                    // RFC 6582 §3.2 step 2: enter only if the ACK covers more than `recover`.
-                    let allowed =
-                        self.cfg.recovery == Recovery::Reno || self.recover_end.is_none_or(|r| self.snd_una > r);
-                    if allowed {
-                        self.enter_fast_recovery(now, out);
-                    }
-                }
-            }
-            Recovery::Sack => {
-                let lost_front = {
-                    self.board.update_loss(thresh, self.cfg.mss_bytes, self.high_rxt_end);
-                    !self.board.is_empty() && self.board.get(0).lost
-                };
-                // RFC 6675 §5: enter on DupThresh duplicate ACKs or IsLost(HighACK + 1), unless
-                // an RTO's RecoveryPoint has not yet been reached (§5.1).
-                if !self.in_recovery
-                    && self.snd_una >= self.sack_blocked_until
-                    && (self.dupacks >= thresh || lost_front)
-                {
-                    self.enter_sack_recovery(now, out);
-                }
-            }
+        let seq = self.outstanding();
+        if self.recovery.on_dupack(now, &mut self.cc, &mut self.board, seq) {
+            self.enter_recovery(now, out);
         }
     }
 
-    /// RFC 5681 §3.2 steps 2–3 (and RFC 6582 §3.2 step 2 for NewReno).
-    fn enter_fast_recovery(&mut self, now: SimTime, out: &mut Vec<Segment>) {
-        let flight = self.snd_max - self.snd_una;
-        // Step 2: ssthresh = max(FlightSize / 2, 2*SMSS), excluding Limited Transmit data.
-        let ssthresh = self.cc.on_congestion_event(flight.saturating_sub(self.lt_bytes), self.cfg.mss_bytes);
-        self.recover_end = Some(self.snd_max);
-        self.open_episode(EpisodeKind::FastRecovery, now);
-        self.retransmit_first(now, out);
-        // Step 3: cwnd = ssthresh + 3*SMSS, inflated for the segments that left the network.
-        self.cc.set_cwnd(ssthresh + self.cfg.dupack_threshold as u64 * self.cfg.mss_bytes as u64);
-        self.in_recovery = true;
-        self.partial_acks = 0;
+    /// Loss detected: the recovery sets the window and names the first retransmission.
+    fn enter_recovery(&mut self, now: SimTime, out: &mut Vec<Segment>) {
+        let seq = self.outstanding();
+        // RFC 5681 §3.2 step 2, RFC 6675 (4.2): FlightSize without the data Limited
+        // Transmit sent.
+        let flight = seq.flight_size().saturating_sub(self.lt_bytes);
+        let first = self.recovery.enter(now, &mut self.cc, &self.rto, &self.board, seq, flight);
         self.stats.fast_recoveries += 1;
+        self.open_episode(EpisodeKind::FastRecovery, now);
+        // RFC 3168 §6.1.2: this reduction also answers ECN echoes for the same window.
         self.ecn_recover_end = self.snd_max;
+        if let Some(i) = first {
+            self.resend(i, now, out);
+        }
     }
 
-    /// RFC 6675 §5 steps 4.1–4.4.
-    fn enter_sack_recovery(&mut self, now: SimTime, out: &mut Vec<Segment>) {
-        let flight = self.snd_max - self.snd_una;
-        // (4.1) RecoveryPoint = HighData.
-        self.recovery_point = self.snd_max;
-        // (4.2) ssthresh = cwnd = FlightSize / 2 (with RFC 5681's 2*SMSS floor).
-        let ssthresh = self.cc.on_congestion_event(flight.saturating_sub(self.lt_bytes), self.cfg.mss_bytes);
-        self.cc.set_cwnd(ssthresh);
-        self.in_recovery = true;
-        self.rescue_rxt = None;
-        self.high_rxt_end = self.snd_una;
-        self.stats.fast_recoveries += 1;
-        self.open_episode(EpisodeKind::FastRecovery, now);
-        self.ecn_recover_end = self.snd_max;
-        // (4.3) Retransmit the first segment presumed lost (HighACK + 1).
-        self.retransmit_first(now, out);
-        // (4.4) Send more while cwnd - pipe >= 1 SMSS.
-        self.sack_send(now, out);
+    fn end_recovery(&mut self) {
+        if self.recovery.in_recovery() {
+            self.close_episode(self.last_event_ns);
+        }
+        self.recovery.exit();
     }
+
+    /// RFC 3168 §6.1.2: halve the window at most once per window of data, then set CWR.
+    /// ACKs up to and including the reduction's snd_max still echo the old mark (the receiver
+    /// has not yet seen CWR), so only an ACK beyond it may trigger a new reduction.
+    fn on_ecn_echo(&mut self, now: SimTime) {
+        if self.recovery.in_recovery() || self.snd_una <= self.ecn_recover_end {
+            return;
+        }
+        let flight = self.snd_max - self.snd_una;
+        let ssthresh = self.cc.on_congestion_event(now, flight, &self.rto);
+        self.cc.set_cwnd(ssthresh);
+        self.ecn_recover_end = self.snd_max;
+        self.cwr_pending = true;
+        self.stats.ecn_reductions += 1;
+    }
+
+    // ---- episodes ----------------------------------------------------------------------
 
     fn open_episode(&mut self, kind: EpisodeKind, now: SimTime) {
         if let Some(last) = self.stats.episodes.last_mut() {
@@ -517,28 +435,22 @@ impl TcpSender {
         }
     }
 
-    fn end_recovery(&mut self) {
-        if self.in_recovery {
-            self.close_episode(self.last_event_ns);
-        }
-        self.in_recovery = false;
-        self.dupacks = 0;
-        self.partial_acks = 0;
-    }
+    // ---- retransmission timer -----------------------------------------------------------
 
-    /// RFC 3168 §6.1.2: halve the window at most once per window of data, then set CWR.
-    /// ACKs up to and including the reduction's snd_max still echo the old mark (the receiver
-    /// has not yet seen CWR), so only an ACK beyond it may trigger a new reduction.
-    fn on_ecn_echo(&mut self) {
-        if self.in_recovery || self.snd_una <= self.ecn_recover_end {
-            return;
+    /// The retransmission timer may have expired. Returns the sequence number retransmitted on
+    /// a timeout of an established connection, for spurious-timeout accounting.
+    pub fn on_timer(&mut self, now: SimTime, out: &mut Vec<Segment>) -> Option<u64> {
+        if self.rto_deadline.is_none_or(|d| d > now) {
+            return None;
         }
-        let flight = self.snd_max - self.snd_una;
-        let ssthresh = self.cc.on_congestion_event(flight, self.cfg.mss_bytes);
-        self.cc.set_cwnd(ssthresh);
-        self.ecn_recover_end = self.snd_max;
-        self.cwr_pending = true;
-        self.stats.ecn_reductions += 1;
+        match self.state {
+            SenderState::Closed => None,
+            SenderState::SynSent => {
+                self.on_syn_timeout(now, out);
+                None
+            }
+            SenderState::Established => self.on_timeout(now, out),
+        }
     }
 
     /// RFC 6298 (5.4)–(5.6) and RFC 5681 §3.1: retransmission timeout.
@@ -549,7 +461,7 @@ impl TcpSender {
         }
         self.stats.timeouts += 1;
         self.last_event_ns = now;
-        if self.external_window() {
+        if self.window.is_external() {
             return Some(self.on_timeout_external(now, out));
         }
         self.end_recovery();
@@ -558,18 +470,13 @@ impl TcpSender {
             self.open_episode(EpisodeKind::Timeout, now);
         }
         let flight = self.snd_max - self.snd_una;
-        self.cc.on_timeout(flight, self.cfg.mss_bytes, self.consecutive_timeouts == 0);
+        self.cc.on_timeout(now, flight, self.consecutive_timeouts == 0, &self.rto);
         self.consecutive_timeouts += 1;
         self.lt_bytes = 0;
         // RFC 6582 §3.2 step 1 / RFC 6675 §5.1: after an RTO, recover = RecoveryPoint = HighData.
-        self.recover_end = Some(self.snd_max);
-        self.sack_blocked_until = self.snd_max;
-        if self.cfg.sack() {
-            // RFC 2018 §8: forget SACK state after a timeout.
-            self.board.clear_sacked();
-            self.high_rxt_end = self.snd_una;
-            self.rescue_rxt = None;
-        }
+        let seq = self.outstanding();
+        self.recovery.on_rto(seq, &mut self.board);
+        self.timeout_recover_end = self.snd_max;
         self.ecn_recover_end = self.snd_max;
         // Go back N: resend from the first unacknowledged byte, in slow start.
         self.snd_nxt = self.snd_una;
@@ -588,186 +495,13 @@ impl TcpSender {
     /// keeps the window, and backs off (RFC 6298 (5.5)-(5.6)).
     fn on_timeout_external(&mut self, now: SimTime, out: &mut Vec<Segment>) -> u64 {
         self.consecutive_timeouts += 1;
-        self.dupacks = 0;
+        self.recovery.reset_dupacks();
         self.rto.back_off();
         self.retransmit_first(now, out);
-        self.ext_recover_end = Some(self.snd_max);
+        self.external_repair.on_timeout(self.snd_max);
         self.restart_timer(now);
         self.snd_una
     }
-
-    /// Charges `len` bytes against a send quota.
-    fn charge_quota(&mut self, len: u64) {
-        if let WindowControl::Quota { left, .. } = &mut self.window_control {
-            *left = left.saturating_sub(len);
-        }
-    }
-
-    /// Whether a quota leaves room for `len` more bytes.
-    fn quota_allows(&self, len: u64) -> bool {
-        match self.window_control {
-            WindowControl::Quota { left, .. } => left >= len,
-            _ => true,
-        }
-    }
-
-    // ---- transmission ----------------------------------------------------------------
-
-    /// Window-limited transmission outside SACK recovery: go-back-N retransmissions below
-    /// snd_max first, then new data.
-    fn try_send(&mut self, now: SimTime, out: &mut Vec<Segment>) {
-        if self.state != SenderState::Established {
-            return;
-        }
-        let mss = self.cfg.mss_bytes as u64;
-        // RFC 3042: each of the first DupThresh-1 duplicate ACKs may release one new segment
-        // beyond cwnd.
-        let lt_allowance = if !self.in_recovery && self.cfg.limited_transmit && self.dupacks < self.cfg.dupack_threshold
-        {
-            self.dupacks as u64 * mss
-        } else {
-            0
-        };
-        loop {
-            let window = match self.window_control {
-                WindowControl::Congestion => self.cc.cwnd() + lt_allowance,
-                WindowControl::InFlight { bytes } => bytes,
-                WindowControl::Quota { .. } => u64::MAX,
-            };
-            let limit = self.snd_una + window.min(self.peer_rwnd);
-            if self.snd_nxt < self.snd_max {
-                let Some(i) = self.board.index_of(self.snd_nxt) else { break };
-                let seg = *self.board.get(i);
-                if seg.sacked {
-                    self.snd_nxt = seg.end;
-                    continue;
-                }
-                if (seg.end > limit && self.snd_nxt > self.snd_una) || !self.quota_allows(seg.end - seg.start) {
-                    break;
-                }
-                self.resend(i, now, out);
-                self.snd_nxt = seg.end;
-            } else {
-                let avail = self.app_limit.saturating_sub(self.snd_max);
-                let mut len = avail.min(mss);
-                if len == 0 || !self.quota_allows(len) {
-                    break;
-                }
-                if self.snd_max + len > limit {
-                    // Sender-side silly window avoidance: only a full segment, unless nothing
-                    // is outstanding and the window allows a part of one.
-                    if self.snd_max == self.snd_una && limit > self.snd_max {
-                        len = limit - self.snd_max;
-                    } else {
-                        break;
-                    }
-                }
-                if self.dupacks > 0 && !self.in_recovery && self.snd_max + len > self.snd_una + self.cc.cwnd() {
-                    self.lt_bytes += len;
-                }
-                self.send_new(len as u32, now, out);
-            }
-        }
-    }
-
-    /// RFC 6675 §5 (C): while cwnd - pipe >= 1 SMSS, send what NextSeg() returns.
-    fn sack_send(&mut self, now: SimTime, out: &mut Vec<Segment>) {
-        let mss = self.cfg.mss_bytes as u64;
-        loop {
-            self.pipe = self.board.update_loss(self.cfg.dupack_threshold, self.cfg.mss_bytes, self.high_rxt_end);
-            if self.cc.cwnd() < self.pipe + mss {
-                break;
-            }
-            if !self.next_seg(now, out) {
-                break;
-            }
-        }
-        self.pipe = self.board.update_loss(self.cfg.dupack_threshold, self.cfg.mss_bytes, self.high_rxt_end);
-    }
-
-    /// RFC 6675 §4 NextSeg(), rules (1)–(4). Sends the chosen segment; false if none.
-    fn next_seg(&mut self, now: SimTime, out: &mut Vec<Segment>) -> bool {
-        let n = self.board.len();
-        // (1) the first unSACKed S2 > HighRxt with IsLost(S2).
-        let first_after_rxt =
-            (0..n).find(|&i| self.board.get(i).start >= self.high_rxt_end && !self.board.get(i).sacked);
-        if let Some(i) = first_after_rxt.and_then(|i0| {
-            (i0..n).find(|&i| {
-                let s = self.board.get(i);
-                !s.sacked && s.lost
-            })
-        }) {
-            let end = self.board.get(i).end;
-            self.resend(i, now, out);
-            self.high_rxt_end = end;
-            return true;
-        }
-        // (2) new data, if the receiver window allows.
-        let avail = self.app_limit.saturating_sub(self.snd_max);
-        let len = avail.min(self.cfg.mss_bytes as u64);
-        if len > 0 && self.snd_max + len <= self.snd_una + self.peer_rwnd {
-            self.send_new(len as u32, now, out);
-            return true;
-        }
-        // (3) the first unSACKed S3 > HighRxt, lost or not.
-        if let Some(i) = first_after_rxt {
-            let end = self.board.get(i).end;
-            self.resend(i, now, out);
-            self.high_rxt_end = end;
-            return true;
-        }
-        // (4) one rescue retransmission per recovery of the highest unSACKed segment;
-        // HighRxt is not updated.
-        if self.rescue_rxt.is_none_or(|r| self.snd_una > r) {
-            if let Some(i) = (0..n).rev().find(|&i| !self.board.get(i).sacked) {
-                self.rescue_rxt = Some(self.recovery_point);
-                self.resend(i, now, out);
-                return true;
-            }
-        }
-        false
-    }
-
-    fn retransmit_first(&mut self, now: SimTime, out: &mut Vec<Segment>) {
-        if !self.board.is_empty() {
-            let end = self.board.get(0).end;
-            self.resend(0, now, out);
-            self.high_rxt_end = self.high_rxt_end.max(end);
-        }
-    }
-
-    fn resend(&mut self, i: usize, now: SimTime, out: &mut Vec<Segment>) {
-        let seg = self.board.mark_resent(i, now);
-        self.charge_quota(seg.len());
-        self.stats.retransmits += 1;
-        if let Some(e) = self.stats.episodes.last_mut().filter(|e| e.end_ns.is_none()) {
-            e.retransmits += 1;
-        }
-        self.stats.segments_sent += 1;
-        out.push(Segment {
-            kind: PacketKind::Data,
-            seq: seg.start,
-            len: seg.len() as u32,
-            is_retx: true,
-            ect: false,
-            cwr: false,
-        });
-        self.ensure_timer(now);
-    }
-
-    fn send_new(&mut self, len: u32, now: SimTime, out: &mut Vec<Segment>) {
-        let seq = self.snd_max;
-        self.charge_quota(len as u64);
-        self.board.push_new(seq, seq + len as u64, now);
-        self.snd_max += len as u64;
-        self.snd_nxt = self.snd_max;
-        self.stats.segments_sent += 1;
-        let cwr = std::mem::take(&mut self.cwr_pending);
-        out.push(Segment { kind: PacketKind::Data, seq, len, is_retx: false, ect: self.cfg.ecn, cwr });
-        self.ensure_timer(now);
-    }
-
-    // ---- timer -----------------------------------------------------------------------
 
     fn take_rtt_sample(&mut self, r_ns: SimTime) {
         self.rto.sample(r_ns);
@@ -789,120 +523,235 @@ impl TcpSender {
             self.restart_timer(now);
         }
     }
+
+    // ---- transmission ----------------------------------------------------------------
+
+    /// Sends what the window allows: the recovery's choices while it drives transmission
+    /// (SACK recovery), otherwise the window loop.
+    fn send_allowed(&mut self, now: SimTime, out: &mut Vec<Segment>) {
+        if self.state != SenderState::Established {
+            return;
+        }
+        if self.recovery.drives_transmission() {
+            self.send_recovery_choices(now, out);
+        } else {
+            self.try_send(now, out);
+        }
+    }
+
+    /// RFC 3042: each of the first DupThresh-1 duplicate ACKs may release one new segment
+    /// beyond cwnd.
+    fn limited_transmit_allowance(&self) -> u64 {
+        let dupacks = self.recovery.dupacks();
+        if !self.recovery.in_recovery() && self.cfg.limited_transmit && dupacks < self.cfg.dupack_threshold {
+            dupacks as u64 * self.cfg.mss_bytes as u64
+        } else {
+            0
+        }
+    }
+
+    /// How far past snd_una the window loop may send: cwnd plus the Limited Transmit
+    /// allowance, or the window set from outside; never beyond the peer's receive window.
+    fn send_window(&self) -> u64 {
+        let congestion_window = self.cc.cwnd() + self.limited_transmit_allowance();
+        self.window.send_window(congestion_window).min(self.peer_rwnd)
+    }
+
+    /// Window-limited transmission outside recovery-driven sending: go-back-N
+    /// retransmissions below snd_max first, then new data, up to `snd_una + send_window()`.
+    fn try_send(&mut self, now: SimTime, out: &mut Vec<Segment>) {
+        if self.state != SenderState::Established {
+            return;
+        }
+        let limit = self.snd_una + self.send_window();
+        loop {
+            let more = if self.snd_nxt < self.snd_max {
+                self.resend_at_snd_nxt(limit, now, out)
+            } else {
+                self.send_new_within(limit, now, out)
+            };
+            if !more {
+                break;
+            }
+        }
+    }
+
+    /// Go-back-N step: resends the segment at snd_nxt (skipping it if SACKed) unless it ends
+    /// beyond `limit`. Returns whether the loop may go on.
+    fn resend_at_snd_nxt(&mut self, limit: u64, now: SimTime, out: &mut Vec<Segment>) -> bool {
+        let Some(i) = self.board.index_of(self.snd_nxt) else { return false };
+        let seg = *self.board.get(i);
+        if seg.sacked {
+            self.snd_nxt = seg.end;
+            return true;
+        }
+        if (seg.end > limit && self.snd_nxt > self.snd_una) || !self.window.allows(seg.len()) {
+            return false;
+        }
+        self.resend(i, now, out);
+        self.snd_nxt = seg.end;
+        true
+    }
+
+    /// Sends one segment of new data if the application has some and it fits below `limit`.
+    /// Returns whether the loop may go on.
+    fn send_new_within(&mut self, limit: u64, now: SimTime, out: &mut Vec<Segment>) -> bool {
+        let avail = self.app_limit.saturating_sub(self.snd_max);
+        let mut len = avail.min(self.cfg.mss_bytes as u64);
+        if len == 0 || !self.window.allows(len) {
+            return false;
+        }
+        if self.snd_max + len > limit {
+            // Sender-side silly window avoidance: only a full segment, unless nothing is
+            // outstanding and the window allows a part of one.
+            if self.snd_max == self.snd_una && limit > self.snd_max {
+                len = limit - self.snd_max;
+            } else {
+                return false;
+            }
+        }
+        if self.recovery.dupacks() > 0
+            && !self.recovery.in_recovery()
+            && self.snd_max + len > self.snd_una + self.cc.cwnd()
+        {
+            // RFC 3042 data, left out of FlightSize at the next recovery (RFC 5681 §3.2 step 2).
+            self.lt_bytes += len;
+        }
+        self.send_new(len as u32, now, out);
+        true
+    }
+
+    /// RFC 6675 §5 (C): send what NextSeg() returns until the recovery says stop.
+    fn send_recovery_choices(&mut self, now: SimTime, out: &mut Vec<Segment>) {
+        loop {
+            let new_len = self.new_segment_within_rwnd();
+            let cwnd = self.cc.cwnd();
+            match self.recovery.next_seg(&mut self.board, cwnd, self.snd_una, new_len > 0) {
+                Some(NextSeg::Retransmit(i)) => self.resend(i, now, out),
+                Some(NextSeg::NewData) => self.send_new(new_len as u32, now, out),
+                None => break,
+            }
+        }
+    }
+
+    /// Length of the next new segment if the receiver window allows it, else 0.
+    fn new_segment_within_rwnd(&self) -> u64 {
+        let len = self.app_limit.saturating_sub(self.snd_max).min(self.cfg.mss_bytes as u64);
+        if self.snd_max + len <= self.snd_una + self.peer_rwnd {
+            len
+        } else {
+            0
+        }
+    }
+
+    fn retransmit_first(&mut self, now: SimTime, out: &mut Vec<Segment>) {
+        if !self.board.is_empty() {
+            self.resend(0, now, out);
+        }
+    }
+
+    fn resend(&mut self, i: usize, now: SimTime, out: &mut Vec<Segment>) {
+        let seg = self.board.mark_resent(i, now);
+        self.window.charge(seg.len());
+        self.stats.retransmits += 1;
+        if let Some(e) = self.stats.episodes.last_mut().filter(|e| e.end_ns.is_none()) {
+            e.retransmits += 1;
+        }
+        self.stats.segments_sent += 1;
+        out.push(Segment {
+            kind: PacketKind::Data,
+            seq: seg.start,
+            len: seg.len() as u32,
+            is_retx: true,
+            ect: false,
+            cwr: false,
+        });
+        self.ensure_timer(now);
+    }
+
+    fn send_new(&mut self, len: u32, now: SimTime, out: &mut Vec<Segment>) {
+        let seq = self.snd_max;
+        self.window.charge(len as u64);
+        self.board.push_new(seq, seq + len as u64, now);
+        self.snd_max += len as u64;
+        self.snd_nxt = self.snd_max;
+        self.stats.segments_sent += 1;
+        let cwr = std::mem::take(&mut self.cwr_pending);
+        out.push(Segment { kind: PacketKind::Data, seq, len, is_retx: false, ect: self.cfg.ecn, cwr });
+        self.ensure_timer(now);
+    }
 }
 
 #[cfg(test)]
-mod external_window_tests {
+mod tests {
     use super::*;
+    use crate::tcp::config::Recovery;
+    use crate::tcp::fixtures::*;
+    use crate::tcp::path::{AccessKind, Handoff};
 
-    const MSS: u64 = 1000;
+    #[test]
+    fn established_dupacks_send_limited_transmit_data_outside_flight_size() {
+        let mut s = established(TcpConfig { limited_transmit: true, ..config(Recovery::NewReno) });
+        assert_eq!(ack(&mut s, 200, 0), vec![new_data(10)], "RFC 3042: one segment per duplicate ACK");
+        assert_eq!(ack(&mut s, 200, 0), vec![new_data(11)]);
+        assert_eq!(ack(&mut s, 200, 0), vec![retx(0)]);
+        assert_eq!(s.ssthresh(), 5000, "FlightSize 12000 less the 2000 Limited Transmit sent, halved");
+        assert_eq!(s.cwnd(), 8000);
+    }
 
-    /// An established NewReno sender with a bulk source whose window is `wc` from the start.
-    fn sender_with(wc: WindowControl) -> (TcpSender, Vec<Segment>) {
-        let cfg = TcpConfig { recovery: Recovery::NewReno, mss_bytes: MSS as u32, ..TcpConfig::default() };
-        let mut s = TcpSender::new(cfg, u64::MAX);
+    #[test]
+    fn established_path_change_leaves_reno_untouched() {
+        let mut s = established(config(Recovery::Sack));
+        let change = PathChange {
+            handoff: Handoff::Vertical,
+            access: AccessKind::Cellular,
+            base_rtt_ns: Some(ms(300)),
+            rate_hint_bps: Some(1_000_000),
+        };
         let mut out = Vec::new();
-        s.connect(0, &mut out);
-        s.set_window_control(0, wc, &mut out);
-        out.clear();
-        s.on_syn_ack(10, &mut out);
-        (s, out)
+        s.on_path_change(ms(150), &change, &mut out);
+        assert!(out.is_empty());
+        assert_eq!((s.cwnd(), s.ssthresh(), s.srtt_ns()), (10_000, u64::MAX, Some(ms(100))));
     }
 
-    fn ack(s: &mut TcpSender, now: SimTime, ack: u64) -> Vec<Segment> {
+    #[test]
+    fn established_rtt_reset_returns_to_initial_rto() {
+        let mut s = established(TcpConfig { initial_rto_ns: s_to_ns(3.0), ..config(Recovery::Sack) });
+        assert_eq!((s.srtt_ns(), s.rto_ns()), (Some(ms(100)), s_to_ns(1.0)));
+        s.reset_rtt_estimator();
+        assert_eq!((s.srtt_ns(), s.rto_ns()), (None, s_to_ns(3.0)), "RFC 6298 (2.1)");
+        assert_eq!((s.rtt().min_rtt_ns(), s.rtt().latest_rtt_ns()), (None, None));
+    }
+
+    #[test]
+    fn after_rto_new_ack_grows_cwnd_in_slow_start() {
+        let mut s = after_rto(Recovery::NewReno);
+        assert_eq!((s.cwnd(), s.ssthresh()), (1000, 5000));
+        // Go back N: the ACK of the resent segment 0 releases segments 1 and 2 again.
+        assert_eq!(ack(&mut s, 1200, MSS), vec![retx(1), retx(2)]);
+        assert_eq!(s.cwnd(), 2000, "RFC 5681 §3.1: slow start below ssthresh");
+        assert_eq!(s.srtt_ns(), Some(ms(100)), "Karn: no sample from a retransmitted segment");
+        assert_eq!(s.rto_deadline(), Some(ms(1200) + s_to_ns(2.0)), "the backed-off RTO stays");
+    }
+
+    #[test]
+    fn after_rto_second_expiry_holds_ssthresh_and_doubles_rto() {
+        let mut s = after_rto(Recovery::NewReno);
         let mut out = Vec::new();
-        s.on_ack(now, ack, &SackBlocks::default(), false, 1 << 30, &mut out);
-        out
+        assert_eq!(s.on_timer(ms(3100), &mut out), Some(0));
+        assert_eq!(out, vec![retx(0)]);
+        assert_eq!((s.cwnd(), s.ssthresh()), (1000, 5000), "RFC 5681 §3.1: ssthresh held");
+        assert_eq!(s.rto_deadline(), Some(ms(3100) + s_to_ns(4.0)));
+        assert_eq!((s.stats.timeouts, s.stats.episodes.len()), (2, 1), "one episode");
     }
 
     #[test]
-    fn quota_sends_whole_segments_until_spent_and_refills_on_update() {
-        let (mut s, out) = sender_with(WindowControl::Quota { bytes: 3500, left: 3500 });
-        assert_eq!(out.len(), 3);
-        assert_eq!(s.window_control(), WindowControl::Quota { bytes: 3500, left: 500 });
-        assert!(ack(&mut s, 20, 3 * MSS).is_empty(), "ACKs do not refill a quota");
-        let mut out = Vec::new();
-        s.set_window_control(30, WindowControl::Quota { bytes: 2000, left: 2000 }, &mut out);
-        assert_eq!(out.iter().map(|g| g.seq).collect::<Vec<_>>(), vec![3 * MSS, 4 * MSS]);
-    }
-
-    #[test]
-    fn in_flight_window_caps_outstanding_data_and_acks_do_not_grow_it() {
-        let (mut s, out) = sender_with(WindowControl::InFlight { bytes: 4 * MSS });
-        assert_eq!(out.len(), 4);
-        for k in 1..=20 {
-            let out = ack(&mut s, 20 + k, k * MSS);
-            assert_eq!(out.len(), 1, "one ACKed segment releases one");
-        }
-        assert_eq!(s.cwnd(), 4 * MSS);
-    }
-
-    #[test]
-    fn three_dupacks_retransmit_without_touching_the_window() {
-        let (mut s, _) = sender_with(WindowControl::InFlight { bytes: 8 * MSS });
-        assert!(ack(&mut s, 20, MSS).len() == 1);
-        for _ in 0..2 {
-            assert!(ack(&mut s, 21, MSS).is_empty());
-        }
-        let out = ack(&mut s, 22, MSS);
-        assert_eq!(out.len(), 1);
-        assert!(out[0].is_retx && out[0].seq == MSS);
-        assert_eq!(s.cwnd(), 8 * MSS);
-        assert!(!s.in_recovery());
-        assert!(ack(&mut s, 23, MSS).is_empty(), "one retransmission per loss");
-    }
-
-    #[test]
-    fn partial_ack_after_a_fast_retransmission_resends_the_next_hole() {
-        // Segments 1 and 4 lost out of 0..8.
-        let (mut s, _) = sender_with(WindowControl::InFlight { bytes: 8 * MSS });
-        assert_eq!(ack(&mut s, 20, MSS).len(), 1, "segment 8");
-        for t in 21..=22 {
-            assert!(ack(&mut s, t, MSS).is_empty());
-        }
-        assert_eq!(ack(&mut s, 23, MSS)[0].seq, MSS, "fast retransmission of segment 1");
-        // The retransmission fills the first hole; the ACK stops at the second.
-        let out = ack(&mut s, 24, 4 * MSS);
-        assert!(out.iter().any(|g| g.is_retx && g.seq == 4 * MSS), "{out:?}");
-        assert_eq!(s.cwnd(), 8 * MSS);
-        // A full ACK ends the episode: later ACKs only release new data.
-        let out = ack(&mut s, 25, 9 * MSS);
-        assert!(out.iter().all(|g| !g.is_retx));
-    }
-
-    #[test]
-    fn timeout_resends_only_the_first_segment_and_keeps_the_window() {
-        let (mut s, out) = sender_with(WindowControl::InFlight { bytes: 5 * MSS });
-        assert_eq!(out.len(), 5);
-        let deadline = s.rto_deadline().expect("timer runs");
-        let mut out = Vec::new();
-        assert_eq!(s.on_timer(deadline, &mut out), Some(0));
-        assert_eq!(out.len(), 1);
-        assert!(out[0].is_retx && out[0].seq == 0);
-        assert_eq!(s.cwnd(), 5 * MSS);
-        assert!(s.rto_deadline().unwrap() > deadline + s.rto_ns() / 2, "timer backed off and restarted");
-    }
-
-    #[test]
-    fn handing_control_back_resumes_congestion_control() {
-        let (mut s, _) = sender_with(WindowControl::InFlight { bytes: 10 * MSS });
-        let mut out = Vec::new();
-        s.set_window_control(20, WindowControl::Congestion, &mut out);
-        assert_eq!(s.cwnd(), 3 * MSS, "the initial window of the congestion controller");
-    }
-
-    #[test]
-    fn app_data_is_sent_without_counting_a_duplicate_ack() {
-        let cfg = TcpConfig { recovery: Recovery::NewReno, mss_bytes: MSS as u32, ..TcpConfig::default() };
-        let mut s = TcpSender::new(cfg, 0);
-        let mut out = Vec::new();
-        s.connect(0, &mut out);
-        s.on_syn_ack(10, &mut out);
-        out.clear();
-        for k in 0..5 {
-            s.on_app_data(20 + k, MSS, &mut out);
-        }
-        assert_eq!(out.len(), 3, "initial window of 3 segments");
-        assert_eq!(s.stats.fast_recoveries, 0);
+    fn after_rto_ack_of_data_outstanding_at_timeout_ends_the_episode() {
+        let mut s = after_rto(Recovery::Sack);
+        ack(&mut s, 1200, 5 * MSS);
+        assert_eq!(s.stats.episodes[0].end_ns, None);
+        ack(&mut s, 1300, 10 * MSS);
+        let episode = s.stats.episodes[0];
+        assert_eq!((episode.kind, episode.end_ns), (EpisodeKind::Timeout, Some(ms(1300))));
     }
 }

@@ -1,0 +1,94 @@
+//! Congestion control: window growth and the response to a congestion signal, behind one
+//! trait. Loss *detection* and the choice of what to retransmit live in `tcp/recovery/`; a
+//! controller only owns cwnd and ssthresh (and whatever state its algorithm needs).
+//!
+//! Adding a controller: one file here implementing `Controller`, one arm in `AnyCc` (and in
+//! each of its `match`es), one value in `config::CcKind`.
+
+mod reno;
+
+pub use reno::Reno;
+
+use super::config::{CcKind, TcpConfig};
+use super::path::PathChange;
+use super::rto::RtoEstimator;
+use crate::engine::time::SimTime;
+
+/// Hooks named after events. The sender calls them with the time of the event and its RTT
+/// estimator (srtt, rttvar, min and latest sample), and reads `cwnd()` / `ssthresh()`.
+pub trait Controller {
+    fn cwnd(&self) -> u64;
+    fn ssthresh(&self) -> u64;
+    /// New data was cumulatively acknowledged outside loss recovery.
+    fn on_ack(&mut self, now: SimTime, acked_bytes: u64, rtt: &RtoEstimator);
+    /// A loss (or an ECN echo) was detected with `flight_size` bytes outstanding. Sets and
+    /// returns the new ssthresh; the caller then sets cwnd as its recovery algorithm says.
+    fn on_congestion_event(&mut self, now: SimTime, flight_size: u64, rtt: &RtoEstimator) -> u64;
+    /// The retransmission timer expired. `first` is false for a repeated timeout of the same
+    /// segment (RFC 5681 §3.1 holds ssthresh constant then).
+    fn on_timeout(&mut self, now: SimTime, flight_size: u64, first: bool, rtt: &RtoEstimator);
+    /// Direct write of cwnd by loss recovery (inflation, deflation, exit) and by the sender
+    /// after a lost SYN.
+    fn set_cwnd(&mut self, cwnd: u64);
+    /// The sender's packets now take another path. Standard TCP ignores it.
+    fn on_path_change(&mut self, _now: SimTime, _change: &PathChange, _rtt: &RtoEstimator) {}
+}
+
+/// The configured controller, dispatched by `match` (no boxing on the hot path).
+#[derive(Clone, Debug)]
+pub enum AnyCc {
+    Reno(Reno),
+}
+
+impl AnyCc {
+    pub fn new(cfg: &TcpConfig) -> Self {
+        let iw = cfg.initial_window_segments as u64 * cfg.mss_bytes as u64;
+        match cfg.cc {
+            CcKind::Reno => AnyCc::Reno(Reno::new(cfg.mss_bytes, iw, cfg.initial_ssthresh_bytes)),
+        }
+    }
+}
+
+impl Controller for AnyCc {
+    fn cwnd(&self) -> u64 {
+        match self {
+            AnyCc::Reno(c) => c.cwnd(),
+        }
+    }
+
+    fn ssthresh(&self) -> u64 {
+        match self {
+            AnyCc::Reno(c) => c.ssthresh(),
+        }
+    }
+
+    fn on_ack(&mut self, now: SimTime, acked_bytes: u64, rtt: &RtoEstimator) {
+        match self {
+            AnyCc::Reno(c) => c.on_ack(now, acked_bytes, rtt),
+        }
+    }
+
+    fn on_congestion_event(&mut self, now: SimTime, flight_size: u64, rtt: &RtoEstimator) -> u64 {
+        match self {
+            AnyCc::Reno(c) => c.on_congestion_event(now, flight_size, rtt),
+        }
+    }
+
+    fn on_timeout(&mut self, now: SimTime, flight_size: u64, first: bool, rtt: &RtoEstimator) {
+        match self {
+            AnyCc::Reno(c) => c.on_timeout(now, flight_size, first, rtt),
+        }
+    }
+
+    fn set_cwnd(&mut self, cwnd: u64) {
+        match self {
+            AnyCc::Reno(c) => c.set_cwnd(cwnd),
+        }
+    }
+
+    fn on_path_change(&mut self, now: SimTime, change: &PathChange, rtt: &RtoEstimator) {
+        match self {
+            AnyCc::Reno(c) => c.on_path_change(now, change, rtt),
+        }
+    }
+}

@@ -1,0 +1,111 @@
+//! Reno/NewReno window growth: the AIMD of RFC 5681, slow start and congestion avoidance.
+//! The same controller serves the Reno, NewReno and SACK loss recoveries.
+
+use super::Controller;
+use crate::engine::time::SimTime;
+use crate::tcp::rto::RtoEstimator;
+
+#[derive(Clone, Debug)]
+pub struct Reno {
+    /// SMSS, bytes.
+    mss: u64,
+    cwnd: u64,
+    ssthresh: u64,
+    /// Bytes acknowledged since cwnd last grew by one SMSS in congestion avoidance.
+    ca_acked: u64,
+}
+
+impl Reno {
+    pub fn new(mss_bytes: u32, initial_window_bytes: u64, initial_ssthresh: u64) -> Self {
+        Reno { mss: mss_bytes as u64, cwnd: initial_window_bytes, ssthresh: initial_ssthresh, ca_acked: 0 }
+    }
+}
+
+impl Controller for Reno {
+    fn cwnd(&self) -> u64 {
+        self.cwnd
+    }
+
+    fn ssthresh(&self) -> u64 {
+        self.ssthresh
+    }
+
+    fn on_ack(&mut self, _now: SimTime, acked_bytes: u64, _rtt: &RtoEstimator) {
+        if self.cwnd < self.ssthresh {
+            // RFC 5681 §3.1 eq. (2): cwnd += min(N, SMSS) per ACK in slow start.
+            self.cwnd += acked_bytes.min(self.mss);
+        } else {
+            // RFC 5681 §3.1, congestion avoidance by byte counting: cwnd grows by one SMSS
+            // once a full cwnd of bytes has been acknowledged (the RFC's preferred form).
+            self.ca_acked += acked_bytes;
+            if self.ca_acked >= self.cwnd {
+                self.ca_acked -= self.cwnd;
+                self.cwnd += self.mss;
+            }
+        }
+    }
+
+    fn on_congestion_event(&mut self, _now: SimTime, flight_size: u64, _rtt: &RtoEstimator) -> u64 {
+        // RFC 5681 §3.2 eq. (4): ssthresh = max(FlightSize / 2, 2*SMSS).
+        self.ssthresh = (flight_size / 2).max(2 * self.mss);
+        self.ca_acked = 0;
+        self.ssthresh
+    }
+
+    fn on_timeout(&mut self, _now: SimTime, flight_size: u64, first: bool, _rtt: &RtoEstimator) {
+        if first {
+            // RFC 5681 §3.1 eq. (4).
+            self.ssthresh = (flight_size / 2).max(2 * self.mss);
+        }
+        // RFC 5681 §3.1: cwnd is set to the loss window, one full-sized segment.
+        self.cwnd = self.mss;
+        self.ca_acked = 0;
+    }
+
+    fn set_cwnd(&mut self, cwnd: u64) {
+        self.cwnd = cwnd;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rtt() -> RtoEstimator {
+        RtoEstimator::new(1_000_000_000, 1_000_000_000, 60_000_000_000, 1_000_000)
+    }
+
+    #[test]
+    fn slow_start_grows_one_mss_per_ack_up_to_ssthresh() {
+        let mut cc = Reno::new(1000, 3000, 6000);
+        cc.on_ack(0, 2000, &rtt());
+        assert_eq!(cc.cwnd(), 4000, "min(N, SMSS) with N = 2000");
+    }
+
+    #[test]
+    fn congestion_avoidance_adds_one_mss_per_window() {
+        let mut cc = Reno::new(1000, 10_000, 5000);
+        for _ in 0..9 {
+            cc.on_ack(0, 1000, &rtt());
+        }
+        assert_eq!(cc.cwnd(), 10_000);
+        cc.on_ack(0, 1000, &rtt());
+        assert_eq!(cc.cwnd(), 11_000);
+    }
+
+    #[test]
+    fn congestion_event_halves_flight_with_two_mss_floor() {
+        let mut cc = Reno::new(1000, 20_000, u64::MAX);
+        assert_eq!(cc.on_congestion_event(0, 20_000, &rtt()), 10_000);
+        assert_eq!(cc.on_congestion_event(0, 3000, &rtt()), 2000);
+    }
+
+    #[test]
+    fn repeated_timeout_holds_ssthresh() {
+        let mut cc = Reno::new(1000, 20_000, u64::MAX);
+        cc.on_timeout(0, 20_000, true, &rtt());
+        assert_eq!((cc.cwnd(), cc.ssthresh()), (1000, 10_000));
+        cc.on_timeout(0, 1000, false, &rtt());
+        assert_eq!((cc.cwnd(), cc.ssthresh()), (1000, 10_000));
+    }
+}

@@ -1,0 +1,166 @@
+//! NewReno, RFC 6582: Reno's fast recovery (RFC 5681 §3.2), kept across partial ACKs until
+//! `recover`, the highest byte sent at entry, is acknowledged; each partial ACK retransmits
+//! the next hole. The retransmit timer after a partial ACK follows the configured variant of
+//! §4 (Impatient or Slow-but-Steady).
+
+use super::{first_unacked, AckInRecovery, LossRecovery, Outstanding, Reno};
+use crate::engine::time::SimTime;
+use crate::tcp::cc::{AnyCc, Controller};
+use crate::tcp::config::NewRenoTimer;
+use crate::tcp::rto::RtoEstimator;
+use crate::tcp::scoreboard::Scoreboard;
+
+#[derive(Clone, Debug)]
+pub struct NewReno {
+    /// Duplicate-ACK counting, entry and inflation are Reno's.
+    reno: Reno,
+    /// SMSS, bytes.
+    mss: u64,
+    timer: NewRenoTimer,
+    /// RFC 6582 §3.2 `recover`, stored as one past the highest byte sent.
+    recover_end: Option<u64>,
+    partial_acks: u32,
+}
+
+impl NewReno {
+    pub fn new(dupthresh: u32, mss_bytes: u32, timer: NewRenoTimer) -> Self {
+        NewReno {
+            reno: Reno::new(dupthresh, mss_bytes),
+            mss: mss_bytes as u64,
+            timer,
+            recover_end: None,
+            partial_acks: 0,
+        }
+    }
+
+    /// RFC 6582 §3.2 step 4, partial ACK: retransmit the first unacknowledged segment,
+    /// deflate cwnd by the amount acked and add back one SMSS if that was >= SMSS.
+    fn on_partial_ack(&mut self, cc: &mut AnyCc, board: &Scoreboard, acked_bytes: u64) -> AckInRecovery {
+        let mut cwnd = cc.cwnd().saturating_sub(acked_bytes);
+        if acked_bytes >= self.mss {
+            cwnd += self.mss;
+        }
+        cc.set_cwnd(cwnd.max(self.mss));
+        self.partial_acks += 1;
+        // RFC 6582 §4: Impatient restarts the timer on the first partial ACK only;
+        // Slow-but-Steady on every partial ACK.
+        let restart_timer = self.partial_acks == 1 || self.timer == NewRenoTimer::SlowButSteady;
+        AckInRecovery::Continue { retransmit: first_unacked(board), restart_timer }
+    }
+}
+
+impl LossRecovery for NewReno {
+    fn in_recovery(&self) -> bool {
+        self.reno.in_recovery()
+    }
+
+    fn dupacks(&self) -> u32 {
+        self.reno.dupacks()
+    }
+
+    fn is_duplicate(&self, newly_sacked_bytes: u64, window_changed: bool) -> bool {
+        self.reno.is_duplicate(newly_sacked_bytes, window_changed)
+    }
+
+    fn count_dupack(&mut self) -> u32 {
+        self.reno.count_dupack()
+    }
+
+    fn reset_dupacks(&mut self) {
+        self.reno.reset_dupacks()
+    }
+
+    fn on_dupack(&mut self, now: SimTime, cc: &mut AnyCc, board: &mut Scoreboard, seq: Outstanding) -> bool {
+        // RFC 6582 §3.2 step 2: enter only if the ACK covers more than `recover`.
+        self.reno.on_dupack(now, cc, board, seq) && self.recover_end.is_none_or(|r| seq.snd_una > r)
+    }
+
+    fn enter(
+        &mut self,
+        now: SimTime,
+        cc: &mut AnyCc,
+        rtt: &RtoEstimator,
+        board: &Scoreboard,
+        seq: Outstanding,
+        flight_size: u64,
+    ) -> Option<usize> {
+        // RFC 6582 §3.2 step 2: recover = HighData.
+        self.recover_end = Some(seq.snd_max);
+        self.partial_acks = 0;
+        self.reno.enter(now, cc, rtt, board, seq, flight_size)
+    }
+
+    fn on_ack(
+        &mut self,
+        _now: SimTime,
+        cc: &mut AnyCc,
+        board: &Scoreboard,
+        seq: Outstanding,
+        acked_bytes: u64,
+    ) -> AckInRecovery {
+        if seq.snd_una < self.recover_end.unwrap_or(0) {
+            return self.on_partial_ack(cc, board, acked_bytes);
+        }
+        // RFC 6582 §3.2 step 3, full ACK, option (1):
+        // cwnd = min(ssthresh, max(FlightSize, SMSS) + SMSS).
+        let flight = seq.flight_size();
+        cc.set_cwnd(cc.ssthresh().min(flight.max(self.mss) + self.mss));
+        AckInRecovery::Exit
+    }
+
+    fn exit(&mut self) {
+        self.reno.exit();
+        self.partial_acks = 0;
+    }
+
+    fn on_rto(&mut self, seq: Outstanding, _board: &mut Scoreboard) {
+        // RFC 6582 §3.2 step 1: after a retransmission timeout, recover = HighData.
+        self.recover_end = Some(seq.snd_max);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::tcp::config::Recovery;
+    use crate::tcp::fixtures::*;
+
+    #[test]
+    fn newreno_recovery_partial_ack_retransmits_next_hole() {
+        let mut s = newreno_in_fast_recovery();
+        // The retransmitted segment 0 filled the first hole; the ACK stops at the second.
+        let out = ack(&mut s, 300, 4 * MSS);
+        assert_eq!(out, vec![retx(4)]);
+        assert!(s.in_recovery(), "recover = 10000 is not yet acknowledged");
+        assert_eq!(s.cwnd(), 5000, "RFC 6582 §3.2 step 4: 8000 - 4000 acked + 1 SMSS");
+    }
+
+    #[test]
+    fn newreno_recovery_full_ack_exits_with_flight_plus_one_mss() {
+        let mut s = newreno_in_fast_recovery();
+        ack(&mut s, 300, 4 * MSS);
+        let out = ack(&mut s, 400, 10 * MSS);
+        assert!(!s.in_recovery());
+        assert_eq!(s.cwnd(), 2000, "min(ssthresh, max(FlightSize = 0, SMSS) + SMSS)");
+        assert_eq!(out, vec![new_data(10), new_data(11)]);
+        assert_eq!(s.stats.episodes[0].end_ns, Some(ms(400)));
+    }
+
+    #[test]
+    fn newreno_recovery_dupacks_inflate_cwnd_and_release_new_data() {
+        let mut s = newreno_in_fast_recovery();
+        assert!(ack(&mut s, 210, 0).is_empty());
+        assert!(ack(&mut s, 210, 0).is_empty());
+        assert_eq!(s.cwnd(), 10_000, "RFC 5681 §3.2 step 4: one SMSS per duplicate ACK");
+        assert_eq!(ack(&mut s, 210, 0), vec![new_data(10)]);
+    }
+
+    #[test]
+    fn after_rto_newreno_dupacks_below_recover_do_not_enter_fast_recovery() {
+        let mut s = after_rto(Recovery::NewReno);
+        for _ in 0..3 {
+            ack(&mut s, 1200, 0);
+        }
+        assert!(!s.in_recovery(), "RFC 6582 §3.2 step 2: snd_una does not exceed recover");
+        assert_eq!(s.stats.fast_recoveries, 0);
+    }
+}

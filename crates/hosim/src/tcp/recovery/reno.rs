@@ -1,0 +1,119 @@
+//! Reno fast retransmit and fast recovery, RFC 5681 §3.2: the DupThresh-th duplicate ACK
+//! retransmits the missing segment and halves the window; the first ACK of new data ends
+//! recovery.
+
+use super::{first_unacked, AckInRecovery, LossRecovery, Outstanding};
+use crate::engine::time::SimTime;
+use crate::tcp::cc::{AnyCc, Controller};
+use crate::tcp::rto::RtoEstimator;
+use crate::tcp::scoreboard::Scoreboard;
+
+#[derive(Clone, Debug)]
+pub struct Reno {
+    dupthresh: u32,
+    /// SMSS, bytes.
+    mss: u64,
+    dupacks: u32,
+    in_recovery: bool,
+}
+
+impl Reno {
+    pub fn new(dupthresh: u32, mss_bytes: u32) -> Self {
+        Reno { dupthresh, mss: mss_bytes as u64, dupacks: 0, in_recovery: false }
+    }
+}
+
+impl LossRecovery for Reno {
+    fn in_recovery(&self) -> bool {
+        self.in_recovery
+    }
+
+    fn dupacks(&self) -> u32 {
+        self.dupacks
+    }
+
+    fn is_duplicate(&self, _newly_sacked_bytes: u64, window_changed: bool) -> bool {
+        // RFC 5681 §2 duplicate ACK: outstanding data, same ACK, same window.
+        !window_changed
+    }
+
+    fn count_dupack(&mut self) -> u32 {
+        self.dupacks += 1;
+        self.dupacks
+    }
+
+    fn reset_dupacks(&mut self) {
+        self.dupacks = 0;
+    }
+
+    fn on_dupack(&mut self, _now: SimTime, cc: &mut AnyCc, _board: &mut Scoreboard, _seq: Outstanding) -> bool {
+        if self.in_recovery {
+            // RFC 5681 §3.2 step 4: inflate by one SMSS per additional duplicate ACK.
+            cc.set_cwnd(cc.cwnd() + self.mss);
+            return false;
+        }
+        // RFC 5681 §3.2 step 2: the DupThresh-th duplicate ACK starts recovery.
+        self.dupacks == self.dupthresh
+    }
+
+    fn enter(
+        &mut self,
+        now: SimTime,
+        cc: &mut AnyCc,
+        rtt: &RtoEstimator,
+        board: &Scoreboard,
+        _seq: Outstanding,
+        flight_size: u64,
+    ) -> Option<usize> {
+        // RFC 5681 §3.2 step 2: ssthresh = max(FlightSize / 2, 2*SMSS).
+        let ssthresh = cc.on_congestion_event(now, flight_size, rtt);
+        // Step 3: cwnd = ssthresh + 3*SMSS, inflated for the segments that left the network.
+        cc.set_cwnd(ssthresh + self.dupthresh as u64 * self.mss);
+        self.in_recovery = true;
+        first_unacked(board)
+    }
+
+    fn on_ack(
+        &mut self,
+        _now: SimTime,
+        cc: &mut AnyCc,
+        _board: &Scoreboard,
+        _seq: Outstanding,
+        _acked_bytes: u64,
+    ) -> AckInRecovery {
+        // RFC 5681 §3.2 step 6: the first ACK of new data deflates the window.
+        cc.set_cwnd(cc.ssthresh());
+        AckInRecovery::Exit
+    }
+
+    fn exit(&mut self) {
+        self.in_recovery = false;
+        self.dupacks = 0;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::tcp::config::Recovery;
+    use crate::tcp::fixtures::*;
+
+    #[test]
+    fn reno_recovery_partial_ack_exits_at_ssthresh_without_retransmitting() {
+        let mut s = reno_in_fast_recovery();
+        let out = ack(&mut s, 300, 4 * MSS);
+        assert!(!s.in_recovery(), "RFC 5681 §3.2 step 6: the first ACK of new data ends recovery");
+        assert_eq!(s.cwnd(), 5000);
+        assert!(out.is_empty(), "segment 4 waits for new duplicate ACKs or the timer: {out:?}");
+    }
+
+    #[test]
+    fn after_rto_reno_three_dupacks_enter_fast_recovery() {
+        let mut s = after_rto(Recovery::Reno);
+        assert!(ack(&mut s, 1200, 0).is_empty());
+        assert!(ack(&mut s, 1200, 0).is_empty());
+        let out = ack(&mut s, 1200, 0);
+        assert_eq!(out.first(), Some(&retx(0)));
+        assert!(s.in_recovery(), "Reno has no `recover` to wait for");
+        assert_eq!((s.ssthresh(), s.stats.fast_recoveries), (5000, 1));
+    }
+}

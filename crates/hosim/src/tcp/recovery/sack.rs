@@ -1,0 +1,253 @@
+//! SACK-based loss recovery, RFC 6675: loss is detected from the scoreboard (IsLost, §4)
+//! as well as from DupThresh duplicate ACKs carrying new SACK information (§5); during
+//! recovery pipe (SetPipe) replaces FlightSize and NextSeg() chooses every transmission.
+
+use super::{first_unacked, AckInRecovery, LossRecovery, NextSeg, Outstanding};
+use crate::engine::time::SimTime;
+use crate::tcp::cc::{AnyCc, Controller};
+use crate::tcp::rto::RtoEstimator;
+use crate::tcp::scoreboard::Scoreboard;
+
+#[derive(Clone, Debug)]
+pub struct Sack {
+    dupthresh: u32,
+    /// SMSS, bytes.
+    mss: u32,
+    dupacks: u32,
+    in_recovery: bool,
+    /// RFC 6675 RecoveryPoint, one past HighData at entry.
+    recovery_point: u64,
+    /// RFC 6675 §5.1: no new recovery until HighACK reaches this after an RTO.
+    blocked_until: u64,
+    /// One past RFC 6675 HighRxt.
+    high_rxt_end: u64,
+    /// RFC 6675 RescueRxt.
+    rescue_rxt: Option<u64>,
+    /// Last SetPipe() value, bytes.
+    pipe: u64,
+}
+
+impl Sack {
+    pub fn new(dupthresh: u32, mss_bytes: u32) -> Self {
+        Sack {
+            dupthresh,
+            mss: mss_bytes,
+            dupacks: 0,
+            in_recovery: false,
+            recovery_point: 0,
+            blocked_until: 0,
+            high_rxt_end: 0,
+            rescue_rxt: None,
+            pipe: 0,
+        }
+    }
+
+    /// RFC 6675 §4 IsLost() for every segment, then SetPipe().
+    fn set_pipe(&mut self, board: &mut Scoreboard) -> u64 {
+        self.pipe = board.update_loss(self.dupthresh, self.mss, self.high_rxt_end);
+        self.pipe
+    }
+}
+
+impl LossRecovery for Sack {
+    fn in_recovery(&self) -> bool {
+        self.in_recovery
+    }
+
+    fn dupacks(&self) -> u32 {
+        self.dupacks
+    }
+
+    fn uses_sack(&self) -> bool {
+        true
+    }
+
+    fn is_duplicate(&self, newly_sacked_bytes: u64, _window_changed: bool) -> bool {
+        // RFC 6675 §2: with SACK, a duplicate ACK must carry new SACK information.
+        newly_sacked_bytes > 0
+    }
+
+    fn count_dupack(&mut self) -> u32 {
+        self.dupacks += 1;
+        self.dupacks
+    }
+
+    fn reset_dupacks(&mut self) {
+        self.dupacks = 0;
+    }
+
+    fn on_dupack(&mut self, _now: SimTime, _cc: &mut AnyCc, board: &mut Scoreboard, seq: Outstanding) -> bool {
+        // RFC 6675 §5: enter on DupThresh duplicate ACKs or IsLost(HighACK + 1), unless an
+        // RTO's RecoveryPoint has not yet been reached (§5.1).
+        if self.in_recovery || seq.snd_una < self.blocked_until {
+            return false;
+        }
+        if self.dupacks >= self.dupthresh {
+            return true;
+        }
+        board.update_loss(self.dupthresh, self.mss, self.high_rxt_end);
+        !board.is_empty() && board.get(0).lost
+    }
+
+    fn enter(
+        &mut self,
+        now: SimTime,
+        cc: &mut AnyCc,
+        rtt: &RtoEstimator,
+        board: &Scoreboard,
+        seq: Outstanding,
+        flight_size: u64,
+    ) -> Option<usize> {
+        // (4.1) RecoveryPoint = HighData.
+        self.recovery_point = seq.snd_max;
+        // (4.2) ssthresh = cwnd = FlightSize / 2 (with RFC 5681's 2*SMSS floor).
+        let ssthresh = cc.on_congestion_event(now, flight_size, rtt);
+        cc.set_cwnd(ssthresh);
+        self.in_recovery = true;
+        self.rescue_rxt = None;
+        // (4.3) Retransmit the first segment presumed lost (HighACK + 1); HighRxt follows it.
+        // (4.4), sending more while cwnd - pipe >= 1 SMSS, is the sender's next `next_seg` loop.
+        let first = first_unacked(board);
+        self.high_rxt_end = first.map_or(seq.snd_una, |i| board.get(i).end.max(seq.snd_una));
+        first
+    }
+
+    fn on_ack(
+        &mut self,
+        _now: SimTime,
+        _cc: &mut AnyCc,
+        _board: &Scoreboard,
+        seq: Outstanding,
+        _acked_bytes: u64,
+    ) -> AckInRecovery {
+        // RFC 6675 §5: a cumulative ACK resets DupAcks; recovery ends once the ACK covers
+        // RecoveryPoint. cwnd stays at the ssthresh set on entry.
+        self.dupacks = 0;
+        if seq.snd_una >= self.recovery_point {
+            return AckInRecovery::Exit;
+        }
+        AckInRecovery::Continue { retransmit: None, restart_timer: true }
+    }
+
+    fn exit(&mut self) {
+        self.in_recovery = false;
+        self.dupacks = 0;
+    }
+
+    fn on_rto(&mut self, seq: Outstanding, board: &mut Scoreboard) {
+        // RFC 6675 §5.1: RecoveryPoint = HighData after an RTO; no new recovery before it.
+        self.blocked_until = seq.snd_max;
+        // RFC 2018 §8: forget SACK state after a timeout.
+        board.clear_sacked();
+        self.high_rxt_end = seq.snd_una;
+        self.rescue_rxt = None;
+    }
+
+    fn drives_transmission(&self) -> bool {
+        self.in_recovery
+    }
+
+    fn pipe(&self) -> Option<u64> {
+        self.in_recovery.then_some(self.pipe)
+    }
+
+    /// RFC 6675 §5 (C): nothing while cwnd - pipe < 1 SMSS; otherwise NextSeg() (§4),
+    /// rules (1)–(4).
+    fn next_seg(&mut self, board: &mut Scoreboard, cwnd: u64, snd_una: u64, new_data: bool) -> Option<NextSeg> {
+        if cwnd < self.set_pipe(board) + self.mss as u64 {
+            return None;
+        }
+        let n = board.len();
+        // (1) the first unSACKed S2 > HighRxt with IsLost(S2).
+        let first_after_rxt = (board.first_starting_at(self.high_rxt_end)..n).find(|&i| !board.get(i).sacked);
+        let lost_after_rxt = first_after_rxt.and_then(|i0| {
+            (i0..n).find(|&i| {
+                let s = board.get(i);
+                !s.sacked && s.lost
+            })
+        });
+        if let Some(i) = lost_after_rxt {
+            self.high_rxt_end = board.get(i).end;
+            return Some(NextSeg::Retransmit(i));
+        }
+        // (2) new data, if the receiver window allows.
+        if new_data {
+            return Some(NextSeg::NewData);
+        }
+        // (3) the first unSACKed S3 > HighRxt, lost or not.
+        if let Some(i) = first_after_rxt {
+            self.high_rxt_end = board.get(i).end;
+            return Some(NextSeg::Retransmit(i));
+        }
+        // (4) one rescue retransmission per recovery of the highest unSACKed segment;
+        // HighRxt is not updated.
+        if self.rescue_rxt.is_none_or(|r| snd_una > r) {
+            if let Some(i) = (0..n).rev().find(|&i| !board.get(i).sacked) {
+                self.rescue_rxt = Some(self.recovery_point);
+                return Some(NextSeg::Retransmit(i));
+            }
+        }
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::tcp::config::Recovery;
+    use crate::tcp::fixtures::*;
+
+    #[test]
+    fn sack_recovery_entry_retransmits_first_hole_and_halves_flight() {
+        // Segment 0's ACK grew cwnd to 11 segments and released 10 and 11; the third
+        // duplicate ACK (segment 4) starts recovery with FlightSize = 11000.
+        let (s, _, sent) = sack_in_recovery(&[1, 5]);
+        assert_eq!(sent, vec![new_data(10), new_data(11), retx(1)]);
+        assert_eq!((s.cwnd(), s.ssthresh()), (5500, 5500), "RFC 6675 (4.2)");
+        assert_eq!(s.inflight_bytes(), 8000, "SetPipe: segments 5..12 plus the retransmitted 1");
+    }
+
+    #[test]
+    fn sack_recovery_new_sack_marks_lost_by_dupthresh() {
+        let (mut s, mut peer, _) = sack_in_recovery(&[1, 5]);
+        assert!(peer.deliver(&mut s, 210, 6).is_empty());
+        assert!(peer.deliver(&mut s, 210, 7).is_empty(), "two SACKed segments above 5: not lost yet");
+        assert_eq!(peer.deliver(&mut s, 210, 8), vec![retx(5)], "IsLost(5): DupThresh SACKed segments above");
+        assert_eq!(s.inflight_bytes(), 5000);
+    }
+
+    #[test]
+    fn sack_recovery_shrinking_pipe_sends_new_data_before_unlost_segments() {
+        let (mut s, mut peer, _) = sack_in_recovery(&[1]);
+        for seg in 5..=7 {
+            assert!(peer.deliver(&mut s, 210, seg).is_empty());
+        }
+        // NextSeg rule (2) comes before rule (3): segment 9 is not lost, so new data goes first.
+        assert_eq!(peer.deliver(&mut s, 210, 8), vec![new_data(12)]);
+    }
+
+    #[test]
+    fn sack_recovery_ack_of_recovery_point_exits_keeping_ssthresh() {
+        let (mut s, mut peer, _) = sack_in_recovery(&[1]);
+        for seg in 5..=11 {
+            peer.deliver(&mut s, 210, seg);
+        }
+        assert!(s.in_recovery());
+        peer.deliver(&mut s, 300, 1);
+        assert!(!s.in_recovery(), "the ACK covers RecoveryPoint = 12000");
+        assert_eq!(s.cwnd(), 5500, "cwnd stays at the ssthresh set on entry");
+        assert_eq!((s.stats.fast_recoveries, s.stats.episodes[0].end_ns), (1, Some(ms(300))));
+        assert_eq!(s.inflight_bytes(), s.snd_max() - s.snd_una());
+    }
+
+    #[test]
+    fn after_rto_sack_dupacks_below_recovery_point_do_not_enter_recovery() {
+        let mut s = after_rto(Recovery::Sack);
+        let mut peer = SackPeer::default();
+        for seg in 1..=3 {
+            assert!(peer.deliver(&mut s, 1200, seg).is_empty());
+        }
+        assert!(!s.in_recovery(), "RFC 6675 §5.1: not before RecoveryPoint after an RTO");
+        // The resent segment 0 arrives: go-back-N goes on after the SACKed segments.
+        assert_eq!(peer.deliver(&mut s, 1300, 0), vec![retx(4), retx(5)]);
+    }
+}
