@@ -84,8 +84,9 @@ def main() -> int:
             g = rel(h["aggregate_goodput_bps"], n["aggregate_goodput_bps"])
             le = rel(h["fast_recoveries"] + h["timeouts"], n["fast_recoveries"] + n["timeouts"])
             v = "agrees" if ok else "misses: " + "; ".join(why)
+            label = f"{name} (diagnostic)" if c.get("diagnostic") else name
             summary.append(
-                f"| {fam['id']} | {name} | {h['aggregate_goodput_bps'] / 1e6:.3f} / {n['aggregate_goodput_bps'] / 1e6:.3f} "
+                f"| {fam['id']} | {label} | {h['aggregate_goodput_bps'] / 1e6:.3f} / {n['aggregate_goodput_bps'] / 1e6:.3f} "
                 f"| {pct(g)} | {h['retransmits']} / {n['retransmits']} | {h['fast_recoveries']} / {n['fast_recoveries']} "
                 f"| {h['timeouts']} / {n['timeouts']} | {pct(le)} | {'agrees' if ok else '**misses**'} |")
             console.append(

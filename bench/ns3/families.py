@@ -66,6 +66,7 @@ DEFAULTS = {
     "drop_segments": [],
     "drop_retransmissions": [],
     "seed": 1,
+    "diagnostic": False,  # True: an extra variant that isolates a known difference
 }
 
 
@@ -106,7 +107,7 @@ FAMILIES: list[dict] = [
             _case("loss1-sack", flows=8, bottleneck_bps=100e6, queue=250, loss=0.01),
             # diagnostic: without delayed ACKs ns-3's per-ACK increase (SMSS^2/cwnd) also gives
             # +1 SMSS per RTT, like hosim's byte counting (see bench/README.md)
-            _case("loss1-sack-ackevery", flows=8, bottleneck_bps=100e6, queue=250, loss=0.01, delayed_ack=False),
+            _case("loss1-sack-ackevery", flows=8, bottleneck_bps=100e6, queue=250, loss=0.01, delayed_ack=False, diagnostic=True),
         ],
     },
     {
@@ -124,7 +125,7 @@ FAMILIES: list[dict] = [
             _case("rtt-unfair", flows=4, access_delays_s=_UNFAIR_DELAYS, bottleneck_bps=20e6,
                   bottleneck_delay_s=0.005, queue=100),
             _case("rtt-unfair-ackevery", flows=4, access_delays_s=_UNFAIR_DELAYS, bottleneck_bps=20e6,
-                  bottleneck_delay_s=0.005, queue=100, delayed_ack=False),  # diagnostic
+                  bottleneck_delay_s=0.005, queue=100, delayed_ack=False, diagnostic=True),
         ],
     },
     {
@@ -142,7 +143,8 @@ FAMILIES: list[dict] = [
             _case("ss-overshoot", flows=1, access_bps=1e9, bottleneck_bps=100e6,
                   bottleneck_delay_s=0.046, queue=_BDP_PKTS // 4, duration_s=20.0),
             _case("ss-overshoot-ackevery", flows=1, access_bps=1e9, bottleneck_bps=100e6,
-                  bottleneck_delay_s=0.046, queue=_BDP_PKTS // 4, duration_s=20.0, delayed_ack=False),  # diagnostic
+                  bottleneck_delay_s=0.046, queue=_BDP_PKTS // 4, duration_s=20.0, delayed_ack=False,
+                  diagnostic=True),
         ],
     },
     {
@@ -170,7 +172,7 @@ FAMILIES: list[dict] = [
             for sack in (True, False)
         ] + [
             # diagnostic: the one-loss probe without delayed ACKs
-            _case("one-loss-sack-ackevery", sack=True, delayed_ack=False, **_PROBE, drop_segments=[60]),
+            _case("one-loss-sack-ackevery", sack=True, delayed_ack=False, diagnostic=True, **_PROBE, drop_segments=[60]),
         ],
     },
 ]
