@@ -55,7 +55,9 @@ copy sent reaches the dropper.
 Counters (per flow, all from C++ callbacks, no Python runs inside Simulator::Run):
   goodput          bulk: PacketSink::GetTotalRx * 8 / duration_s; file: file bytes * 8 / time of
                    the PacketSink Rx trace at which the total reached the file size (flows
-                   start at t = 0, so it is the completion time from flow start, as hosim's)
+                   start at t = 0, so it is the completion time from flow start); the time
+                   the sender saw the last byte acknowledged ("HighestRxAck") is kept as
+                   sender_completion_time_s (hosim's own completion_time_s)
   segments_sent    TcpSocketBase "Tx" trace calls with a payload
   retransmits      TcpSocketBase "Retransmission" trace calls (a segment sent whose TxBuffer
                    item is marked retransmitted: fast retransmits, recovery retransmissions,
@@ -102,7 +104,7 @@ using namespace ns3;
 struct FlowStats {
     uint64_t txData = 0, retx = 0, recoveries = 0, lossEntries = 0, rtos = 0;
     uint64_t rxBytes = 0, fileBytes = 0;
-    double completion = -1.0;
+    double completion = -1.0, ackCompletion = -1.0;
     bool trace = false;
     std::vector<double> cwT, ssT;
     std::vector<uint32_t> cw, ss;
@@ -153,6 +155,11 @@ static void SinkRxCb(int f, Ptr<const Packet> p, const Address&) {
     if (g[f].fileBytes && g[f].completion < 0 && g[f].rxBytes >= g[f].fileBytes)
         g[f].completion = Simulator::Now().GetSeconds();
 }
+static void HighAckCb(int f, SequenceNumber32, SequenceNumber32 n) {
+    // the first data byte has sequence number 1 (ISN 0): all acknowledged at fileBytes + 1
+    if (g[f].fileBytes && g[f].ackCompletion < 0 && uint64_t(n.GetValue()) >= g[f].fileBytes + 1)
+        g[f].ackCompletion = Simulator::Now().GetSeconds();
+}
 static void TcDropCb(Ptr<const Packet>) { ++g_tcDrops; }
 static void QueueDropCb(Ptr<const Packet>) { ++g_queueDrops; }
 
@@ -166,6 +173,7 @@ static void Hook(Ptr<Application> app, int f) {
     s->TraceConnectWithoutContext("CongState", MakeBoundCallback(&CongStateCb, f));
     s->TraceConnectWithoutContext("Tx", MakeBoundCallback(&TxCb, f));
     s->TraceConnectWithoutContext("Retransmission", MakeBoundCallback(&RetxCb, f));
+    s->TraceConnectWithoutContext("HighestRxAck", MakeBoundCallback(&HighAckCb, f));
     if (g[f].trace) {
         s->TraceConnectWithoutContext("CongestionWindow", MakeBoundCallback(&CwndCb, f));
         s->TraceConnectWithoutContext("SlowStartThreshold", MakeBoundCallback(&SsCb, f));
@@ -409,6 +417,7 @@ def run_case(ns, cpp, c: dict, traces: bool) -> tuple[dict, dict | None]:
             "goodput_bps": gp,
             "bytes_delivered": rx,
             "completion_time_s": completion,
+            "sender_completion_time_s": float(st.ackCompletion) if st.ackCompletion >= 0 else None,
             "segments_sent": int(st.txData),
             "retransmits": int(st.retx),
             "fast_recoveries": int(st.recoveries),
