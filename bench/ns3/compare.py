@@ -62,20 +62,26 @@ def main() -> int:
         N = json.load(fh)
     hc, nc = H["cases"], N["cases"]
 
-    summary = ["| family | case | goodput hosim / ns-3 [Mb/s] | Δ goodput | retx hosim / ns-3 | "
-               "FR hosim / ns-3 | TO hosim / ns-3 | Δ (FR+TO) | verdict |",
-               "|---|---|---:|---:|---:|---:|---:|---:|---|"]
+    summary = [
+        "| family | case | goodput hosim / ns-3 [Mb/s] | Δ goodput | retx hosim / ns-3 | "
+        "FR hosim / ns-3 | TO hosim / ns-3 | Δ (FR+TO) | verdict |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---|",
+    ]
     details = []
     console = []
-    hdr = (f"{'case':<22}{'goodput h/n [Mb/s]':>22}{'Δgp':>9}{'retx h/n':>14}{'FR h/n':>12}{'TO h/n':>10}"
-           f"{'Δ(FR+TO)':>10}  verdict")
+    hdr = (
+        f"{'case':<22}{'goodput h/n [Mb/s]':>22}{'Δgp':>9}{'retx h/n':>14}{'FR h/n':>12}{'TO h/n':>10}"
+        f"{'Δ(FR+TO)':>10}  verdict"
+    )
     console.append(hdr)
     n_ok = n_all = 0
     for fam in FAMILIES:
         for c in fam["cases"]:
             name = c["name"]
             if name not in hc or name not in nc:
-                console.append(f"{name:<22} (missing: {'hosim ' if name not in hc else ''}{'ns-3' if name not in nc else ''})")
+                console.append(
+                    f"{name:<22} (missing: {'hosim ' if name not in hc else ''}{'ns-3' if name not in nc else ''})"
+                )
                 continue
             h, n = hc[name], nc[name]
             ok, why = verdict(h, n)
@@ -85,54 +91,83 @@ def main() -> int:
             le = rel(h["fast_recoveries"] + h["timeouts"], n["fast_recoveries"] + n["timeouts"])
             v = "agrees" if ok else "misses: " + "; ".join(why)
             label = f"{name} (diagnostic)" if c.get("diagnostic") else name
+            hg, ng = h["aggregate_goodput_bps"] / 1e6, n["aggregate_goodput_bps"] / 1e6
+            hr, nr, hf, nf = h["retransmits"], n["retransmits"], h["fast_recoveries"], n["fast_recoveries"]
             summary.append(
-                f"| {fam['id']} | {label} | {h['aggregate_goodput_bps'] / 1e6:.3f} / {n['aggregate_goodput_bps'] / 1e6:.3f} "
-                f"| {pct(g)} | {h['retransmits']} / {n['retransmits']} | {h['fast_recoveries']} / {n['fast_recoveries']} "
-                f"| {h['timeouts']} / {n['timeouts']} | {pct(le)} | {'agrees' if ok else '**misses**'} |")
+                f"| {fam['id']} | {label} | {hg:.3f} / {ng:.3f} "
+                f"| {pct(g)} | {hr} / {nr} | {hf} / {nf} "
+                f"| {h['timeouts']} / {n['timeouts']} | {pct(le)} | {'agrees' if ok else '**misses**'} |"
+            )
             console.append(
-                f"{name:<22}{h['aggregate_goodput_bps'] / 1e6:>10.3f} /{n['aggregate_goodput_bps'] / 1e6:>9.3f}{pct(g):>10}"
-                f"{h['retransmits']:>7}/{n['retransmits']:<6}{h['fast_recoveries']:>6}/{n['fast_recoveries']:<5}"
-                f"{h['timeouts']:>5}/{n['timeouts']:<4}{pct(le):>10}  {v}")
+                f"{name:<22}{hg:>10.3f} /{ng:>9.3f}{pct(g):>10}"
+                f"{hr:>7}/{nr:<6}{hf:>6}/{nf:<5}"
+                f"{h['timeouts']:>5}/{n['timeouts']:<4}{pct(le):>10}  {v}"
+            )
 
             # per-flow table
             d = [f"### {name} ({fam['title']})", "", fam["what"] + ".", ""]
             if c["app"] == "file":
                 d.append("goodput = file bytes / completion time; completion time in brackets.")
                 d.append("")
-            d += ["| flow | goodput hosim [Mb/s] | goodput ns-3 [Mb/s] | Δ | retx h / n | FR h / n | TO h / n |",
-                  "|---|---:|---:|---:|---:|---:|---:|"]
+            d += [
+                "| flow | goodput hosim [Mb/s] | goodput ns-3 [Mb/s] | Δ | retx h / n | FR h / n | TO h / n |",
+                "|---|---:|---:|---:|---:|---:|---:|",
+            ]
             for fh_, fn in zip(h["flows"], n["flows"]):
                 extra_h = extra_n = ""
                 if c["app"] == "file":
                     extra_h = f" ({fh_['completion_time_s']:.3f} s)" if fh_["completion_time_s"] else " (incomplete)"
                     extra_n = f" ({fn['completion_time_s']:.3f} s)" if fn["completion_time_s"] else " (incomplete)"
-                d.append(f"| {fh_['name']} | {fh_['goodput_bps'] / 1e6:.3f}{extra_h} | {fn['goodput_bps'] / 1e6:.3f}{extra_n} "
-                         f"| {pct(rel(fh_['goodput_bps'], fn['goodput_bps']))} | {fh_['retransmits']} / {fn['retransmits']} "
-                         f"| {fh_['fast_recoveries']} / {fn['fast_recoveries']} | {fh_['timeouts']} / {fn['timeouts']} |")
-            d.append(f"| **all** | {h['aggregate_goodput_bps'] / 1e6:.3f} | {n['aggregate_goodput_bps'] / 1e6:.3f} | {pct(g)} "
-                     f"| {h['retransmits']} / {n['retransmits']} | {h['fast_recoveries']} / {n['fast_recoveries']} "
-                     f"| {h['timeouts']} / {n['timeouts']} |")
+                fhg, fng = fh_["goodput_bps"] / 1e6, fn["goodput_bps"] / 1e6
+                d.append(
+                    f"| {fh_['name']} | {fhg:.3f}{extra_h} | {fng:.3f}{extra_n} "
+                    f"| {pct(rel(fh_['goodput_bps'], fn['goodput_bps']))} | {fh_['retransmits']} / {fn['retransmits']} "
+                    f"| {fh_['fast_recoveries']} / {fn['fast_recoveries']} | {fh_['timeouts']} / {fn['timeouts']} |"
+                )
+            d.append(
+                f"| **all** | {hg:.3f} | {ng:.3f} | {pct(g)} "
+                f"| {hr} / {nr} | {hf} / {nf} "
+                f"| {h['timeouts']} / {n['timeouts']} |"
+            )
             hb, nb = h["bottleneck"], n["bottleneck"]
             d.append("")
-            d.append(f"Bottleneck queue drops: hosim {hb['queue_drops']}, ns-3 {nb['queue_drops']}. "
-                     f"CPU of the run: hosim {h['run_cpu_s']:.3f} s, ns-3 {n['run_cpu_s']:.2f} s.")
+            d.append(
+                f"Bottleneck queue drops: hosim {hb['queue_drops']}, ns-3 {nb['queue_drops']}. "
+                f"CPU of the run: hosim {h['run_cpu_s']:.3f} s, ns-3 {n['run_cpu_s']:.2f} s."
+            )
             d.append("")
             details += d
             if len(h["flows"]) > 1:
-                console.append("    per-flow goodput h: " + " ".join(f"{f['goodput_bps'] / 1e6:.2f}" for f in h["flows"]))
-                console.append("    per-flow goodput n: " + " ".join(f"{f['goodput_bps'] / 1e6:.2f}" for f in n["flows"]))
+                console.append(
+                    "    per-flow goodput h: " + " ".join(f"{f['goodput_bps'] / 1e6:.2f}" for f in h["flows"])
+                )
+                console.append(
+                    "    per-flow goodput n: " + " ".join(f"{f['goodput_bps'] / 1e6:.2f}" for f in n["flows"])
+                )
 
-    console.append(f"\n{n_ok} of {n_all} cases agree (goodput within {GOODPUT_TOL:.0%}, FR+TO within {LOSS_EVENTS_TOL:.0%})")
+    console.append(
+        f"\n{n_ok} of {n_all} cases agree (goodput within {GOODPUT_TOL:.0%}, FR+TO within {LOSS_EVENTS_TOL:.0%})"
+    )
     print("\n".join(console))
 
-    md = ["# hosim vs ns-3 3.44: scenario families", "",
-          f"Generated by `bench/ns3/compare.py` from `{os.path.relpath(args.hosim, RESULTS)}` "
-          f"({H.get('timestamp_utc')}, profile `{H.get('profile')}`) and `{os.path.relpath(args.ns3, RESULTS)}` "
-          f"({N.get('timestamp_utc')}). Δ = (hosim − ns-3) / ns-3. A case misses when goodput is more than "
-          f"{GOODPUT_TOL:.0%} apart or FR + TO more than {LOSS_EVENTS_TOL:.0%} apart. "
-          "Workloads and counters: `bench/ns3/families.py`, `run_ns3.py`, `run_hosim.py`; "
-          "explanations: `bench/README.md`.", "",
-          *summary, "", f"{n_ok} of {n_all} cases agree.", "", "## Per flow", "", *details]
+    md = [
+        "# hosim vs ns-3 3.44: scenario families",
+        "",
+        f"Generated by `bench/ns3/compare.py` from `{os.path.relpath(args.hosim, RESULTS)}` "
+        f"({H.get('timestamp_utc')}, profile `{H.get('profile')}`) and `{os.path.relpath(args.ns3, RESULTS)}` "
+        f"({N.get('timestamp_utc')}). Δ = (hosim − ns-3) / ns-3. A case misses when goodput is more than "
+        f"{GOODPUT_TOL:.0%} apart or FR + TO more than {LOSS_EVENTS_TOL:.0%} apart. "
+        "Workloads and counters: `bench/ns3/families.py`, `run_ns3.py`, `run_hosim.py`; "
+        "explanations: `bench/README.md`.",
+        "",
+        *summary,
+        "",
+        f"{n_ok} of {n_all} cases agree.",
+        "",
+        "## Per flow",
+        "",
+        *details,
+    ]
     with open(args.md, "w") as fh:
         fh.write("\n".join(md))
     print(f"wrote {args.md}")

@@ -102,12 +102,20 @@ FAMILIES: list[dict] = [
         "id": "1-loss-sack",
         "title": "1 % random loss on the bottleneck, SACK",
         "what": "8 bulk flows, 100 Mb/s 20 ms bottleneck (250 pkts, never full), 1 % loss on "
-                "data packets, 60 s: loss-limited throughput (Mathis regime)",
+        "data packets, 60 s: loss-limited throughput (Mathis regime)",
         "cases": [
             _case("loss1-sack", flows=8, bottleneck_bps=100e6, queue=250, loss=0.01),
             # diagnostic: without delayed ACKs ns-3's per-ACK increase (SMSS^2/cwnd) also gives
             # +1 SMSS per RTT, like hosim's byte counting (see bench/README.md)
-            _case("loss1-sack-ackevery", flows=8, bottleneck_bps=100e6, queue=250, loss=0.01, delayed_ack=False, diagnostic=True),
+            _case(
+                "loss1-sack-ackevery",
+                flows=8,
+                bottleneck_bps=100e6,
+                queue=250,
+                loss=0.01,
+                delayed_ack=False,
+                diagnostic=True,
+            ),
         ],
     },
     {
@@ -120,12 +128,26 @@ FAMILIES: list[dict] = [
         "id": "3-rtt-unfair",
         "title": "RTT unfairness, 4 flows, base RTT 20/40/80/160 ms",
         "what": "4 bulk flows, access delays 2.5/7.5/17.5/37.5 ms each side, 20 Mb/s 5 ms "
-                "bottleneck, 100-packet buffer, SACK, 60 s",
+        "bottleneck, 100-packet buffer, SACK, 60 s",
         "cases": [
-            _case("rtt-unfair", flows=4, access_delays_s=_UNFAIR_DELAYS, bottleneck_bps=20e6,
-                  bottleneck_delay_s=0.005, queue=100),
-            _case("rtt-unfair-ackevery", flows=4, access_delays_s=_UNFAIR_DELAYS, bottleneck_bps=20e6,
-                  bottleneck_delay_s=0.005, queue=100, delayed_ack=False, diagnostic=True),
+            _case(
+                "rtt-unfair",
+                flows=4,
+                access_delays_s=_UNFAIR_DELAYS,
+                bottleneck_bps=20e6,
+                bottleneck_delay_s=0.005,
+                queue=100,
+            ),
+            _case(
+                "rtt-unfair-ackevery",
+                flows=4,
+                access_delays_s=_UNFAIR_DELAYS,
+                bottleneck_bps=20e6,
+                bottleneck_delay_s=0.005,
+                queue=100,
+                delayed_ack=False,
+                diagnostic=True,
+            ),
         ],
     },
     {
@@ -138,20 +160,35 @@ FAMILIES: list[dict] = [
         "id": "5-ss-overshoot",
         "title": "slow-start overshoot on a large BDP",
         "what": f"1 bulk flow, 1 Gb/s access, 100 Mb/s 46 ms bottleneck (base RTT 100 ms, "
-                f"BDP {_BDP_PKTS} pkts), buffer BDP/4 = {_BDP_PKTS // 4} pkts, SACK, 20 s",
+        f"BDP {_BDP_PKTS} pkts), buffer BDP/4 = {_BDP_PKTS // 4} pkts, SACK, 20 s",
         "cases": [
-            _case("ss-overshoot", flows=1, access_bps=1e9, bottleneck_bps=100e6,
-                  bottleneck_delay_s=0.046, queue=_BDP_PKTS // 4, duration_s=20.0),
-            _case("ss-overshoot-ackevery", flows=1, access_bps=1e9, bottleneck_bps=100e6,
-                  bottleneck_delay_s=0.046, queue=_BDP_PKTS // 4, duration_s=20.0, delayed_ack=False,
-                  diagnostic=True),
+            _case(
+                "ss-overshoot",
+                flows=1,
+                access_bps=1e9,
+                bottleneck_bps=100e6,
+                bottleneck_delay_s=0.046,
+                queue=_BDP_PKTS // 4,
+                duration_s=20.0,
+            ),
+            _case(
+                "ss-overshoot-ackevery",
+                flows=1,
+                access_bps=1e9,
+                bottleneck_bps=100e6,
+                bottleneck_delay_s=0.046,
+                queue=_BDP_PKTS // 4,
+                duration_s=20.0,
+                delayed_ack=False,
+                diagnostic=True,
+            ),
         ],
     },
     {
         "id": "6-delack",
         "title": "delayed ACK on vs off, congested dumbbell",
         "what": "4 bulk flows, 12 Mb/s 20 ms bottleneck, 30-packet buffer, SACK, 60 s; "
-                "receivers ACK every 2nd segment (200 ms timer) or every segment",
+        "receivers ACK every 2nd segment (200 ms timer) or every segment",
         "cases": [
             _case("delack-on", flows=4, queue=30, delayed_ack=True),
             _case("delack-off", flows=4, queue=30, delayed_ack=False),
@@ -161,7 +198,7 @@ FAMILIES: list[dict] = [
         "id": "7-probes",
         "title": "deterministic drop probes (1 flow, 1500-segment file, no other loss)",
         "what": "12 Mb/s 20 ms bottleneck, 1000-packet buffer; drops of segment indices "
-                "(offset / 1448) on the bottleneck; goodput = file bytes / completion time",
+        "(offset / 1448) on the bottleneck; goodput = file bytes / completion time",
         "cases": [
             _case(f"{probe}-{'sack' if sack else 'newreno'}", sack=sack, **_PROBE, **drops)
             for probe, drops in [
@@ -170,9 +207,12 @@ FAMILIES: list[dict] = [
                 ("lost-retx", {"drop_segments": [60], "drop_retransmissions": [60]}),
             ]
             for sack in (True, False)
-        ] + [
+        ]
+        + [
             # diagnostic: the one-loss probe without delayed ACKs
-            _case("one-loss-sack-ackevery", sack=True, delayed_ack=False, diagnostic=True, **_PROBE, drop_segments=[60]),
+            _case(
+                "one-loss-sack-ackevery", sack=True, delayed_ack=False, diagnostic=True, **_PROBE, drop_segments=[60]
+            ),
         ],
     },
 ]

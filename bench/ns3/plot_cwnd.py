@@ -65,8 +65,9 @@ def main() -> int:
             ss = pd.concat([ss, pd.DataFrame({"time_s": [t_end], "bytes": [ss["bytes"].iloc[-1]]})])
         ax.step(cw["time_s"], cw["bytes"] / MSS, where="post", color=color, lw=1.2, label=f"{label} cwnd")
         if len(ss):
-            ax.step(ss["time_s"], ss["bytes"] / MSS, where="post", color=color, lw=1.0, ls="--",
-                    label=f"{label} ssthresh")
+            ax.step(
+                ss["time_s"], ss["bytes"] / MSS, where="post", color=color, lw=1.0, ls="--", label=f"{label} ssthresh"
+            )
             ymax = max(ymax, float(ss["bytes"].max() / MSS))
         ymax = max(ymax, float(cw["bytes"].max() / MSS))
     ax.set_xlabel("time [s]")

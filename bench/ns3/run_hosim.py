@@ -70,18 +70,20 @@ def case_toml(c: dict) -> str:
     """The explicit graph of one case (see families.py for the topology)."""
     L = []
     L.append(f'name = "ns3cmp-{c["name"]}"')
-    L.append(f'duration_s = {c["duration_s"]!r}')
-    L.append(f'seed = {c["seed"]}')
+    L.append(f"duration_s = {c['duration_s']!r}")
+    L.append(f"seed = {c['seed']}")
     L.append("")
     L.append("[tcp]")
     L.append(f'recovery = "{"sack" if c["sack"] else "newreno"}"')
-    L.append(f'delayed_ack = {"true" if c["delayed_ack"] else "false"}')
+    L.append(f"delayed_ack = {'true' if c['delayed_ack'] else 'false'}")
     L.append("")
     L.append("[trace]")
     L.append('queues = ["bneck"]')
     L.append("")
-    for kind, names in (("router", ["left", "right"]),
-                        ("host", [f"s{i}" for i in range(c["flows"])] + [f"d{i}" for i in range(c["flows"])])):
+    for kind, names in (
+        ("router", ["left", "right"]),
+        ("host", [f"s{i}" for i in range(c["flows"])] + [f"d{i}" for i in range(c["flows"])]),
+    ):
         for n in names:
             L += ["[[nodes]]", f'name = "{n}"', f'kind = "{kind}"', ""]
 
@@ -89,8 +91,14 @@ def case_toml(c: dict) -> str:
         out = ["[[links]]"]
         if name:
             out.append(f'name = "{name}"')
-        out += [f'from = "{frm}"', f'to = "{to}"', f"rate_bps = {float(rate)!r}", f"delay_s = {float(delay)!r}",
-                'queue = "droptail"', f"queue_packets = {int(q)}"]
+        out += [
+            f'from = "{frm}"',
+            f'to = "{to}"',
+            f"rate_bps = {float(rate)!r}",
+            f"delay_s = {float(delay)!r}",
+            'queue = "droptail"',
+            f"queue_packets = {int(q)}",
+        ]
         if loss:
             out.append(f"loss = {float(loss)!r}")
         if bidir:
@@ -107,12 +115,12 @@ def case_toml(c: dict) -> str:
     for i in range(c["flows"]):
         L += ["[[flows]]", f'name = "flow{i}"', f'src = "s{i}"', f'dst = "d{i}"', f'app = "{c["app"]}"']
         if c["app"] == "file":
-            L.append(f'bytes = {int(c["file_bytes"])}')
-        L.append(f'start_s = {i * c["stagger_s"]!r}')
+            L.append(f"bytes = {int(c['file_bytes'])}")
+        L.append(f"start_s = {i * c['stagger_s']!r}")
         if i == 0 and c["drop_segments"]:
-            L.append(f'drop_segments = {list(c["drop_segments"])}')
+            L.append(f"drop_segments = {list(c['drop_segments'])}")
         if i == 0 and c["drop_retransmissions"]:
-            L.append(f'drop_retransmissions = {list(c["drop_retransmissions"])}')
+            L.append(f"drop_retransmissions = {list(c['drop_retransmissions'])}")
         L.append("")
     return "\n".join(L)
 
@@ -147,22 +155,24 @@ def run_case(c: dict, profile: str, traces: bool) -> tuple[dict, object]:
             gp = (c["file_bytes"] * 8 / ct) if ct else f["bytes_delivered"] * 8 / c["duration_s"]
         else:
             gp = f["bytes_delivered"] * 8 / c["duration_s"]
-        flows.append({
-            "name": f["name"],
-            "goodput_bps": gp,
-            "bytes_delivered": f["bytes_delivered"],
-            "completion_time_s": ct,
-            "sender_completion_time_s": sender_ct,
-            "segments_sent": f["segments_sent"],
-            "retransmits": f["retransmits"],
-            "fast_recoveries": f["fast_recoveries"],
-            "timeouts": f["timeouts"],
-            "spurious_timeouts": f["spurious_timeouts"],
-            "scripted_drops": f["scripted_drops"],
-            "rtt_mean_s": f["rtt_mean_s"],
-            "cwnd_final_bytes": f["cwnd_final_bytes"],
-            "ssthresh_final_bytes": f["ssthresh_final_bytes"],
-        })
+        flows.append(
+            {
+                "name": f["name"],
+                "goodput_bps": gp,
+                "bytes_delivered": f["bytes_delivered"],
+                "completion_time_s": ct,
+                "sender_completion_time_s": sender_ct,
+                "segments_sent": f["segments_sent"],
+                "retransmits": f["retransmits"],
+                "fast_recoveries": f["fast_recoveries"],
+                "timeouts": f["timeouts"],
+                "spurious_timeouts": f["spurious_timeouts"],
+                "scripted_drops": f["scripted_drops"],
+                "rtt_mean_s": f["rtt_mean_s"],
+                "cwnd_final_bytes": f["cwnd_final_bytes"],
+                "ssthresh_final_bytes": f["ssthresh_final_bytes"],
+            }
+        )
     bq = next(q for q in s["queues"] if q["name"] == "bneck")
     res = {
         "case": c["name"],
@@ -172,8 +182,13 @@ def run_case(c: dict, profile: str, traces: bool) -> tuple[dict, object]:
         "retransmits": sum(f["retransmits"] for f in flows),
         "fast_recoveries": sum(f["fast_recoveries"] for f in flows),
         "timeouts": sum(f["timeouts"] for f in flows),
-        "bottleneck": {"queue_drops": bq["dropped"], "lost_on_link": bq["lost_on_link"], "enqueued": bq["enqueued"],
-                       "max_len_pkts": bq["max_len_pkts"], "utilization": bq["utilization"]},
+        "bottleneck": {
+            "queue_drops": bq["dropped"],
+            "lost_on_link": bq["lost_on_link"],
+            "enqueued": bq["enqueued"],
+            "max_len_pkts": bq["max_len_pkts"],
+            "utilization": bq["utilization"],
+        },
         "events": s["events"],
         "run_wall_s": wall,
         "run_cpu_s": cpu,
@@ -187,8 +202,11 @@ def main() -> int:
     ap.add_argument("--cases", nargs="*", help="substrings of case names / family ids (default: all)")
     ap.add_argument("--profile", default="ns3", choices=sorted(PROFILES))
     ap.add_argument("--out", default=os.path.join(RESULTS, "hosim.json"))
-    ap.add_argument("--traces", action="store_true",
-                    help="also write <case>.hosim.cwnd.csv (time_s, flow, cwnd_bytes, ssthresh_bytes)")
+    ap.add_argument(
+        "--traces",
+        action="store_true",
+        help="also write <case>.hosim.cwnd.csv (time_s, flow, cwnd_bytes, ssthresh_bytes)",
+    )
     ap.add_argument("--print-toml", metavar="CASE", help="print the TOML of one case and exit")
     args = ap.parse_args()
 
@@ -206,8 +224,11 @@ def main() -> int:
     for c in cases:
         res, tr = run_case(c, args.profile, args.traces)
         results[c["name"]] = res
-        print(f"{c['name']:<22} goodput {res['aggregate_goodput_bps'] / 1e6:8.3f} Mb/s  retx {res['retransmits']:6d}  "
-              f"FR {res['fast_recoveries']:5d}  RTO {res['timeouts']:4d}  ({res['run_cpu_s']:.2f} s cpu)", flush=True)
+        print(
+            f"{c['name']:<22} goodput {res['aggregate_goodput_bps'] / 1e6:8.3f} Mb/s  retx {res['retransmits']:6d}  "
+            f"FR {res['fast_recoveries']:5d}  RTO {res['timeouts']:4d}  ({res['run_cpu_s']:.2f} s cpu)",
+            flush=True,
+        )
         if tr is not None:
             cw = tr["cwnd"].copy()
             ss = tr["ssthresh"]

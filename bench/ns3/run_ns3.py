@@ -297,12 +297,40 @@ def run_case(ns, cpp, c: dict, traces: bool) -> tuple[dict, dict | None]:
 
     tcp_cfg = {}
     tcp_cfg.update(_attr_defaults(ns, "ns3::TcpL4Protocol", ["SocketType", "RecoveryType"]))
-    tcp_cfg.update(_attr_defaults(ns, "ns3::TcpSocket", [
-        "SegmentSize", "SndBufSize", "RcvBufSize", "InitialCwnd", "InitialSlowStartThreshold",
-        "DelAckCount", "DelAckTimeout", "ConnTimeout", "ConnCount", "DataRetries"]))
-    tcp_cfg.update(_attr_defaults(ns, "ns3::TcpSocketBase", [
-        "Sack", "WindowScaling", "Timestamp", "MinRto", "ClockGranularity", "ReTxThreshold",
-        "LimitedTransmit", "UseEcn"]))
+    tcp_cfg.update(
+        _attr_defaults(
+            ns,
+            "ns3::TcpSocket",
+            [
+                "SegmentSize",
+                "SndBufSize",
+                "RcvBufSize",
+                "InitialCwnd",
+                "InitialSlowStartThreshold",
+                "DelAckCount",
+                "DelAckTimeout",
+                "ConnTimeout",
+                "ConnCount",
+                "DataRetries",
+            ],
+        )
+    )
+    tcp_cfg.update(
+        _attr_defaults(
+            ns,
+            "ns3::TcpSocketBase",
+            [
+                "Sack",
+                "WindowScaling",
+                "Timestamp",
+                "MinRto",
+                "ClockGranularity",
+                "ReTxThreshold",
+                "LimitedTransmit",
+                "UseEcn",
+            ],
+        )
+    )
 
     # --- topology ---------------------------------------------------------------------------
     routers = ns.NodeContainer()
@@ -377,15 +405,17 @@ def run_case(ns, cpp, c: dict, traces: bool) -> tuple[dict, dict | None]:
     for i in range(flows):
         port = BASE_PORT + i
         start = i * c["stagger_s"]
-        sink_h = ns.PacketSinkHelper("ns3::TcpSocketFactory",
-                                     ns.InetSocketAddress(ns.Ipv4Address.GetAny(), port).ConvertTo())
+        sink_h = ns.PacketSinkHelper(
+            "ns3::TcpSocketFactory", ns.InetSocketAddress(ns.Ipv4Address.GetAny(), port).ConvertTo()
+        )
         sink = sink_h.Install(receivers.Get(i))
         sink.Start(ns.Seconds(0.0))
         sink.Stop(ns.Seconds(c["duration_s"]))
         sinks.append(sink.Get(0))
         cpp.HookSink(sink.Get(0), i)
-        bulk = ns.BulkSendHelper("ns3::TcpSocketFactory",
-                                 ns.InetSocketAddress(rcv_ifs[i].GetAddress(1), port).ConvertTo())
+        bulk = ns.BulkSendHelper(
+            "ns3::TcpSocketFactory", ns.InetSocketAddress(rcv_ifs[i].GetAddress(1), port).ConvertTo()
+        )
         bulk.SetAttribute("MaxBytes", ns.UintegerValue(file_bytes))
         bulk.SetAttribute("SendSize", ns.UintegerValue(MSS))
         src = bulk.Install(senders.Get(i))
@@ -412,21 +442,25 @@ def run_case(ns, cpp, c: dict, traces: bool) -> tuple[dict, dict | None]:
             gp = file_bytes * 8 / completion
         else:
             gp = rx * 8 / c["duration_s"]
-        out_flows.append({
-            "name": f"flow{i}",
-            "goodput_bps": gp,
-            "bytes_delivered": rx,
-            "completion_time_s": completion,
-            "sender_completion_time_s": float(st.ackCompletion) if st.ackCompletion >= 0 else None,
-            "segments_sent": int(st.txData),
-            "retransmits": int(st.retx),
-            "fast_recoveries": int(st.recoveries),
-            "timeouts": int(st.rtos),
-            "loss_entries": int(st.lossEntries),
-        })
+        out_flows.append(
+            {
+                "name": f"flow{i}",
+                "goodput_bps": gp,
+                "bytes_delivered": rx,
+                "completion_time_s": completion,
+                "sender_completion_time_s": float(st.ackCompletion) if st.ackCompletion >= 0 else None,
+                "segments_sent": int(st.txData),
+                "retransmits": int(st.retx),
+                "fast_recoveries": int(st.recoveries),
+                "timeouts": int(st.rtos),
+                "loss_entries": int(st.lossEntries),
+            }
+        )
         if traces:
-            tr[f"flow{i}"] = {"cwnd": [list(map(float, st.cwT)), list(map(int, st.cw))],
-                              "ssthresh": [list(map(float, st.ssT)), list(map(int, st.ss))]}
+            tr[f"flow{i}"] = {
+                "cwnd": [list(map(float, st.cwT)), list(map(int, st.cw))],
+                "ssthresh": [list(map(float, st.ssT)), list(map(int, st.ss))],
+            }
     bq = left_dev.GetQueue()
     res = {
         "case": c["name"],
@@ -436,10 +470,12 @@ def run_case(ns, cpp, c: dict, traces: bool) -> tuple[dict, dict | None]:
         "retransmits": sum(f["retransmits"] for f in out_flows),
         "fast_recoveries": sum(f["fast_recoveries"] for f in out_flows),
         "timeouts": sum(f["timeouts"] for f in out_flows),
-        "bottleneck": {"queue_drops": int(cpp.TcDrops()) + int(cpp.QueueDrops()),
-                       "scripted_drops": int(cpp.ScriptedDrops()),
-                       "misaligned_segments": int(cpp.Misaligned()),
-                       "enqueued": int(bq.GetTotalReceivedPackets())},
+        "bottleneck": {
+            "queue_drops": int(cpp.TcDrops()) + int(cpp.QueueDrops()),
+            "scripted_drops": int(cpp.ScriptedDrops()),
+            "misaligned_segments": int(cpp.Misaligned()),
+            "enqueued": int(bq.GetTotalReceivedPackets()),
+        },
         "events": events,
         "run_wall_s": run_wall,
         "run_cpu_s": run_cpu,
@@ -453,14 +489,17 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--cases", nargs="*", help="substrings of case names / family ids (default: all)")
     ap.add_argument("--out", default=os.path.join(RESULTS, "ns3.json"))
-    ap.add_argument("--traces", action="store_true",
-                    help="also write <case>.ns3.cwnd.csv / .ssthresh.csv (CongestionWindow / SlowStartThreshold)")
+    ap.add_argument(
+        "--traces",
+        action="store_true",
+        help="also write <case>.ns3.cwnd.csv / .ssthresh.csv (CongestionWindow / SlowStartThreshold)",
+    )
     args = ap.parse_args()
 
     cases = select(args.cases)
     t0 = time.perf_counter()
-    from ns import ns  # noqa: PLC0415  (slow: ~20 s, cppyy JIT)
     import cppyy  # noqa: PLC0415
+    from ns import ns  # noqa: PLC0415  (slow: ~20 s, cppyy JIT)
 
     import_s = time.perf_counter() - t0
     cppyy.cppdef(_CPP)
@@ -474,8 +513,11 @@ def main() -> int:
     for c in cases:
         res, tr = run_case(ns, cpp, c, args.traces)
         results[c["name"]] = res
-        print(f"{c['name']:<22} goodput {res['aggregate_goodput_bps'] / 1e6:8.3f} Mb/s  retx {res['retransmits']:6d}  "
-              f"FR {res['fast_recoveries']:5d}  RTO {res['timeouts']:4d}  ({res['run_cpu_s']:.2f} s cpu)", flush=True)
+        print(
+            f"{c['name']:<22} goodput {res['aggregate_goodput_bps'] / 1e6:8.3f} Mb/s  retx {res['retransmits']:6d}  "
+            f"FR {res['fast_recoveries']:5d}  RTO {res['timeouts']:4d}  ({res['run_cpu_s']:.2f} s cpu)",
+            flush=True,
+        )
         if tr is not None:
             for kind in ("cwnd", "ssthresh"):
                 path = os.path.join(RESULTS, f"{c['name']}.ns3.{kind}.csv")
