@@ -2,7 +2,7 @@
 //! mobility mechanisms, and the run loop.
 //!
 //! Hosts, routers and links take the fast path: an arrival at a host or router is one match
-//! on the node kind and no call through a trait object. Only packets at nodes an agent owns,
+//! on the node kind inside the world and no call through a trait object. Only packets at nodes an agent owns,
 //! and agents' timers, go through `Box<dyn Agent>`, indexed by [`AgentId`].
 
 mod agent;
@@ -15,7 +15,7 @@ pub use agent::{Agent, Cx, HandoverRecord, Report};
 pub use flow::{DropRules, Flow};
 pub use world::{Counters, Event, World};
 
-use crate::net::{AgentId, NodeId, NodeKind, Packet};
+use crate::net::AgentId;
 
 pub struct Sim {
     pub world: World,
@@ -72,24 +72,17 @@ impl Sim {
     fn dispatch(&mut self, ev: Event) {
         match ev {
             Event::LinkArrive(l) => {
-                let (n, pkt) = self.world.on_arrive(l, false);
-                self.node_receive(n, pkt);
+                if let Some(a) = self.world.on_arrive(l, false) {
+                    self.agents[a.agent as usize].on_packet(&mut Cx::new(&mut self.world, a.agent), a.node, a.pkt);
+                }
             }
             Event::LinkArriveLate(l) => {
-                let (n, pkt) = self.world.on_arrive(l, true);
-                self.node_receive(n, pkt);
+                if let Some(a) = self.world.on_arrive(l, true) {
+                    self.agents[a.agent as usize].on_packet(&mut Cx::new(&mut self.world, a.agent), a.node, a.pkt);
+                }
             }
             Event::Agent { id, tag } => self.agents[id as usize].on_timer(&mut Cx::new(&mut self.world, id), tag),
             ev => self.world.dispatch(ev),
-        }
-    }
-
-    /// A packet reaches a node: its owner agent, or the host/router behaviour.
-    #[inline]
-    fn node_receive(&mut self, n: NodeId, pkt: Packet) {
-        match self.world.nodes[n as usize].kind {
-            NodeKind::Owned(id) => self.agents[id as usize].on_packet(&mut Cx::new(&mut self.world, id), n, pkt),
-            NodeKind::Host | NodeKind::Router => self.world.receive(n, pkt),
         }
     }
 

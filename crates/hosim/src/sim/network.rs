@@ -5,10 +5,17 @@
 use crate::engine::time::tx_time_ns;
 use crate::net::packet::Packet;
 use crate::net::queue::Verdict;
-use crate::net::{LinkId, NodeId};
+use crate::net::{AgentId, LinkId, NodeId, NodeKind};
 use crate::observe::{LinkPoint, TraceKind};
 
 use super::world::{Event, World};
+
+/// A packet that reached a node an agent owns.
+pub(super) struct Arrival {
+    pub agent: AgentId,
+    pub node: NodeId,
+    pub pkt: Packet,
+}
 
 impl World {
     /// Offers a packet to a link's queue and starts the transmitter if it is idle.
@@ -16,16 +23,24 @@ impl World {
         let now = self.now;
         let link = &mut self.links[l as usize];
         link.stats.offered += 1;
+        // A copy for the drop observers only when somebody listens: none on the fast path.
+        let seen = if self.obs.wants(LinkPoint::Drop) { Some(pkt) } else { None };
         let verdict = link.queue.enqueue(now, pkt, &mut link.rng);
         match verdict {
             Verdict::DroppedFull | Verdict::DroppedEarly => {
                 self.counters.dropped_queue += 1;
-                self.obs.link(LinkPoint::Drop, now, l, link, &pkt);
+                if let Some(pkt) = seen {
+                    self.obs.link(LinkPoint::Drop, now, l, link, &pkt);
+                }
                 return;
             }
             Verdict::Queued | Verdict::Marked => {}
         }
-        self.obs.link(LinkPoint::Enqueue, now, l, link, &pkt);
+        if self.obs.wants(LinkPoint::Enqueue) {
+            let link = &*link;
+            let queued = link.queue.back().expect("just enqueued");
+            self.obs.link(LinkPoint::Enqueue, now, l, link, queued);
+        }
         if link.in_service.is_none() {
             self.start_tx(l);
         }
@@ -40,13 +55,18 @@ impl World {
             // Variable rate: the completion moves with every rate change (`on_link_rate`).
             Some(v) => v.start_packet(now, pkt.size_bytes),
         };
-        self.obs.link(LinkPoint::Transmit, now, l, link, &pkt);
         link.in_service = Some(pkt);
+        if self.obs.wants(LinkPoint::Transmit) {
+            let link = &*link;
+            let sent = link.in_service.as_ref().expect("just started");
+            self.obs.link(LinkPoint::Transmit, now, l, link, sent);
+        }
         if let Some(done) = done {
             self.events.schedule(done, Event::LinkTxDone(l));
         }
     }
 
+    #[inline]
     pub(super) fn on_tx_done(&mut self, l: LinkId) {
         let now = self.now;
         let link = &mut self.links[l as usize];
@@ -56,22 +76,31 @@ impl World {
             }
             v.finish_packet();
         }
-        let pkt = link.in_service.take().expect("a packet is in service when its transmission ends");
+        let size = link.in_service.as_ref().expect("a packet is in service when its transmission ends").size_bytes;
         link.stats.transmitted += 1;
-        link.stats.tx_bytes += pkt.size_bytes as u64;
+        link.stats.tx_bytes += size as u64;
         if link.loss.lose(&mut link.rng) {
             link.stats.lost += 1;
             self.counters.dropped_loss += 1;
-            self.obs.link(LinkPoint::Lost, now, l, link, &pkt);
+            // Observed where it is: a packet moved out only to be observed would cost every
+            // packet a copy.
+            if self.obs.wants(LinkPoint::Lost) {
+                let link = &*link;
+                self.obs.link(LinkPoint::Lost, now, l, link, link.in_service.as_ref().expect("in service"));
+            }
+            self.links[l as usize].in_service = None;
         } else if link.impair.is_none() {
             let at = now + link.delay_ns;
-            link.pipeline.push_back((at, pkt));
+            // Copied straight from the transmitter into the pipeline (`take` would copy twice).
+            link.pipeline.push_back((at, *link.in_service.as_ref().expect("in service")));
+            link.in_service = None;
             // One pending arrival event per pipeline: the head's. The next is scheduled when
             // the head arrives, which keeps the event heap as small as the number of links.
             if link.pipeline.len() == 1 {
                 self.events.schedule(at, Event::LinkArrive(l));
             }
         } else {
+            let pkt = link.in_service.take().expect("in service");
             self.propagate_impaired(l, pkt);
         }
         if !self.links[l as usize].queue.is_empty() {
@@ -110,10 +139,16 @@ impl World {
         }
     }
 
-    /// The head of a link's pipeline reaches the far node: returns the node and the packet
-    /// for the simulation to hand on (`Sim::node_receive`).
-    pub(super) fn on_arrive(&mut self, l: LinkId, late: bool) -> (NodeId, Packet) {
+    /// The head of a link's pipeline reaches the far node. A host or router handles it here;
+    /// a packet for a node an agent owns is returned for the simulation to hand on.
+    pub(super) fn on_arrive(&mut self, l: LinkId, late: bool) -> Option<Arrival> {
         let link = &mut self.links[l as usize];
+        if self.obs.wants(LinkPoint::Receive) {
+            let link = &*link;
+            let pipe = if late { &link.late_pipeline } else { &link.pipeline };
+            let arriving = &pipe.front().expect("an arrival event has a packet in the pipeline").1;
+            self.obs.link(LinkPoint::Receive, self.now, l, link, arriving);
+        }
         let pipe = if late { &mut link.late_pipeline } else { &mut link.pipeline };
         let (at, pkt) = pipe.pop_front().expect("an arrival event has a packet in the pipeline");
         debug_assert_eq!(at, self.now);
@@ -122,11 +157,18 @@ impl World {
             self.events.schedule(next, ev);
         }
         link.stats.delivered += 1;
-        self.obs.link(LinkPoint::Receive, self.now, l, link, &pkt);
-        (link.to, pkt)
+        let node = link.to;
+        match self.nodes[node as usize].kind {
+            NodeKind::Host | NodeKind::Router => {
+                self.receive(node, pkt);
+                None
+            }
+            NodeKind::Owned(agent) => Some(Arrival { agent, node, pkt }),
+        }
     }
 
     /// A packet reaches a host or router: consume it if addressed here, else forward it.
+    #[inline]
     pub(crate) fn receive(&mut self, n: NodeId, pkt: Packet) {
         if pkt.dst == n {
             self.deliver_local(pkt);

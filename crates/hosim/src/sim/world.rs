@@ -107,6 +107,7 @@ impl World {
     }
 
     /// Runs a core event (anything but arrivals and agent timers, which `Sim` routes).
+    #[inline]
     pub(super) fn dispatch(&mut self, ev: Event) {
         match ev {
             Event::LinkTxDone(l) => self.on_tx_done(l),
