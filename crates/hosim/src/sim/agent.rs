@@ -168,17 +168,17 @@ pub struct Report {
 
 impl Report {
     /// Adds top-level field `key`.
-    pub fn field(&mut self, key: &str, value: &impl Serialize) {
+    pub fn add_field(&mut self, key: &str, value: &impl Serialize) {
         self.fields.insert(key.to_string(), to_value(value));
     }
 
     /// Adds every field of `fields` (a struct) at the top level.
-    pub fn fields_of(&mut self, fields: &impl Serialize) {
+    pub fn add_fields(&mut self, fields: &impl Serialize) {
         self.fields.extend(to_map(fields));
     }
 
     /// Appends the fields of `fields` (a struct) to flow `f`'s summary entry.
-    pub fn flow_fields(&mut self, f: FlowId, fields: &impl Serialize) {
+    pub fn add_flow_fields(&mut self, f: FlowId, fields: &impl Serialize) {
         self.flow_fields.push((f, to_map(fields)));
     }
 }

@@ -99,7 +99,7 @@ impl FcpHandover {
                 throughput_fraction: fraction,
                 handovers: mob.handovers,
             };
-            report.flow_fields(mob.flow, &fields);
+            report.add_flow_fields(mob.flow, &fields);
         }
         let scheme = self.scheme.name();
         for rec in &self.log {
@@ -107,7 +107,7 @@ impl FcpHandover {
             let entry = SummaryHandover::new(mobile_name(rec.mobile), start, end, scheme.into(), &HandoverLog::of(rec));
             report.handovers.push(entry);
         }
-        report.field("fcp", &self.entry(scheme, &fractions));
+        report.add_field("fcp", &self.entry(scheme, &fractions));
         report
     }
 

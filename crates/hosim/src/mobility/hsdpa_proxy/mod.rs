@@ -70,7 +70,7 @@ impl Agent for Hsdpa {
                 let proxy = self.proxy.as_ref().map(Proxy::report);
                 let radio = RadioReport::take(cx, self.downlink, self.server_flow, self.ue_flow, proxy);
                 let mut report = Report::default();
-                report.fields_of(&radio);
+                report.add_fields(&radio);
                 self.finished = Some(report);
             }
         }

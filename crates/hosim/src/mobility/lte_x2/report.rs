@@ -80,7 +80,7 @@ impl LteX2 {
             let ue = self.ues[ho.ue].name.clone();
             report.handovers.push(HandoverRecord::new(ue, ns_to_s(ho.decision_ns), opt_s(end), scheme, &detail));
         }
-        report.field("lte_x2", &self.entry(world.end_ns));
+        report.add_field("lte_x2", &self.entry(world.end_ns));
         report
     }
 
