@@ -105,7 +105,7 @@ pub struct LteX2 {
 
 /// What an LTE timer is for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Timer {
+enum Timer {
     /// The eNodeB's radio finished sending a packet.
     RadioSlotDone { enb: u8 },
     /// A step of handover `ho`'s procedure (see `handover.rs`).
@@ -116,7 +116,7 @@ impl Timer {
     /// Handover steps are tagged above this bit; radio slots below it.
     const HANDOVER: u64 = 1 << 32;
 
-    pub(crate) fn tag(self) -> u64 {
+    fn tag(self) -> u64 {
         match self {
             Timer::RadioSlotDone { enb } => enb as u64,
             Timer::Handover { ho, step } => Self::HANDOVER | (ho as u64) << 8 | step.index() as u64,
@@ -222,7 +222,7 @@ impl LteX2 {
     }
 
     /// Puts a packet in UE `u`'s downlink queue at eNodeB `e`, counting a drop if it is full.
-    pub(crate) fn enb_enqueue(&mut self, cx: &mut Cx, e: usize, u: usize, pkt: Packet) {
+    fn enb_enqueue(&mut self, cx: &mut Cx, e: usize, u: usize, pkt: Packet) {
         let now = cx.now();
         let enb = &mut self.enbs[e];
         if !enb_buffer(&mut enb.queues[u], &mut enb.stats, now, pkt, cx.rng()) {
@@ -233,7 +233,7 @@ impl LteX2 {
     /// If the radio is idle, the scheduler picks an attached UE with queued packets and sends
     /// its head packet on that UE's radio link; the radio stays busy for the packet's
     /// transmission time.
-    pub(crate) fn enb_kick(&mut self, cx: &mut Cx, e: usize) {
+    fn enb_kick(&mut self, cx: &mut Cx, e: usize) {
         let now = cx.now();
         let enb = &mut self.enbs[e];
         if enb.busy {
