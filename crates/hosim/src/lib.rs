@@ -2,19 +2,36 @@
 //!
 //! The core is pure Rust. [`run`] takes scenario text and returns the run summary (the JSON
 //! contract of DESIGN.md) and, optionally, the traces.
+//!
+//! Layers, lowest first; a module names only modules of its own or a lower layer
+//! (`tests/layers.rs` checks this on every `src/**/*.rs` file):
+//!
+//! 1. `engine`: time, the event queue, random streams;
+//! 2. `net`: packets, queues, links (fixed and variable rate), nodes and routes;
+//! 3. `tcp`: the sender, the receiver and their parts;
+//! 4. `app`: the applications that feed a sender;
+//! 5. `observe`: the link-point observers and the traces;
+//! 6. `sim`: the world (network, flows, events), the `Agent` trait and its context, the run loop;
+//! 7. `metrics`: the run summary and the invariant checks (merges agents' reports);
+//! 8. `spec`: the explicit graph a scenario describes, input errors, the graph builder;
+//! 9. `mobility`: one folder per mechanism (config, template, agents, report);
+//! 10. `scenario`: the schema, the template registry, presets, the scenario builder;
+//! 11. this file: [`run`].
 
 pub mod app;
-pub mod cell;
 pub mod engine;
 pub mod metrics;
+pub mod mobility;
 pub mod net;
+pub mod observe;
 pub mod scenario;
+pub mod sim;
+pub mod spec;
 pub mod tcp;
-pub mod world;
 
 use std::time::Instant;
 
-pub use metrics::{TraceKind, TraceTable, Traces};
+pub use observe::{TraceKind, TraceTable, Traces};
 pub use scenario::ScenarioError;
 
 /// What can go wrong in a run.
@@ -66,17 +83,18 @@ pub struct RunOptions {
 pub fn run(text: &str, source: &str, opts: &RunOptions) -> Result<RunOutput, Error> {
     let scenario = scenario::load(text, source, &opts.overrides)?;
     let seed = opts.seed.or(scenario.seed).unwrap_or(1);
-    let mut world = scenario::build::build(&scenario, source, seed)?;
-    world.traces.enabled = opts.traces;
+    let mut sim = scenario::build::build(&scenario, source, seed)?;
+    sim.world.obs.set_tracing(opts.traces);
     let t0 = Instant::now();
-    world.run();
+    sim.run();
     let wall = t0.elapsed().as_secs_f64();
-    let violations = metrics::summary::check_invariants(&world);
+    let violations = metrics::summary::check_invariants(&sim);
     let name = scenario.name.clone().unwrap_or_else(|| source.to_string());
-    let summary = metrics::summary::summary(&world, &name, seed, wall, &violations);
+    let summary = metrics::summary::summary(&sim, &name, seed, wall, &violations);
     if !violations.is_empty() {
         return Err(Error::Invariant(violations.join("; ")));
     }
+    let world = &mut sim.world;
     let mut goodput = TraceTable::default();
     if opts.traces {
         let iv = world.trace_interval_ns;
@@ -92,7 +110,7 @@ pub fn run(text: &str, source: &str, opts: &RunOptions) -> Result<RunOutput, Err
         summary,
         flow_names: world.flows.iter().map(|f| f.name.clone()).collect(),
         link_names: world.links.iter().map(|l| l.name.clone()).collect(),
-        traces: std::mem::take(&mut world.traces),
+        traces: world.obs.take_traces(),
         goodput,
     })
 }

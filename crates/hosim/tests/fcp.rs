@@ -2,10 +2,10 @@
 //! Levin, Sec. III), NewReno's timer variants (RFC 6582 §4) end to end, and the `[fcp]`
 //! input checks. One mobile, one handover at 1.0 s, no congestion loss unless a test asks.
 
-use hosim::cell::fcp::HandoverRecord;
 use hosim::metrics::summary::check_invariants;
+use hosim::mobility::fcp::{FcpHandover, HandoverRecord};
 use hosim::scenario::{build::build, load};
-use hosim::world::World;
+use hosim::sim::{Agent, Sim};
 
 /// One mobile on a 100/10 Mb/s Fig. 1 network, a single handover bs1 -> bs2 at 1.0 s.
 /// The receiver window (200 kB, two bandwidth-delay products) keeps the base-station queue
@@ -25,20 +25,20 @@ min_rto_s = 0.2
 rwnd_bytes = 200000
 "#;
 
-fn world(scheme: &str, sets: &[(&str, &str)]) -> World {
+fn world(scheme: &str, sets: &[(&str, &str)]) -> Sim {
     let mut overrides = vec![("fcp.scheme".to_string(), scheme.to_string())];
     overrides.extend(sets.iter().map(|(k, v)| (k.to_string(), v.to_string())));
     let s = load(BASE, "test.toml", &overrides).expect("valid scenario");
     let mut w = build(&s, "test.toml", 1).expect("buildable scenario");
-    w.fcp.as_mut().expect("fcp mechanism").record_uids = true;
+    w.agent_mut::<FcpHandover>().expect("fcp mechanism").record_uids = true;
     w.run();
     let bad = check_invariants(&w);
     assert!(bad.is_empty(), "invariants: {bad:?}");
     w
 }
 
-fn only_handover(w: &World) -> &HandoverRecord {
-    let log = &w.fcp.as_ref().unwrap().log;
+fn only_handover(w: &Sim) -> &HandoverRecord {
+    let log = &w.agent::<FcpHandover>().unwrap().log;
     assert_eq!(log.len(), 1);
     &log[0]
 }
@@ -57,10 +57,10 @@ fn drop_loses_exactly_the_packets_past_the_fcp_on_the_old_path() {
     assert_eq!(sorted(&h.dropped_uids), sorted(&h.past_fcp_uids));
     assert_eq!(h.dropped_pkts, h.past_fcp_pkts);
     assert_eq!(h.forwarded_pkts, 0);
-    let c = &w.counters;
+    let c = &w.world.counters;
     assert_eq!(c.dropped_handover, h.past_fcp_pkts, "the handover is the only loss");
     assert_eq!(c.dropped(), c.dropped_handover);
-    let f = &w.flows[0];
+    let f = &w.world.flows[0];
     assert!(f.sender.stats.retransmits >= h.past_fcp_pkts, "every dropped segment is sent again");
     assert!(h.end_ns.unwrap() - h.start_ns <= 25_000_000 + 100_000, "old path drained within D_FCP->BS");
 }
@@ -83,13 +83,13 @@ fn forward_delivers_them_late_and_out_of_order() {
     let h = only_handover(&w);
     assert!(h.past_fcp_pkts >= 15);
     assert_eq!(sorted(&h.forwarded_uids), sorted(&h.past_fcp_uids));
-    assert_eq!(w.counters.dropped(), 0, "forward loses nothing");
+    assert_eq!(w.world.counters.dropped(), 0, "forward loses nothing");
     assert!(h.forwarded_overtaken_pkts > 0, "direct packets overtake forwarded ones at BS2");
     // Late: the last forwarded packet reaches BS2 a forwarding delay (50 ms) after the old
     // path drained, behind direct packets that took 25 ms from the FCP.
     assert!(h.end_ns.unwrap() - h.start_ns > 50_000_000);
     assert_eq!(h.forwarded_overtaken_pkts, h.forwarded_pkts, "every forwarded packet arrives after direct ones");
-    let f = &w.flows[0];
+    let f = &w.world.flows[0];
     assert!(f.receiver.stats.out_of_order_segments > 0, "the mobile sees a gap");
     assert!(f.sender.stats.fast_recoveries >= 1, "three duplicate ACKs: a spurious fast retransmit");
     assert!(f.receiver.stats.duplicate_segments > 0, "the forwarded copy made the retransmission unnecessary");
@@ -104,12 +104,12 @@ fn rearrange_delivers_them_in_order() {
     assert!(h.held_max_pkts > 0, "BS2 held direct packets back");
     assert_eq!(h.forwarded_overtaken_pkts, 0);
     assert_eq!(h.buffer_drops, 0);
-    assert_eq!(w.counters.dropped(), 0);
-    let f = &w.flows[0];
+    assert_eq!(w.world.counters.dropped(), 0);
+    let f = &w.world.flows[0];
     assert_eq!(f.receiver.stats.out_of_order_segments, 0, "in order at the mobile");
     assert_eq!(f.sender.stats.fast_recoveries + f.sender.stats.timeouts, 0);
     assert_eq!(f.sender.stats.retransmits, 0);
-    assert_eq!(w.fcp.as_ref().unwrap().held_packets(), 0, "everything held was released");
+    assert_eq!(w.agent::<FcpHandover>().unwrap().held_packets(), 0, "everything held was released");
 }
 
 #[test]
@@ -123,7 +123,7 @@ fn rearrange_fills_bs2_buffer_when_forwarding_is_slow() {
     assert_eq!(h.bs_buffer_max_pkts, 40, "held + queued reached the buffer size");
     assert!(h.buffer_drops > 0);
     assert!(h.forwarded_buffer_drops > 0, "DropTail: held direct packets crowd out forwarded ones");
-    assert_eq!(w.counters.dropped(), h.buffer_drops, "the full buffer is the only loss");
+    assert_eq!(w.world.counters.dropped(), h.buffer_drops, "the full buffer is the only loss");
     assert_eq!(h.forwarded_overtaken_pkts, 0);
     // Evicting held packets instead keeps every forwarded packet.
     let mut evict = sets.to_vec();
@@ -139,7 +139,7 @@ fn rearrange_fills_bs2_buffer_when_forwarding_is_slow() {
 fn held_packets_count_as_in_flight() {
     // Stop while BS2 still holds packets: conservation must count them.
     let w = world("rearrange", &[("fcp.forward_delay_s", "0.15"), ("duration_s", "1.05")]);
-    assert!(w.fcp.as_ref().unwrap().held_packets() > 0);
+    assert!(w.agent::<FcpHandover>().unwrap().held_packets() > 0);
 }
 
 #[test]
@@ -159,7 +159,7 @@ fn newreno_slow_but_steady_recovers_without_timeout_where_impatient_times_out() 
             ],
         );
         let h = only_handover(&w).dropped_pkts;
-        let s = w.flows[0].sender.stats.clone();
+        let s = w.world.flows[0].sender.stats.clone();
         (h, s.timeouts, s.fast_recoveries, s.retransmits)
     };
     let (lost, to_sbs, fr_sbs, rtx_sbs) = run("slow-but-steady");
@@ -274,7 +274,7 @@ fn handover_times(distribution: &str) -> Vec<f64> {
     let mut w = build(&s, "test.toml", 7).expect("buildable");
     w.run();
     assert!(check_invariants(&w).is_empty());
-    w.fcp.as_ref().unwrap().log.iter().map(|h| h.start_ns as f64 / 1e9).collect()
+    w.agent::<FcpHandover>().unwrap().log.iter().map(|h| h.start_ns as f64 / 1e9).collect()
 }
 
 #[test]

@@ -135,13 +135,13 @@ fn lost_tail_segment_is_recovered_by_the_retransmission_timer() {
         .map(|(k, v)| (k.to_string(), v.to_string()))
         .collect();
     let scenario = hosim::scenario::load(text, "hsdpa", &sets).unwrap();
-    let mut world = hosim::scenario::build::build(&scenario, "hsdpa", 1).unwrap();
-    world.flows[1].drops.first_tx = vec![99];
-    world.run();
-    assert!(hosim::metrics::summary::check_invariants(&world).is_empty());
-    assert_eq!(world.flows[1].delivered_bytes, 146_000);
-    assert_eq!(world.flows[1].scripted_drops, 1);
-    assert_eq!(world.flows[1].sender.stats.timeouts, 1);
+    let mut sim = hosim::scenario::build::build(&scenario, "hsdpa", 1).unwrap();
+    sim.world.flows[1].drops.first_tx = vec![99];
+    sim.run();
+    assert!(hosim::metrics::summary::check_invariants(&sim).is_empty());
+    assert_eq!(sim.world.flows[1].delivered_bytes, 146_000);
+    assert_eq!(sim.world.flows[1].scripted_drops, 1);
+    assert_eq!(sim.world.flows[1].sender.stats.timeouts, 1);
 }
 
 /// "Gracefully": with noisy reports (gamma 25 packets/s, 20% of the mean rate; eta 2 packets) or

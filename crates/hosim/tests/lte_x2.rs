@@ -2,8 +2,9 @@
 //! marker and reordering, the three path-switch variants, ECN through the GTP-U tunnel, and
 //! validation of every `lte_x2` key.
 
+use hosim::mobility::lte_x2::LteX2;
 use hosim::net::{Link, NodeId};
-use hosim::world::World;
+use hosim::sim::Sim;
 use hosim::RunOptions;
 use serde_json::Value;
 
@@ -27,7 +28,7 @@ fn summary(kv: &[(&str, &str)], seed: u64) -> Value {
 }
 
 /// Builds and runs the preset, returning the world for inspection.
-fn world(kv: &[(&str, &str)], seed: u64) -> World {
+fn world(kv: &[(&str, &str)], seed: u64) -> Sim {
     let s = hosim::scenario::load(text(), PRESET, &sets(kv)).expect("valid scenario");
     let mut w = hosim::scenario::build::build(&s, PRESET, seed).expect("builds");
     w.run();
@@ -46,12 +47,12 @@ fn flow<'a>(s: &'a Value, name: &str) -> &'a Value {
     s["flows"].as_array().unwrap().iter().find(|f| f["name"] == name).unwrap_or_else(|| panic!("flow {name}"))
 }
 
-fn link<'a>(w: &'a World, name: &str) -> &'a Link {
-    w.links.iter().find(|l| l.name == name).unwrap_or_else(|| panic!("link {name}"))
+fn link<'a>(w: &'a Sim, name: &str) -> &'a Link {
+    w.world.links.iter().find(|l| l.name == name).unwrap_or_else(|| panic!("link {name}"))
 }
 
-fn node(w: &World, name: &str) -> NodeId {
-    w.nodes.iter().position(|n| n.name == name).unwrap() as NodeId
+fn node(w: &Sim, name: &str) -> NodeId {
+    w.world.nodes.iter().position(|n| n.name == name).unwrap() as NodeId
 }
 
 /// Packets still on a link (queued, in service, propagating) whose outer destination is `to`.
@@ -73,7 +74,7 @@ fn with<'a>(base: &[(&'a str, &'a str)], more: &[(&'a str, &'a str)]) -> Vec<(&'
 #[test]
 fn standard_forwarded_packets_queue_twice_in_the_router() {
     let w = world(ALONE, 1);
-    let lte = w.lte.as_deref().unwrap();
+    let lte = w.agent::<LteX2>().unwrap();
     let ho = &lte.handovers[0];
     assert!(ho.forwarded_packets > 20, "forwarded {}", ho.forwarded_packets);
     assert!(ho.end_marker_at_target_ns.is_some(), "the end marker went source -> router -> target");
@@ -95,7 +96,7 @@ fn standard_forwarded_packets_queue_twice_in_the_router() {
 #[test]
 fn acks_in_flight_to_the_source_at_the_command_are_not_held() {
     let w = world(ALONE, 1);
-    let lte = w.lte.as_deref().unwrap();
+    let lte = w.agent::<LteX2>().unwrap();
     assert!(lte.enbs[0].held_uplink.is_empty(), "the source holds {} uplink packets", lte.enbs[0].held_uplink.len());
     assert!(lte.enbs[1].held_uplink.is_empty(), "the target released its held uplink at attach");
     assert_eq!(lte.enbs[0].held(), 0, "nothing of the reference UE is left in the source");

@@ -10,8 +10,8 @@
 
 mod common;
 
+use hosim::sim::World;
 use hosim::tcp::sender::EpisodeKind;
-use hosim::world::World;
 use hosim::TraceKind;
 
 const MSS: u64 = 1460;
@@ -32,7 +32,7 @@ fn consecutive(k: u64) -> Vec<u64> {
 
 /// Value of a sender trace at time t (the last sample at or before t).
 fn trace_at(w: &World, kind: TraceKind, t: u64) -> f64 {
-    let tab = w.traces.table(kind);
+    let tab = w.obs.traces.table(kind);
     let i = tab.time_ns.partition_point(|&x| x <= t);
     tab.value[i - 1]
 }

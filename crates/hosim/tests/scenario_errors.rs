@@ -72,3 +72,18 @@ fn graph_errors_name_the_entry() {
     let e = hosim::scenario::build::build(&s, "s.toml", 1).err().unwrap().message;
     assert!(e.contains("`links[0].to`") && e.contains("zz"), "{e}");
 }
+
+#[test]
+fn section_of_another_template_is_rejected_naming_it() {
+    let lte = "topology = \"lte-x2\"\nduration_s = 5\n[hsdpa]\nproxy = true\n";
+    let e = err(lte, &[]);
+    assert!(e.contains("`hsdpa`") && e.contains("topology = \"hsdpa\""), "{e}");
+    let e = err(GOOD, &[("fcp.mobiles", "2")]);
+    assert!(e.contains("`fcp`") && e.contains("topology = \"fcp\""), "{e}");
+}
+
+#[test]
+fn unknown_topology_lists_the_templates() {
+    let e = err(GOOD, &[("topology", "ring")]);
+    assert!(e.contains("`topology`") && e.contains("ring") && e.contains("`lte-x2`"), "{e}");
+}

@@ -1,5 +1,5 @@
 //! Discrete-event engine: integer time, the (time, sequence) ordered event queue and
-//! per-component random streams. The run loop itself lives in [`crate::world`].
+//! per-component random streams. The run loop itself lives in the simulation layer (`sim`).
 
 pub mod queue;
 pub mod rng;

@@ -1,6 +1,3 @@
-//! Traces (opt-in, columnar) and the run summary.
+//! The run summary and the end-of-run invariant checks.
 
 pub mod summary;
-pub mod trace;
-
-pub use trace::{TraceKind, TraceTable, Traces};

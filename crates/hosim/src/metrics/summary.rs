@@ -1,15 +1,18 @@
 //! The run summary (the JSON contract of DESIGN.md) and the end-of-run invariant checks.
+//! Mechanisms contribute through their agents' reports, merged here without naming any.
 
-use serde_json::{json, Value};
+use serde_json::{json, Map, Value};
 
 use crate::engine::time::ns_to_s;
-use crate::world::World;
+use crate::sim::{HandoverRecord, Report, Sim};
 
-/// Checks packet conservation and delivery integrity. Returns the list of violations.
-pub fn check_invariants(w: &World) -> Vec<String> {
+/// Checks packet conservation, the agents' own invariants and delivery integrity. Returns
+/// the list of violations.
+pub fn check_invariants(sim: &Sim) -> Vec<String> {
     let mut bad = Vec::new();
+    let w = &sim.world;
     let c = &w.counters;
-    let in_flight = w.packets_in_flight();
+    let in_flight = sim.packets_in_flight();
     if c.created != c.consumed + c.dropped() + in_flight {
         bad.push(format!(
             "packet conservation: created {} != consumed {} + dropped {} + in flight {}",
@@ -19,8 +22,8 @@ pub fn check_invariants(w: &World) -> Vec<String> {
             in_flight
         ));
     }
-    if let Some(lte) = &w.lte {
-        bad.extend(lte.check_invariants());
+    for a in sim.agents() {
+        bad.extend(a.check());
     }
     for l in &w.links {
         let s = &l.stats;
@@ -96,12 +99,15 @@ pub fn check_invariants(w: &World) -> Vec<String> {
     bad
 }
 
-pub fn summary(w: &World, scenario: &str, seed: u64, wall_time_s: f64, violations: &[String]) -> Value {
+pub fn summary(sim: &Sim, scenario: &str, seed: u64, wall_time_s: f64, violations: &[String]) -> Value {
+    let w = &sim.world;
+    let reports: Vec<Report> = sim.agents().map(|a| a.report(w)).collect();
     let end_s = ns_to_s(w.end_ns);
     let flows: Vec<Value> = w
         .flows
         .iter()
-        .map(|f| {
+        .enumerate()
+        .map(|(fi, f)| {
             let s = &f.sender;
             let st = &s.stats;
             let active_s = match f.completion_ns {
@@ -137,7 +143,11 @@ pub fn summary(w: &World, scenario: &str, seed: u64, wall_time_s: f64, violation
                 "scripted_drops": f.scripted_drops,
             });
             if let Value::Object(m) = &mut v {
-                m.extend(f.extra.clone());
+                for r in &reports {
+                    for (_, fields) in r.flow_fields.iter().filter(|(id, _)| *id as usize == fi) {
+                        m.extend(fields.clone());
+                    }
+                }
             }
             v
         })
@@ -162,8 +172,7 @@ pub fn summary(w: &World, scenario: &str, seed: u64, wall_time_s: f64, violation
         })
         .collect();
     let c = &w.counters;
-    let mut handovers = w.handovers.clone();
-    handovers.extend(w.lte_handover_entries());
+    let handovers: Vec<Value> = reports.iter().flat_map(|r| r.handovers.iter().map(handover_entry)).collect();
     let mut out = json!({
         "scenario": scenario,
         "seed": seed,
@@ -179,14 +188,24 @@ pub fn summary(w: &World, scenario: &str, seed: u64, wall_time_s: f64, violation
             "packets_created": c.created,
             "packets_consumed": c.consumed,
             "packets_dropped": c.dropped(),
-            "packets_in_flight": w.packets_in_flight(),
+            "packets_in_flight": sim.packets_in_flight(),
         },
     });
     if let Value::Object(m) = &mut out {
-        m.extend(w.report.clone());
-        if let Some(lte) = &w.lte {
-            m.insert("lte_x2".into(), lte.report(w.end_ns));
+        for r in reports {
+            m.extend(r.fields);
         }
     }
     out
+}
+
+/// A `handovers` entry: the common fields first, then the mechanism's own.
+fn handover_entry(h: &HandoverRecord) -> Value {
+    let mut m = Map::new();
+    m.insert("ue".into(), json!(h.ue));
+    m.insert("start_s".into(), json!(h.start_s));
+    m.insert("end_s".into(), json!(h.end_s));
+    m.insert("scheme".into(), json!(h.scheme));
+    m.extend(h.detail.clone());
+    Value::Object(m)
 }

@@ -73,6 +73,19 @@ impl Link {
             + self.late_pipeline.len() as u64
     }
 
+    /// A variable-rate link reaches the end of its rate segment at `now` and moves to the next
+    /// rate; a packet being serialized is charged the bits it sent at the old rate. The
+    /// caller schedules what this returns (see [`RateStep`]); the superseded completion event
+    /// is ignored when it fires (`VarRate::tx_done_at` no longer matches).
+    pub fn next_rate(&mut self, now: SimTime) -> RateStep {
+        let busy = self.in_service.is_some();
+        let v = self.var.as_mut().expect("rate events only for variable-rate links");
+        let old = v.rate_bps;
+        let tx_done = v.change(now, busy);
+        self.rate_bps = v.rate_bps;
+        RateStep { changed: v.rate_bps != old, tx_done, segment_end_ns: v.segment_end_ns }
+    }
+
     /// Bits the transmitter could have sent over [0, t]: rate * t, or the integral of a
     /// variable rate.
     pub fn capacity_bits(&self, t: SimTime) -> f64 {
@@ -81,4 +94,15 @@ impl Link {
             Some(v) => v.capacity_bits(t),
         }
     }
+}
+
+/// What a rate change of a variable-rate link asks of the event loop.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RateStep {
+    /// The rate differs from the previous segment's (traced).
+    pub changed: bool,
+    /// New completion time of the packet in service, if it moved.
+    pub tx_done: Option<SimTime>,
+    /// When the new segment ends: the next rate change.
+    pub segment_end_ns: SimTime,
 }

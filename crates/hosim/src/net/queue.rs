@@ -175,6 +175,11 @@ impl Queue {
     pub fn iter(&self) -> impl Iterator<Item = &Packet> {
         self.pkts.iter()
     }
+
+    /// The packet enqueued last.
+    pub fn back(&self) -> Option<&Packet> {
+        self.pkts.back()
+    }
 }
 
 enum RedDecision {

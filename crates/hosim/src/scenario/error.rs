@@ -1,51 +1,6 @@
-//! Invalid input is reported as one line naming the source, the key (or line) and the problem.
+//! `--set a.b=value` overrides. The error type itself is `crate::spec::ScenarioError`.
 
-use std::fmt;
-
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ScenarioError {
-    pub message: String,
-}
-
-impl fmt::Display for ScenarioError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.message)
-    }
-}
-
-impl std::error::Error for ScenarioError {}
-
-fn one_line(s: &str) -> String {
-    s.split_whitespace().collect::<Vec<_>>().join(" ")
-}
-
-impl ScenarioError {
-    /// An error about key `path` (dotted; empty for the top level).
-    pub fn new(source: &str, path: &str, problem: &str) -> Self {
-        let problem = one_line(problem);
-        let message = if path.is_empty() || path == "." {
-            format!("{source}: {problem}")
-        } else {
-            format!("{source}: key `{path}`: {problem}")
-        };
-        ScenarioError { message }
-    }
-
-    /// A TOML syntax error, located by line and column.
-    pub fn from_toml(source: &str, text: &str, e: &toml::de::Error) -> Self {
-        let problem = one_line(e.message());
-        let message = match e.span() {
-            Some(span) => {
-                let before = &text[..span.start.min(text.len())];
-                let line = before.matches('\n').count() + 1;
-                let col = before.len() - before.rfind('\n').map_or(0, |i| i + 1) + 1;
-                format!("{source}: line {line}, column {col}: malformed TOML: {problem}")
-            }
-            None => format!("{source}: malformed TOML: {problem}"),
-        };
-        ScenarioError { message }
-    }
-}
+use crate::spec::ScenarioError;
 
 /// Applies one `--set a.b.c=value` override. The value is read as a TOML value; if it does not
 /// parse as one it is taken as a string (so `--set tcp.recovery=sack` works unquoted).

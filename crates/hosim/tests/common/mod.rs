@@ -2,17 +2,17 @@
 #![allow(dead_code)]
 
 use hosim::scenario;
-use hosim::world::World;
+use hosim::sim::World;
 
 /// Builds and runs a scenario from TOML text, returning the finished world.
 pub fn run_world(text: &str, seed: u64, traces: bool) -> World {
     let s = scenario::load(text, "test", &[]).expect("valid scenario");
-    let mut w = scenario::build::build(&s, "test", seed).expect("buildable scenario");
-    w.traces.enabled = traces;
-    w.run();
-    let bad = hosim::metrics::summary::check_invariants(&w);
+    let mut sim = scenario::build::build(&s, "test", seed).expect("buildable scenario");
+    sim.world.obs.set_tracing(traces);
+    sim.run();
+    let bad = hosim::metrics::summary::check_invariants(&sim);
     assert!(bad.is_empty(), "invariants: {bad:?}");
-    w
+    sim.world
 }
 
 /// Sender -> 100 Mb/s 1 ms -> router -> `rate` b/s, 19 ms -> receiver; a single bulk flow

@@ -5,8 +5,7 @@
 
 use serde::Deserialize;
 
-use super::error::ScenarioError;
-use super::schema::Check;
+use super::error::{Check, ScenarioError};
 use crate::engine::time::s_to_ns;
 use crate::net::rate::{LevelDist, RateModel};
 

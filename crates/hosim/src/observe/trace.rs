@@ -1,5 +1,6 @@
 //! Opt-in traces, recorded as columns (time, id, value). When tracing is off nothing is
-//! allocated and each probe costs one branch.
+//! allocated and each probe costs one branch. The queue trace is fed from the link points
+//! (`super::Observers::link`); the sender traces from the TCP endpoints.
 
 use crate::engine::time::SimTime;
 

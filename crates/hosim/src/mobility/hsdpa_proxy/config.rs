@@ -1,33 +1,10 @@
-//! The HSDPA template: the network of Fig. 2 of Ren et al. 2008, with or without the window
-//! adaptation proxy of Figs. 5-6.
-//!
-//! ```text
-//! server --wired (10 Mb/s, wired_delay_s)-- gw --ran (ran_bps, ran_delay_s)-- rnc/Node-B
-//! rnc --downlink (varying rate, radio_delay_s, buffer_packets)--> ue
-//! ue  --uplink (96 kb/s, radio_delay_s)--> rnc
-//! ```
-//!
-//! Without the proxy `gw` is a router and one TCP flow `tcp` runs server -> ue. With the proxy
-//! `gw` is the proxy host: flow `server-proxy` ends there, flow `proxy-ue` carries the same
-//! bytes on to the UE, and the Node-B reports the downlink's rate and queue to the proxy.
-//! Choices the paper leaves open are keys with documented defaults (see
-//! docs/reproductions/hsdpa-proxy.md): the wired delay 20 ms, the RNC-side link 100 Mb/s 2 ms,
-//! the radio one-way delay 10 ms each way, 1000-packet queues elsewhere.
+//! The `[hsdpa]` scenario section: the network of Fig. 2 of Ren et al. 2008 and the window
+//! adaptation proxy of Figs. 5-6, with the choices the paper leaves open as keys.
 
 use serde::Deserialize;
 
-use super::{link, node, Graph};
-use crate::app::App;
-use crate::cell::proxy::{BandwidthReport, FeedbackConfig, Proxy, ProxyConfig, WindowSemantics};
-use crate::cell::CellEvent;
-use crate::engine::rng::{stream_rng, StreamKind};
-use crate::engine::time::s_to_ns;
-use crate::net::{FlowId, LinkId, NodeKind};
-use crate::scenario::error::ScenarioError;
-use crate::scenario::rate::{RateChange, RateModelName, RateParams, RateSpec};
-use crate::scenario::schema::{AppKind, Check, FlowSpec, NodeKindName};
-use crate::tcp::sender::WindowControl;
-use crate::world::{DropRules, Event, Flow, World};
+use crate::spec::rate::{RateChange, RateModelName, RateParams};
+use crate::spec::{Check, ScenarioError};
 
 #[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
@@ -172,8 +149,6 @@ impl Default for HsdpaSection {
     }
 }
 
-pub const DOWNLINK: &str = "downlink";
-
 impl HsdpaSection {
     pub fn rate_params(&self) -> RateParams {
         RateParams {
@@ -232,104 +207,4 @@ impl HsdpaSection {
         c.positive("hsdpa.feedback_timeout_s", self.feedback_timeout_s)?;
         Ok(())
     }
-}
-
-fn flow(name: &str, src: &str, dst: &str, h: &HsdpaSection) -> FlowSpec {
-    FlowSpec {
-        name: Some(name.into()),
-        src: src.into(),
-        dst: dst.into(),
-        app: if h.bytes.is_some() { AppKind::File } else { AppKind::Bulk },
-        bytes: h.bytes,
-        rate_bps: None,
-        start_s: 0.0,
-        tcp: None,
-        drop_segments: Vec::new(),
-        drop_retransmissions: Vec::new(),
-    }
-}
-
-pub fn expand(h: &HsdpaSection) -> Graph {
-    let mut g = Graph::default();
-    g.nodes.push(node("server".into(), NodeKindName::Host));
-    g.nodes.push(node("gw".into(), if h.proxy { NodeKindName::Host } else { NodeKindName::Router }));
-    g.nodes.push(node("rnc".into(), NodeKindName::Router));
-    g.nodes.push(node("ue".into(), NodeKindName::Host));
-    let mut wired = link("server", "gw", h.wired_bps, h.wired_delay_s, 1000);
-    wired.name = Some("wired".into());
-    let mut ran = link("gw", "rnc", h.ran_bps, h.ran_delay_s, 1000);
-    ran.name = Some("ran".into());
-    let mut down = link("rnc", "ue", 0.0, h.radio_delay_s, h.buffer_packets);
-    down.name = Some(DOWNLINK.into());
-    down.bidirectional = false;
-    down.rate_model = Some(RateSpec::new(h.bandwidth, h.rate_params(), h.rate_change));
-    let mut up = link("ue", "rnc", h.uplink_bps, h.radio_delay_s, 1000);
-    up.name = Some("uplink".into());
-    up.bidirectional = false;
-    g.links.extend([wired, ran, down, up]);
-    if h.proxy {
-        g.flows.push(flow("server-proxy", "server", "gw", h));
-        g.flows.push(flow("proxy-ue", "gw", "ue", h));
-    } else {
-        g.flows.push(flow("tcp", "server", "ue", h));
-    }
-    g.traced_queues.push(DOWNLINK.into());
-    g
-}
-
-/// Adds the proxy (split connection, Node-B feedback) and the end-of-run radio report.
-pub fn install(h: &HsdpaSection, world: &mut World, seed: u64) -> Result<(), ScenarioError> {
-    let downlink = world.links.iter().position(|l| l.name == DOWNLINK).expect("template has a downlink") as LinkId;
-    let end = world.end_ns;
-    let ue_flow = (world.flows.len() - 1) as FlowId;
-    if h.proxy {
-        debug_assert_eq!(world.nodes[world.flows[0].dst as usize].kind, NodeKind::Host);
-        let (up, down) = (0usize, 1usize);
-        // The downstream sender's data is what the proxy receives in order.
-        let old = &world.flows[down];
-        let cfg = old.sender.cfg.clone();
-        let mss = cfg.mss_bytes as f64;
-        let pkt_bytes = cfg.mss_bytes + cfg.header_bytes;
-        world.flows[down] =
-            Flow::new(old.name.clone(), old.src, old.dst, App::Relay, old.start_ns, cfg, DropRules::default());
-        world.flows[up].relay_to = Some(down as FlowId);
-        let pcfg = ProxyConfig {
-            tau_ns: s_to_ns(h.tau_s),
-            q0_pkts: h.q0_pkts,
-            q20_pkts: h.q20_pkts,
-            semantics: match h.window {
-                WindowName::Quota => WindowSemantics::Quota,
-                WindowName::Inflight => WindowSemantics::InFlight,
-            },
-            min_adv_window_pkts: h.min_adv_window_pkts,
-            compensate_in_flight: h.compensate_in_flight,
-            feedback: FeedbackConfig {
-                bandwidth: match h.feedback_bandwidth {
-                    BandwidthName::Instant => BandwidthReport::Instant,
-                    BandwidthName::Mean => BandwidthReport::Mean,
-                },
-                delay_ns: s_to_ns(h.feedback_delay_s.unwrap_or(h.ran_delay_s)),
-                loss: h.feedback_loss,
-                bw_noise_pkts_per_s: h.feedback_bw_noise_pkts_per_s,
-                queue_noise_pkts: h.feedback_queue_noise_pkts,
-                timeout_ns: s_to_ns(h.feedback_timeout_s),
-            },
-        };
-        // Until the first report: q0 packets (fill the Node-B queue to its reference), and
-        // aw(0) = w(0) + q20 towards the server.
-        let w0 = (h.q0_pkts * mss).round() as u64;
-        let mut out = Vec::new();
-        world.flows[down].sender.set_window_control(0, WindowControl::Quota { bytes: w0, left: w0 }, &mut out);
-        debug_assert!(out.is_empty(), "not connected yet");
-        let proxy =
-            Proxy::new(pcfg, up as FlowId, down as FlowId, downlink, pkt_bytes, stream_rng(seed, StreamKind::Cell, 0));
-        world.flows[up].receiver.rwnd_bytes = (proxy.adv_window_pkts * mss).round().max(mss) as u64;
-        world.proxies.push(proxy);
-        let tau = s_to_ns(h.tau_s);
-        if tau <= end {
-            world.events.schedule(tau, Event::Cell(CellEvent::ProxySample(0)));
-        }
-    }
-    world.events.schedule(end, Event::Cell(CellEvent::HsdpaSummary { downlink, server_flow: 0, ue_flow }));
-    Ok(())
 }

@@ -32,15 +32,15 @@
 use std::collections::VecDeque;
 
 use rand::Rng as _;
-use serde_json::json;
+use serde::Serialize;
 
-use super::CellEvent;
 use crate::engine::rng::Rng;
 use crate::engine::time::{ns_to_s, SimTime};
 use crate::net::rate::standard_normal;
 use crate::net::{FlowId, LinkId};
+use crate::sim::{Cx, Flow};
 use crate::tcp::sender::WindowControl;
-use crate::world::{Event, World};
+use crate::tcp::TcpSender;
 
 /// How the proxy applies w(n) to its sender.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -228,71 +228,64 @@ impl Proxy {
     }
 }
 
-impl World {
-    /// Node-B samples the radio link for proxy `i` and puts the report on the signalling path.
-    pub(crate) fn on_proxy_sample(&mut self, i: u32) {
-        let now = self.now;
-        let p = &mut self.proxies[i as usize];
-        let link = &self.links[p.nodeb_link as usize];
-        let pkt_bits = p.pkt_bytes as f64 * 8.0;
+impl Proxy {
+    /// Node-B samples the radio link and puts the report on the signalling path; the step
+    /// that uses it is due one feedback delay later, the next sample one tau later.
+    pub(super) fn sample(&mut self, cx: &mut Cx) -> (SimTime, Option<SimTime>) {
+        let now = cx.now();
+        let link = &cx.links()[self.nodeb_link as usize];
+        let pkt_bits = self.pkt_bytes as f64 * 8.0;
         let capacity = link.capacity_bits(now);
-        let bw = match p.cfg.feedback.bandwidth {
+        let bw = match self.cfg.feedback.bandwidth {
             BandwidthReport::Instant => link.rate_bps as f64 / pkt_bits,
-            BandwidthReport::Mean => (capacity - p.last_capacity_bits) / pkt_bits / ns_to_s(p.cfg.tau_ns),
+            BandwidthReport::Mean => (capacity - self.last_capacity_bits) / pkt_bits / ns_to_s(self.cfg.tau_ns),
         };
-        p.last_capacity_bits = capacity;
+        self.last_capacity_bits = capacity;
         let q = link.queue.len_pkts() as f64;
         let arrived = link.stats.offered;
-        let report = p.make_report(bw, q, arrived);
-        p.stats.reports_sent += 1;
-        p.pending.push_back(report);
-        let (delay, tau) = (p.cfg.feedback.delay_ns, p.cfg.tau_ns);
-        self.events.schedule(now + delay, Event::Cell(CellEvent::ProxyStep(i)));
-        if now + tau <= self.end_ns {
-            self.events.schedule(now + tau, Event::Cell(CellEvent::ProxySample(i)));
-        }
+        let report = self.make_report(bw, q, arrived);
+        self.stats.reports_sent += 1;
+        self.pending.push_back(report);
+        let next = now + self.cfg.tau_ns;
+        (now + self.cfg.feedback.delay_ns, (next <= cx.end_ns()).then_some(next))
     }
 
-    /// Proxy `i` takes a control step: eq. (18) downstream, eq. (8) upstream.
-    pub(crate) fn on_proxy_step(&mut self, i: u32) {
-        let now = self.now;
-        let p = &mut self.proxies[i as usize];
-        let report = p.pending.pop_front().expect("a step follows each sample");
-        p.stats.steps += 1;
-        let step = p.update_estimate(now, report);
-        let down = p.downstream as usize;
+    /// The proxy takes a control step: eq. (18) downstream, eq. (8) upstream.
+    pub(super) fn step(&mut self, cx: &mut Cx) {
+        let now = cx.now();
+        let report = self.pending.pop_front().expect("a step follows each sample");
+        self.stats.steps += 1;
+        let step = self.update_estimate(now, report);
+        let down = self.downstream;
+        let current = cx.flows()[down as usize].sender.window_control();
         let wc = match step {
-            Step::Control(e) => self.proxy_window(i, e),
+            Step::Control(e) => self.window(&cx.flows()[down as usize].sender, e),
             Step::Fallback => {
-                self.proxies[i as usize].stats.fallback_steps += 1;
+                self.stats.fallback_steps += 1;
                 WindowControl::Congestion
             }
-            Step::Hold => self.flows[down].sender.window_control(),
+            Step::Hold => current,
         };
-        let flow = &mut self.flows[down];
-        if wc != flow.sender.window_control() || matches!(step, Step::Control(_)) {
-            flow.sender.set_window_control(now, wc, &mut self.seg_buf);
-            self.flush_segments(down as FlowId);
+        if wc != current || matches!(step, Step::Control(_)) {
+            cx.set_window_control(down, wc);
         }
-        self.proxy_advertise(i, step != Step::Fallback);
+        self.advertise(cx.flows_mut(), step != Step::Fallback);
     }
 
     /// Eq. (18) for estimate `e`: the downstream sender's new window.
-    fn proxy_window(&mut self, i: u32, e: Report) -> WindowControl {
-        let p = &mut self.proxies[i as usize];
-        let sender = &self.flows[p.downstream as usize].sender;
+    fn window(&mut self, sender: &TcpSender, e: Report) -> WindowControl {
         let mut q_hat = e.queue_pkts;
-        if p.cfg.compensate_in_flight {
+        if self.cfg.compensate_in_flight {
             // Every packet the proxy sends (the SYN included) crosses the Node-B queue.
             let sent = sender.stats.segments_sent + 1 + sender.stats.syn_retransmits;
-            let served = e.bw_pkts_per_s * ns_to_s(p.cfg.feedback.delay_ns);
+            let served = e.bw_pkts_per_s * ns_to_s(self.cfg.feedback.delay_ns);
             q_hat = (q_hat + sent.saturating_sub(e.arrived_pkts) as f64 - served).max(0.0);
         }
-        let w = send_window_pkts(e.bw_pkts_per_s, q_hat, ns_to_s(p.cfg.tau_ns), p.cfg.q0_pkts).max(0.0);
-        p.window_pkts = w;
-        p.stats.window_sum_pkts += w;
+        let w = send_window_pkts(e.bw_pkts_per_s, q_hat, ns_to_s(self.cfg.tau_ns), self.cfg.q0_pkts).max(0.0);
+        self.window_pkts = w;
+        self.stats.window_sum_pkts += w;
         let bytes = (w * sender.cfg.mss_bytes as f64).round() as u64;
-        match p.cfg.semantics {
+        match self.cfg.semantics {
             WindowSemantics::Quota => WindowControl::Quota { bytes, left: bytes },
             WindowSemantics::InFlight => WindowControl::InFlight { bytes },
         }
@@ -300,50 +293,60 @@ impl World {
 
     /// Eq. (8): the window the proxy advertises to the server, with q2 the bytes waiting in the
     /// proxy (in packets); in the fallback w is the downstream cwnd.
-    fn proxy_advertise(&mut self, i: u32, controlled: bool) {
-        let p = &mut self.proxies[i as usize];
-        let sender = &self.flows[p.downstream as usize].sender;
+    fn advertise(&mut self, flows: &mut [Flow], controlled: bool) {
+        let sender = &flows[self.downstream as usize].sender;
         let mss = sender.cfg.mss_bytes as f64;
         let q2 = sender.app_limit().saturating_sub(sender.snd_max()) as f64 / mss;
-        let w = if controlled { p.window_pkts } else { sender.cwnd() as f64 / mss };
-        let aw = advertised_window_pkts(w, q2, p.cfg.q20_pkts).max(p.cfg.min_adv_window_pkts);
-        p.adv_window_pkts = aw;
-        p.stats.adv_window_sum_pkts += aw;
-        self.flows[p.upstream as usize].receiver.rwnd_bytes = (aw * mss).round() as u64;
-    }
-
-    /// Split connection: `bytes` more arrived in order at the proxy; the downstream sender
-    /// takes them as application data.
-    pub(crate) fn relay_delivered(&mut self, to: FlowId, bytes: u64) {
-        let now = self.now;
-        self.flows[to as usize].sender.on_app_data(now, bytes, &mut self.seg_buf);
-        self.flush_segments(to);
+        let w = if controlled { self.window_pkts } else { sender.cwnd() as f64 / mss };
+        let aw = advertised_window_pkts(w, q2, self.cfg.q20_pkts).max(self.cfg.min_adv_window_pkts);
+        self.adv_window_pkts = aw;
+        self.stats.adv_window_sum_pkts += aw;
+        flows[self.upstream as usize].receiver.rwnd_bytes = (aw * mss).round() as u64;
     }
 
     /// Proxy statistics for the summary.
-    pub fn proxy_report(&self, i: usize) -> serde_json::Value {
-        let p = &self.proxies[i];
-        let s = &p.stats;
+    pub fn report(&self) -> ProxyReport {
+        let s = &self.stats;
         let controlled = (s.steps - s.fallback_steps).max(1) as f64;
-        json!({
-            "tau_s": ns_to_s(p.cfg.tau_ns),
-            "q0_pkts": p.cfg.q0_pkts,
-            "q20_pkts": p.cfg.q20_pkts,
-            "window": match p.cfg.semantics { WindowSemantics::Quota => "quota", WindowSemantics::InFlight => "inflight" },
-            "reports_sent": s.reports_sent,
-            "reports_lost": s.reports_lost,
-            "steps": s.steps,
-            "fallback_steps": s.fallback_steps,
-            "mean_window_pkts": s.window_sum_pkts / controlled,
-            "mean_adv_window_pkts": s.adv_window_sum_pkts / s.steps.max(1) as f64,
-        })
+        ProxyReport {
+            tau_s: ns_to_s(self.cfg.tau_ns),
+            q0_pkts: self.cfg.q0_pkts,
+            q20_pkts: self.cfg.q20_pkts,
+            window: match self.cfg.semantics {
+                WindowSemantics::Quota => "quota",
+                WindowSemantics::InFlight => "inflight",
+            },
+            reports_sent: s.reports_sent,
+            reports_lost: s.reports_lost,
+            steps: s.steps,
+            fallback_steps: s.fallback_steps,
+            mean_window_pkts: s.window_sum_pkts / controlled,
+            mean_adv_window_pkts: s.adv_window_sum_pkts / s.steps.max(1) as f64,
+        }
     }
+}
+
+/// The proxy's entry in the summary.
+#[derive(Clone, Debug, Serialize)]
+pub struct ProxyReport {
+    tau_s: f64,
+    q0_pkts: f64,
+    q20_pkts: f64,
+    window: &'static str,
+    reports_sent: u64,
+    reports_lost: u64,
+    steps: u64,
+    fallback_steps: u64,
+    mean_window_pkts: f64,
+    mean_adv_window_pkts: f64,
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::engine::rng::{stream_rng, StreamKind};
+    use crate::mobility::hsdpa_proxy::Hsdpa;
+    use crate::sim::{Sim, World};
 
     fn proxy(semantics: WindowSemantics, loss: f64) -> Proxy {
         let cfg = ProxyConfig {
@@ -365,13 +368,13 @@ mod tests {
         Proxy::new(cfg, 0, 1, 0, 1500, stream_rng(1, StreamKind::Cell, 0))
     }
 
-    fn hsdpa_world(sets: &[(&str, &str)]) -> World {
+    fn hsdpa_sim(sets: &[(&str, &str)]) -> Sim {
         let text = crate::scenario::presets::find("hsdpa").expect("preset");
         let mut o: Vec<(String, String)> =
             vec![("hsdpa.proxy".into(), "true".into()), ("hsdpa.buffer_packets".into(), "50".into())];
         o.extend(sets.iter().map(|(k, v)| (k.to_string(), v.to_string())));
         let s = crate::scenario::load(text, "hsdpa", &o).expect("scenario");
-        crate::scenario::build::build(&s, "hsdpa", 1).expect("world")
+        crate::scenario::build::build(&s, "hsdpa", 1).expect("sim")
     }
 
     fn fill_queue(w: &mut World, l: LinkId, n: usize) {
@@ -386,13 +389,18 @@ mod tests {
     /// Node-B reports rate 1.8 Mb/s (150 packets/s) and a queue of `q` packets; the proxy holds
     /// 30 packets not yet sent downstream. Returns (downstream control, advertised bytes).
     fn one_step(window: &str, q: usize) -> (WindowControl, u64) {
-        let mut w = hsdpa_world(&[("hsdpa.window", window)]);
-        let d = w.proxies[0].nodeb_link;
+        let mut sim = hsdpa_sim(&[("hsdpa.window", window)]);
+        let d = sim.agent::<Hsdpa>().and_then(|h| h.proxy.as_ref()).expect("proxy").nodeb_link;
+        let w = &mut sim.world;
         w.links[d as usize].rate_bps = 1_800_000;
-        fill_queue(&mut w, d, q);
+        fill_queue(w, d, q);
         w.flows[1].sender.add_app_data(30 * 1460);
-        w.on_proxy_sample(0);
-        w.on_proxy_step(0);
+        sim.with_agent(|h: &mut Hsdpa, cx| {
+            let p = h.proxy.as_mut().expect("proxy");
+            p.sample(cx);
+            p.step(cx);
+        });
+        let w = &sim.world;
         (w.flows[1].sender.window_control(), w.flows[0].receiver.rwnd_bytes)
     }
 

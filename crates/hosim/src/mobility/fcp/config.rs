@@ -1,23 +1,9 @@
-//! The `fcp` template: the network of Fig. 1 of Cohen & Levin, "To Drop or Not to Drop"
-//! (docs/reproductions/drop-or-forward.md), and its `[fcp]` scenario section.
-//!
-//! ```text
-//!                              +-- bs1 --+-- m0 ... m{N-1}   (private wireless links)
-//!   sender --- fcp ------------+    |    |
-//!                              +-- bs2 --+-- m0 ... m{N-1}
-//!                  (bs1 <-> bs2: the forwarding path)
-//! ```
-//!
-//! Every mobile has a private wireless link to each base station; only the one of the base
-//! station it is attached to carries traffic (the handover mechanism in `crate::cell::fcp`
-//! sets the routes of the FCP and of the mobile). One bulk TCP flow runs from the sender to
-//! each mobile.
+//! The `[fcp]` scenario section: the Fig. 1 network of Cohen & Levin, "To Drop or Not to
+//! Drop" (docs/reproductions/drop-or-forward.md), its handovers and their scheme.
 
 use serde::Deserialize;
 
-use super::{link, node, Graph};
-use crate::scenario::error::ScenarioError;
-use crate::scenario::schema::{AppKind, Check, FlowSpec, NodeKindName};
+use crate::spec::{Check, ScenarioError};
 
 /// What the old base station does with packets for a mobile that has left it (Sec. III).
 #[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
@@ -280,84 +266,4 @@ pub const BS: [&str; 2] = ["bs1", "bs2"];
 
 pub fn mobile_name(i: u32) -> String {
     format!("m{i}")
-}
-
-pub fn expand(f: &FcpSection) -> Graph {
-    let mut g = Graph::default();
-    g.nodes.push(node(SENDER.into(), NodeKindName::Host));
-    g.nodes.push(node(FCP.into(), NodeKindName::Router));
-    for bs in BS {
-        g.nodes.push(node(bs.into(), NodeKindName::Router));
-    }
-    let q = f.backbone_queue_pkts;
-    g.links.push(link(SENDER, FCP, f.backbone_bps, f.sender_fcp_delay_s, q));
-    for bs in BS {
-        g.links.push(link(FCP, bs, f.backbone_bps, f.fcp_bs_delay_s, q));
-    }
-    let fwd_bps = f.forward_bps.unwrap_or(f.backbone_bps);
-    g.links.push(link(BS[0], BS[1], fwd_bps, f.forward_delay_s, f.forward_queue_pkts.unwrap_or(q)));
-    for i in 0..f.mobiles {
-        let m = mobile_name(i);
-        g.nodes.push(node(m.clone(), NodeKindName::Host));
-        for bs in BS {
-            g.links.push(link(bs, &m, f.wireless_bps, f.bs_mobile_delay_s, f.bs_buffer_pkts));
-        }
-        g.flows.push(FlowSpec {
-            name: Some(format!("flow{i}")),
-            src: SENDER.into(),
-            dst: m,
-            app: AppKind::Bulk,
-            bytes: None,
-            rate_bps: None,
-            start_s: i as f64 * f.start_stagger_s,
-            tcp: None,
-            drop_segments: Vec::new(),
-            drop_retransmissions: Vec::new(),
-        });
-    }
-    g.traced_queues.push(format!("{SENDER}->{FCP}"));
-    g
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn find<'a>(g: &'a Graph, from: &str, to: &str) -> &'a crate::scenario::schema::LinkSpec {
-        g.links.iter().find(|l| l.from == from && l.to == to).unwrap_or_else(|| panic!("no link {from}->{to}"))
-    }
-
-    #[test]
-    fn default_expansion_is_fig_1_with_ten_mobiles() {
-        let f = FcpSection::default();
-        let g = expand(&f);
-        assert_eq!(g.nodes.len(), 4 + 10);
-        assert_eq!(g.flows.len(), 10);
-        assert!(g.flows.iter().all(|fl| fl.src == SENDER && fl.app == AppKind::Bulk));
-        let s_fcp = find(&g, SENDER, FCP);
-        assert_eq!((s_fcp.rate_bps, s_fcp.delay_s), (100e6, 0.010));
-        for bs in BS {
-            let l = find(&g, FCP, bs);
-            assert_eq!((l.rate_bps, l.delay_s), (100e6, 0.025));
-            for i in 0..10 {
-                let w = find(&g, bs, &mobile_name(i));
-                assert_eq!((w.rate_bps, w.delay_s, w.queue_packets), (10e6, 0.005, Some(100)));
-                assert!(w.bidirectional, "the uplink shares the private link's parameters");
-            }
-        }
-        let fwd = find(&g, BS[0], BS[1]);
-        assert_eq!((fwd.delay_s, fwd.bidirectional), (0.050, true));
-        assert!((f.rtt_unit_s() - 0.080).abs() < 1e-12, "propagation RTT 2 x 40 ms");
-        assert_eq!(f.available_bps(), 10e6);
-    }
-
-    #[test]
-    fn interval_in_rtts_uses_the_rtt_unit_and_handovers_false_turns_it_off() {
-        let mut f: FcpSection = toml::from_str("handover_interval_rtt = 50.0").unwrap();
-        assert!((f.interval_s().unwrap() - 4.0).abs() < 1e-12);
-        f.rtt_s = Some(0.1);
-        assert!((f.interval_s().unwrap() - 5.0).abs() < 1e-12);
-        f.handovers = false;
-        assert_eq!(f.interval_s(), None);
-    }
 }

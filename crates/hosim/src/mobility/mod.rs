@@ -1,0 +1,12 @@
+//! Mobility mechanisms, one folder each. A folder owns its scenario section (`config.rs`),
+//! its template (the graph it expands to and the agents it installs), its agents and its
+//! typed report. Mechanisms reach the network only through `crate::sim::Cx`.
+//!
+//! - `fcp/`: drop / forward / forward-and-rearrange handovers below a first common parent
+//!   (Cohen & Levin);
+//! - `lte_x2/`: LTE X2 handover with forwarding, end marker and reordering (Pacifico et al.);
+//! - `hsdpa_proxy/`: the HSDPA radio downlink and its window adaptation proxy (Ren et al.).
+
+pub mod fcp;
+pub mod hsdpa_proxy;
+pub mod lte_x2;

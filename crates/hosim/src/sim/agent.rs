@@ -1,0 +1,212 @@
+//! Agents: the components of a mobility mechanism (base stations, gateways, proxies,
+//! handover controllers). An agent owns nodes (every packet reaching them is handed to it),
+//! sets its own timers, and returns a typed report at the end of the run. It reaches the
+//! world only through the context [`Cx`] it is given: the run loop never names a mechanism,
+//! and a mechanism never adds methods to the world.
+
+use std::any::Any;
+
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+use crate::engine::rng::Rng;
+use crate::engine::time::SimTime;
+use crate::net::packet::{Packet, PacketKind};
+use crate::net::{AgentId, FlowId, Link, LinkId, Node, NodeId, NodeKind};
+use crate::tcp::sender::WindowControl;
+
+use super::flow::Flow;
+use super::world::{Counters, Event, World};
+
+/// A mechanism's component, driven by the packets at its nodes and by its timers.
+pub trait Agent: Any {
+    /// A packet reached node `node`, which this agent owns (`Cx::own`).
+    fn on_packet(&mut self, cx: &mut Cx, node: NodeId, pkt: Packet) {
+        cx.receive_as_router(node, pkt);
+    }
+
+    /// A timer set with `Cx::schedule` is due; `tag` is what the agent scheduled.
+    fn on_timer(&mut self, cx: &mut Cx, tag: u64) {
+        let _ = (cx, tag);
+    }
+
+    /// Packets the agent holds back: inside the network for the conservation invariant.
+    fn held_packets(&self) -> u64 {
+        0
+    }
+
+    /// The agent's own invariants, checked at the end of every run: one line per violation.
+    fn check(&self) -> Vec<String> {
+        Vec::new()
+    }
+
+    /// What the agent adds to the run summary, read at the end of the run.
+    fn report(&self, world: &World) -> Report {
+        let _ = world;
+        Report::default()
+    }
+}
+
+/// What an agent may touch while it handles a packet or a timer: the network, the flows, its
+/// own timers, the counters and the scenario's random stream.
+pub struct Cx<'a> {
+    world: &'a mut World,
+    me: AgentId,
+}
+
+impl<'a> Cx<'a> {
+    pub(super) fn new(world: &'a mut World, me: AgentId) -> Cx<'a> {
+        Cx { world, me }
+    }
+
+    pub fn now(&self) -> SimTime {
+        self.world.now
+    }
+
+    pub fn end_ns(&self) -> SimTime {
+        self.world.end_ns
+    }
+
+    /// The scenario seed, to derive the agent's own random streams (`stream_rng`).
+    pub fn seed(&self) -> u64 {
+        self.world.seed
+    }
+
+    /// The scenario-level random stream.
+    pub fn rng(&mut self) -> &mut Rng {
+        &mut self.world.rng
+    }
+
+    /// Calls this agent's `on_timer(tag)` at `at`.
+    pub fn schedule(&mut self, at: SimTime, tag: u64) {
+        self.world.events.schedule(at, Event::Agent { id: self.me, tag });
+    }
+
+    /// Every packet reaching `node` goes to this agent from now on.
+    pub fn own(&mut self, node: NodeId) {
+        self.world.nodes[node as usize].kind = NodeKind::Owned(self.me);
+    }
+
+    pub fn nodes(&self) -> &[Node] {
+        &self.world.nodes
+    }
+
+    pub fn node_id(&self, name: &str) -> Option<NodeId> {
+        self.world.nodes.iter().position(|n| n.name == name).map(|i| i as NodeId)
+    }
+
+    /// `routes[dst]` of node `n`: the outgoing link towards each destination.
+    pub fn routes_mut(&mut self, n: NodeId) -> &mut [Option<LinkId>] {
+        &mut self.world.nodes[n as usize].routes
+    }
+
+    pub fn links(&self) -> &[Link] {
+        &self.world.links
+    }
+
+    pub fn link_mut(&mut self, l: LinkId) -> &mut Link {
+        &mut self.world.links[l as usize]
+    }
+
+    pub fn link_id(&self, name: &str) -> Option<LinkId> {
+        self.world.links.iter().position(|l| l.name == name).map(|i| i as LinkId)
+    }
+
+    pub fn flows(&self) -> &[Flow] {
+        &self.world.flows
+    }
+
+    pub fn flows_mut(&mut self) -> &mut [Flow] {
+        &mut self.world.flows
+    }
+
+    pub fn counters_mut(&mut self) -> &mut Counters {
+        &mut self.world.counters
+    }
+
+    /// Sends a packet from node `n` along its route (counted as unroutable if there is none).
+    pub fn forward(&mut self, n: NodeId, pkt: Packet) {
+        self.world.forward(n, pkt);
+    }
+
+    /// Offers a packet to link `l`'s queue.
+    pub fn enqueue(&mut self, l: LinkId, pkt: Packet) {
+        self.world.link_enqueue(l, pkt);
+    }
+
+    /// What a plain router does at `n`: consume the packet if addressed here, else forward it.
+    pub fn receive_as_router(&mut self, n: NodeId, pkt: Packet) {
+        self.world.receive(n, pkt);
+    }
+
+    /// A new header-only packet the agent creates (counted as created).
+    pub fn new_packet(&mut self, flow: FlowId, src: NodeId, dst: NodeId, kind: PacketKind) -> Packet {
+        let uid = self.world.next_uid;
+        self.world.next_uid += 1;
+        self.world.counters.created += 1;
+        Packet::new(uid, flow, src, dst, kind, 0, self.world.now)
+    }
+
+    /// Sets how flow `f`'s sender limits its window and sends what the new limit allows.
+    pub fn set_window_control(&mut self, f: FlowId, wc: WindowControl) {
+        let w = &mut *self.world;
+        w.flows[f as usize].sender.set_window_control(w.now, wc, &mut w.seg_buf);
+        w.flush_segments(f);
+    }
+}
+
+/// What an agent adds to the summary: `handovers` entries, fields of flow entries, and
+/// top-level fields. The summary merges the reports of all agents in the order they were added.
+#[derive(Clone, Debug, Default)]
+pub struct Report {
+    pub handovers: Vec<HandoverRecord>,
+    /// (flow, fields appended to that flow's summary entry).
+    pub flow_fields: Vec<(FlowId, Map<String, Value>)>,
+    /// Top-level summary fields.
+    pub fields: Map<String, Value>,
+}
+
+impl Report {
+    /// Adds top-level field `key`.
+    pub fn add_field(&mut self, key: &str, value: &impl Serialize) {
+        self.fields.insert(key.to_string(), to_value(value));
+    }
+
+    /// Adds every field of `fields` (a struct) at the top level.
+    pub fn add_fields(&mut self, fields: &impl Serialize) {
+        self.fields.extend(to_map(fields));
+    }
+
+    /// Appends the fields of `fields` (a struct) to flow `f`'s summary entry.
+    pub fn add_flow_fields(&mut self, f: FlowId, fields: &impl Serialize) {
+        self.flow_fields.push((f, to_map(fields)));
+    }
+}
+
+/// One handover in the summary's `handovers` list: the fields every mechanism reports, then
+/// the mechanism's own (`detail`, a serialized struct).
+#[derive(Clone, Debug, PartialEq)]
+pub struct HandoverRecord {
+    pub ue: String,
+    pub start_s: f64,
+    pub end_s: Option<f64>,
+    pub scheme: String,
+    pub detail: Map<String, Value>,
+}
+
+impl HandoverRecord {
+    pub fn new(ue: String, start_s: f64, end_s: Option<f64>, scheme: String, detail: &impl Serialize) -> Self {
+        HandoverRecord { ue, start_s, end_s, scheme, detail: to_map(detail) }
+    }
+}
+
+fn to_value(v: &impl Serialize) -> Value {
+    serde_json::to_value(v).expect("report values serialize to JSON")
+}
+
+fn to_map(v: &impl Serialize) -> Map<String, Value> {
+    match to_value(v) {
+        Value::Object(m) => m,
+        other => panic!("a report struct serializes to a JSON object, got {other}"),
+    }
+}

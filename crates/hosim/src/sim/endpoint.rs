@@ -1,0 +1,233 @@
+//! The endpoint side of the world: TCP senders and receivers turned into packets and back,
+//! their timers, the applications that feed them, and the split-connection relay.
+
+use crate::engine::time::ns_to_s;
+use crate::net::packet::{payload_tag, Ecn, Packet, PacketKind};
+use crate::net::FlowId;
+use crate::observe::TraceKind;
+use crate::tcp::receiver::AckOut;
+
+use super::flow::{resolve_spurious, resolve_timeout_at};
+use super::world::{Event, World};
+
+impl World {
+    fn new_packet(&mut self, f: FlowId, kind: PacketKind, towards_receiver: bool) -> Packet {
+        let flow = &self.flows[f as usize];
+        let (src, dst) = if towards_receiver { (flow.src, flow.dst) } else { (flow.dst, flow.src) };
+        let uid = self.next_uid;
+        self.next_uid += 1;
+        self.counters.created += 1;
+        Packet::new(uid, f, src, dst, kind, flow.sender.cfg.header_bytes, self.now)
+    }
+
+    /// Turns the sender's output into packets and sends them from the flow's source host.
+    pub(crate) fn flush_segments(&mut self, f: FlowId) {
+        let mut segs = std::mem::take(&mut self.seg_buf);
+        for seg in segs.drain(..) {
+            let mut pkt = self.new_packet(f, seg.kind, true);
+            pkt.seq = seg.seq;
+            pkt.len = seg.len;
+            pkt.size_bytes += seg.len;
+            pkt.is_retx = seg.is_retx;
+            pkt.cwr = seg.cwr;
+            pkt.ecn = if seg.ect { Ecn::Ect } else { Ecn::NotEct };
+            pkt.tag = payload_tag(f, seg.seq, seg.len);
+            let flow = &mut self.flows[f as usize];
+            if seg.kind == PacketKind::Data && !flow.drops.is_empty() {
+                let mss = flow.sender.cfg.mss_bytes as u64;
+                if seg.seq % mss == 0 && flow.drops.should_drop(seg.seq / mss, seg.is_retx) {
+                    flow.scripted_drops += 1;
+                    self.counters.dropped_scripted += 1;
+                    continue;
+                }
+            }
+            let src = pkt.src;
+            self.forward(src, pkt);
+        }
+        self.seg_buf = segs;
+        self.sync_sender_timer(f);
+        self.trace_sender(f);
+    }
+
+    fn send_ack(&mut self, f: FlowId, kind: PacketKind, ack: AckOut) {
+        let mut pkt = self.new_packet(f, kind, false);
+        pkt.ack = ack.ack;
+        pkt.sack = ack.sack;
+        pkt.size_bytes += ack.sack.option_bytes();
+        pkt.ece = ack.ece;
+        pkt.rwnd_bytes = ack.rwnd;
+        let src = pkt.src;
+        self.forward(src, pkt);
+    }
+
+    pub(super) fn deliver_local(&mut self, pkt: Packet) {
+        self.counters.consumed += 1;
+        let f = pkt.flow;
+        match pkt.kind {
+            PacketKind::Syn => {
+                let ack = self.flows[f as usize].receiver.syn_ack();
+                self.send_ack(f, PacketKind::SynAck, ack);
+            }
+            PacketKind::SynAck => {
+                let now = self.now;
+                let flow = &mut self.flows[f as usize];
+                flow.sender.on_syn_ack(now, &mut self.seg_buf);
+                self.flush_segments(f);
+            }
+            PacketKind::Data => self.on_data(pkt),
+            PacketKind::Ack => {
+                let now = self.now;
+                let flow = &mut self.flows[f as usize];
+                flow.sender.on_ack(now, pkt.ack, &pkt.sack, pkt.ece, pkt.rwnd_bytes, &mut self.seg_buf);
+                self.flush_segments(f);
+                self.check_completion(f);
+            }
+        }
+    }
+
+    fn on_data(&mut self, pkt: Packet) {
+        let now = self.now;
+        let f = pkt.flow;
+        let interval = self.trace_interval_ns;
+        let flow = &mut self.flows[f as usize];
+        if pkt.tag != payload_tag(f, pkt.seq, pkt.len) {
+            flow.tag_errors += 1;
+        }
+        if !flow.timeouts.is_empty() {
+            resolve_spurious(flow, &pkt);
+        }
+        let res = flow.receiver.on_data(now, pkt.seq, pkt.len, pkt.ecn == Ecn::Ce, pkt.cwr);
+        if res.delivered > 0 {
+            flow.delivered_bytes += res.delivered;
+            let bin = (now / interval) as usize;
+            if let Some(b) = flow.goodput_bins.get_mut(bin) {
+                *b += res.delivered;
+            }
+        }
+        if let Some(ack) = res.ack {
+            self.send_ack(f, PacketKind::Ack, ack);
+        }
+        self.sync_delack_timer(f);
+        if let (Some(to), true) = (self.flows[f as usize].relay_to, res.delivered > 0) {
+            self.relay_delivered(to, res.delivered);
+        }
+    }
+
+    fn check_completion(&mut self, f: FlowId) {
+        let flow = &mut self.flows[f as usize];
+        if flow.completion_ns.is_none()
+            && flow.app.total_bytes().is_some()
+            && flow.sender.is_done()
+            && flow.app.total_bytes() == Some(flow.sender.app_limit())
+        {
+            flow.completion_ns = Some(self.now);
+        }
+    }
+
+    pub(super) fn on_flow_start(&mut self, f: FlowId) {
+        let now = self.now;
+        self.flows[f as usize].sender.connect(now, &mut self.seg_buf);
+        self.flush_segments(f);
+        if let Some(tick) = self.flows[f as usize].app.tick_ns() {
+            self.events.schedule(now + tick, Event::AppTick(f));
+        }
+    }
+
+    pub(super) fn on_app_tick(&mut self, f: FlowId) {
+        let now = self.now;
+        let flow = &mut self.flows[f as usize];
+        let chunk = flow.app.next_chunk(flow.app_written);
+        if chunk == 0 {
+            return;
+        }
+        flow.app_written += chunk;
+        // The sender transmits what its window allows (nothing before the handshake ends).
+        flow.sender.on_app_data(now, chunk, &mut self.seg_buf);
+        self.flush_segments(f);
+        if let Some(tick) = self.flows[f as usize].app.tick_ns() {
+            self.events.schedule(now + tick, Event::AppTick(f));
+        }
+    }
+
+    pub(super) fn on_rto_timer(&mut self, f: FlowId) {
+        let now = self.now;
+        let flow = &mut self.flows[f as usize];
+        if flow.rto_event_at != Some(now) {
+            return; // superseded
+        }
+        flow.rto_event_at = None;
+        if let Some(seq) = flow.sender.on_timer(now, &mut self.seg_buf) {
+            flow.timeouts.entry(seq).or_default().push(now);
+            // The original copy may already be at the receiver (its ACK was late or lost).
+            if flow.receiver.has(seq, 1) {
+                resolve_timeout_at(flow, seq);
+            }
+        }
+        self.flush_segments(f);
+    }
+
+    pub(super) fn on_delack_timer(&mut self, f: FlowId) {
+        let now = self.now;
+        let flow = &mut self.flows[f as usize];
+        if flow.delack_event_at != Some(now) {
+            return;
+        }
+        flow.delack_event_at = None;
+        if let Some(ack) = flow.receiver.on_delack_timer(now) {
+            self.send_ack(f, PacketKind::Ack, ack);
+        }
+        self.sync_delack_timer(f);
+    }
+
+    /// Makes sure an event is pending no later than the sender's retransmission deadline.
+    /// Stale events are ignored when they fire, so a deadline that moves later costs nothing.
+    fn sync_sender_timer(&mut self, f: FlowId) {
+        let flow = &mut self.flows[f as usize];
+        if let Some(d) = flow.sender.rto_deadline() {
+            // A pending event due before `d` fires early and re-arms itself in on_rto_timer.
+            if flow.rto_event_at.is_none_or(|at| d < at) {
+                flow.rto_event_at = Some(d);
+                self.events.schedule(d, Event::RtoTimer(f));
+            }
+        }
+    }
+
+    fn sync_delack_timer(&mut self, f: FlowId) {
+        let flow = &mut self.flows[f as usize];
+        if let Some(d) = flow.receiver.delack_deadline() {
+            if flow.delack_event_at.is_none_or(|at| d < at) {
+                flow.delack_event_at = Some(d);
+                self.events.schedule(d, Event::DelAckTimer(f));
+            }
+        }
+    }
+
+    fn trace_sender(&mut self, f: FlowId) {
+        if !self.obs.traces.enabled {
+            return;
+        }
+        let now = self.now;
+        let flow = &mut self.flows[f as usize];
+        let s = &mut flow.sender;
+        let vals = [s.cwnd(), s.ssthresh().min(u64::MAX >> 1), s.inflight_bytes(), s.rto_ns()];
+        let kinds = [TraceKind::Cwnd, TraceKind::Ssthresh, TraceKind::Inflight, TraceKind::Rto];
+        for i in 0..4 {
+            if vals[i] != flow.last_traced[i] {
+                flow.last_traced[i] = vals[i];
+                let v = if kinds[i] == TraceKind::Rto { ns_to_s(vals[i]) } else { vals[i] as f64 };
+                self.obs.traces.record(kinds[i], now, f, v);
+            }
+        }
+        if let Some(r) = s.take_new_rtt_sample() {
+            self.obs.traces.record(TraceKind::Rtt, now, f, ns_to_s(r));
+        }
+    }
+
+    /// Split connection: `bytes` more arrived in order at the relay; the flow `to` takes them
+    /// as application data.
+    fn relay_delivered(&mut self, to: FlowId, bytes: u64) {
+        let now = self.now;
+        self.flows[to as usize].sender.on_app_data(now, bytes, &mut self.seg_buf);
+        self.flush_segments(to);
+    }
+}

@@ -1,0 +1,126 @@
+//! A TCP flow: its two endpoints, its application, the segments a scenario drops on purpose,
+//! and the per-flow bookkeeping of the summary (spurious timeouts, goodput bins).
+
+use std::collections::BTreeMap;
+
+use crate::app::App;
+use crate::engine::time::SimTime;
+use crate::net::packet::Packet;
+use crate::net::{FlowId, NodeId};
+use crate::tcp::{TcpReceiver, TcpSender};
+
+/// Segments a scenario asks to drop at the sender, by segment index (seq / MSS).
+#[derive(Clone, Debug, Default)]
+pub struct DropRules {
+    /// Drop the first transmission of these segments.
+    pub first_tx: Vec<u64>,
+    /// Drop the first retransmission of these segments (index, already used).
+    pub retx: Vec<(u64, bool)>,
+}
+
+impl DropRules {
+    pub(super) fn should_drop(&mut self, seg_index: u64, is_retx: bool) -> bool {
+        if !is_retx {
+            return self.first_tx.contains(&seg_index);
+        }
+        match self.retx.iter_mut().find(|(i, used)| *i == seg_index && !*used) {
+            Some(rule) => {
+                rule.1 = true;
+                true
+            }
+            None => false,
+        }
+    }
+
+    pub(super) fn is_empty(&self) -> bool {
+        self.first_tx.is_empty() && self.retx.is_empty()
+    }
+}
+
+pub struct Flow {
+    pub name: String,
+    pub src: NodeId,
+    pub dst: NodeId,
+    pub app: App,
+    pub start_ns: SimTime,
+    pub sender: TcpSender,
+    pub receiver: TcpReceiver,
+    pub drops: DropRules,
+    /// Bytes written by a rate-limited application so far.
+    pub app_written: u64,
+    pub(super) rto_event_at: Option<SimTime>,
+    pub(super) delack_event_at: Option<SimTime>,
+    /// Unresolved timeouts: retransmitted seq -> times of the timeouts. A timeout is spurious
+    /// if any copy of that segment sent before it reaches the receiver.
+    pub(super) timeouts: BTreeMap<u64, Vec<SimTime>>,
+    pub spurious_timeouts: u64,
+    pub delivered_bytes: u64,
+    pub completion_ns: Option<SimTime>,
+    pub tag_errors: u64,
+    pub scripted_drops: u64,
+    /// Bytes delivered per trace interval (goodput trace).
+    pub goodput_bins: Vec<u64>,
+    /// Split connection: bytes this flow delivers in order are handed to that flow's sender
+    /// as application data (a split connection: the flow ends at a proxy that relays it).
+    pub relay_to: Option<FlowId>,
+    pub(super) last_traced: [u64; 4],
+}
+
+impl Flow {
+    pub fn new(
+        name: String,
+        src: NodeId,
+        dst: NodeId,
+        app: App,
+        start_ns: SimTime,
+        cfg: crate::tcp::TcpConfig,
+        drops: DropRules,
+    ) -> Flow {
+        let receiver = TcpReceiver::new(&cfg);
+        let sender = TcpSender::new(cfg, app.initial_bytes());
+        Flow {
+            name,
+            src,
+            dst,
+            app,
+            start_ns,
+            sender,
+            receiver,
+            drops,
+            app_written: 0,
+            rto_event_at: None,
+            delack_event_at: None,
+            timeouts: BTreeMap::new(),
+            spurious_timeouts: 0,
+            delivered_bytes: 0,
+            completion_ns: None,
+            tag_errors: 0,
+            scripted_drops: 0,
+            goodput_bins: Vec::new(),
+            relay_to: None,
+            last_traced: [u64::MAX; 4],
+        }
+    }
+}
+
+/// A copy of a timed-out segment reached the receiver: if it was sent before a timeout of that
+/// segment, that timeout was spurious.
+pub(super) fn resolve_spurious(flow: &mut Flow, pkt: &Packet) {
+    let end = pkt.seq + pkt.len as u64;
+    let keys: Vec<u64> = flow.timeouts.range(pkt.seq..end).map(|(k, _)| *k).collect();
+    for k in keys {
+        let times = flow.timeouts.get_mut(&k).expect("key from range");
+        let before = times.len();
+        times.retain(|&t| pkt.sent_ns >= t);
+        flow.spurious_timeouts += (before - times.len()) as u64;
+        if times.is_empty() {
+            flow.timeouts.remove(&k);
+        }
+    }
+}
+
+pub(super) fn resolve_timeout_at(flow: &mut Flow, seq: u64) {
+    if let Some(times) = flow.timeouts.remove(&seq) {
+        flow.spurious_timeouts += times.len() as u64;
+    }
+}

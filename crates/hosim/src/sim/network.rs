@@ -1,0 +1,218 @@
+//! The network side of the world: link queues, transmitters and propagation, static
+//! forwarding, and the rate changes of variable-rate links. Every link point calls the
+//! observer hook (`crate::observe`), which costs one branch when nobody listens.
+
+use crate::engine::time::tx_time_ns;
+use crate::net::packet::Packet;
+use crate::net::queue::Verdict;
+use crate::net::{AgentId, LinkId, NodeId, NodeKind};
+use crate::observe::{LinkPoint, TraceKind};
+
+use super::world::{Event, World};
+
+/// A packet that reached a node an agent owns.
+pub(super) struct Arrival {
+    pub agent: AgentId,
+    pub node: NodeId,
+    pub pkt: Packet,
+}
+
+impl World {
+    /// Offers a packet to a link's queue and starts the transmitter if it is idle.
+    pub fn link_enqueue(&mut self, l: LinkId, pkt: Packet) {
+        let now = self.now;
+        let link = &mut self.links[l as usize];
+        link.stats.offered += 1;
+        // A copy for the drop observers only when somebody listens: none on the fast path.
+        let seen = if self.obs.wants(LinkPoint::Drop) { Some(pkt) } else { None };
+        let verdict = link.queue.enqueue(now, pkt, &mut link.rng);
+        match verdict {
+            Verdict::DroppedFull | Verdict::DroppedEarly => {
+                self.counters.dropped_queue += 1;
+                if let Some(pkt) = seen {
+                    self.obs.link(LinkPoint::Drop, now, l, link, &pkt);
+                }
+                return;
+            }
+            Verdict::Queued | Verdict::Marked => {}
+        }
+        if self.obs.wants(LinkPoint::Enqueue) {
+            let link = &*link;
+            let queued = link.queue.back().expect("just enqueued");
+            self.obs.link(LinkPoint::Enqueue, now, l, link, queued);
+        }
+        if link.in_service.is_none() {
+            self.start_tx(l);
+        }
+    }
+
+    fn start_tx(&mut self, l: LinkId) {
+        let now = self.now;
+        let link = &mut self.links[l as usize];
+        let Some(pkt) = link.queue.dequeue(now) else { return };
+        let done = match link.var.as_mut() {
+            None => Some(now + tx_time_ns(pkt.size_bytes, link.rate_bps)),
+            // Variable rate: the completion moves with every rate change (`on_link_rate`).
+            Some(v) => v.start_packet(now, pkt.size_bytes),
+        };
+        link.in_service = Some(pkt);
+        if self.obs.wants(LinkPoint::Transmit) {
+            let link = &*link;
+            let sent = link.in_service.as_ref().expect("just started");
+            self.obs.link(LinkPoint::Transmit, now, l, link, sent);
+        }
+        if let Some(done) = done {
+            self.events.schedule(done, Event::LinkTxDone(l));
+        }
+    }
+
+    #[inline]
+    pub(super) fn on_tx_done(&mut self, l: LinkId) {
+        let now = self.now;
+        let link = &mut self.links[l as usize];
+        if let Some(v) = link.var.as_mut() {
+            if v.tx_done_at != Some(now) {
+                return; // superseded by a rate change
+            }
+            v.finish_packet();
+        }
+        let size = link.in_service.as_ref().expect("a packet is in service when its transmission ends").size_bytes;
+        link.stats.transmitted += 1;
+        link.stats.tx_bytes += size as u64;
+        if link.loss.lose(&mut link.rng) {
+            link.stats.lost += 1;
+            self.counters.dropped_loss += 1;
+            // Observed where it is: a packet moved out only to be observed would cost every
+            // packet a copy.
+            if self.obs.wants(LinkPoint::Lost) {
+                let link = &*link;
+                self.obs.link(LinkPoint::Lost, now, l, link, link.in_service.as_ref().expect("in service"));
+            }
+            self.links[l as usize].in_service = None;
+        } else if link.impair.is_none() {
+            let at = now + link.delay_ns;
+            // Copied straight from the transmitter into the pipeline (`take` would copy twice).
+            link.pipeline.push_back((at, *link.in_service.as_ref().expect("in service")));
+            link.in_service = None;
+            // One pending arrival event per pipeline: the head's. The next is scheduled when
+            // the head arrives, which keeps the event heap as small as the number of links.
+            if link.pipeline.len() == 1 {
+                self.events.schedule(at, Event::LinkArrive(l));
+            }
+        } else {
+            let pkt = link.in_service.take().expect("in service");
+            self.propagate_impaired(l, pkt);
+        }
+        if !self.links[l as usize].queue.is_empty() {
+            self.start_tx(l);
+        }
+    }
+
+    /// Slow path for links with duplication or reordering (robustness tests only).
+    fn propagate_impaired(&mut self, l: LinkId, pkt: Packet) {
+        use rand::Rng as _;
+        let now = self.now;
+        let link = &mut self.links[l as usize];
+        let imp = link.impair.expect("only impaired links take this path");
+        let copies = if link.rng.gen::<f64>() < imp.duplicate { 2 } else { 1 };
+        for c in 0..copies {
+            let mut p = pkt;
+            if c == 1 {
+                p.uid = self.next_uid;
+                self.next_uid += 1;
+                self.counters.created += 1;
+                link.stats.duplicated += 1;
+            }
+            if link.rng.gen::<f64>() < imp.reorder {
+                let at = now + link.delay_ns + imp.reorder_delay_ns;
+                link.late_pipeline.push_back((at, p));
+                if link.late_pipeline.len() == 1 {
+                    self.events.schedule(at, Event::LinkArriveLate(l));
+                }
+            } else {
+                let at = now + link.delay_ns;
+                link.pipeline.push_back((at, p));
+                if link.pipeline.len() == 1 {
+                    self.events.schedule(at, Event::LinkArrive(l));
+                }
+            }
+        }
+    }
+
+    /// The head of a link's pipeline reaches the far node. A host or router handles it here;
+    /// a packet for a node an agent owns is returned for the simulation to hand on.
+    pub(super) fn on_arrive(&mut self, l: LinkId, late: bool) -> Option<Arrival> {
+        let link = &mut self.links[l as usize];
+        if self.obs.wants(LinkPoint::Receive) {
+            let link = &*link;
+            let pipe = if late { &link.late_pipeline } else { &link.pipeline };
+            let arriving = &pipe.front().expect("an arrival event has a packet in the pipeline").1;
+            self.obs.link(LinkPoint::Receive, self.now, l, link, arriving);
+        }
+        let pipe = if late { &mut link.late_pipeline } else { &mut link.pipeline };
+        let (at, pkt) = pipe.pop_front().expect("an arrival event has a packet in the pipeline");
+        debug_assert_eq!(at, self.now);
+        if let Some(&(next, _)) = pipe.front() {
+            let ev = if late { Event::LinkArriveLate(l) } else { Event::LinkArrive(l) };
+            self.events.schedule(next, ev);
+        }
+        link.stats.delivered += 1;
+        let node = link.to;
+        match self.nodes[node as usize].kind {
+            NodeKind::Host | NodeKind::Router => {
+                self.receive(node, pkt);
+                None
+            }
+            NodeKind::Owned(agent) => Some(Arrival { agent, node, pkt }),
+        }
+    }
+
+    /// A packet reaches a host or router: consume it if addressed here, else forward it.
+    #[inline]
+    pub(crate) fn receive(&mut self, n: NodeId, pkt: Packet) {
+        if pkt.dst == n {
+            self.deliver_local(pkt);
+            return;
+        }
+        self.forward(n, pkt);
+    }
+
+    pub(crate) fn forward(&mut self, n: NodeId, pkt: Packet) {
+        match self.nodes[n as usize].routes[pkt.dst as usize] {
+            Some(l) => self.link_enqueue(l, pkt),
+            None => self.counters.dropped_unroutable += 1,
+        }
+    }
+
+    /// Schedules the first rate change of every variable-rate link and records its first rate.
+    pub(super) fn start_rate_schedules(&mut self) {
+        for l in 0..self.links.len() {
+            if let Some(v) = self.links[l].var.as_ref() {
+                let (end, rate) = (v.segment_end_ns, v.rate_bps);
+                self.links[l].rate_bps = rate;
+                self.obs.traces.record(TraceKind::Rate, 0, l as LinkId, rate as f64);
+                self.events.schedule(end, Event::LinkRate(l as LinkId));
+            }
+        }
+    }
+
+    /// A variable-rate link moves to its next rate (`Link::next_rate`).
+    pub(super) fn on_link_rate(&mut self, l: LinkId) {
+        let now = self.now;
+        let step = self.links[l as usize].next_rate(now);
+        if step.changed {
+            self.obs.traces.record(TraceKind::Rate, now, l, self.links[l as usize].rate_bps as f64);
+        }
+        if let Some(done) = step.tx_done {
+            self.events.schedule(done, Event::LinkTxDone(l));
+        }
+        if step.segment_end_ns <= self.end_ns {
+            self.events.schedule(step.segment_end_ns, Event::LinkRate(l));
+        }
+    }
+
+    /// Packets inside the links: queued, in service, propagating.
+    pub fn packets_on_links(&self) -> u64 {
+        self.links.iter().map(|l| l.in_flight()).sum()
+    }
+}

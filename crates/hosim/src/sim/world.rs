@@ -1,0 +1,124 @@
+//! The world: arenas of nodes, links and flows, the event queue, the counters and the
+//! observers. Components refer to each other by typed indices only. The network side lives in
+//! `network.rs`, the endpoint side in `endpoint.rs`; agents reach the world through
+//! [`Cx`](super::Cx) and the run loop is [`Sim`](super::Sim).
+
+use crate::engine::rng::Rng;
+use crate::engine::time::SimTime;
+use crate::engine::EventQueue;
+use crate::net::{AgentId, FlowId, Link, LinkId, Node};
+use crate::observe::Observers;
+use crate::tcp::Segment;
+
+use super::flow::Flow;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Event {
+    /// The packet in service on the link has been serialized.
+    LinkTxDone(LinkId),
+    /// The oldest packet propagating on the link reaches the far end.
+    LinkArrive(LinkId),
+    /// The oldest packet on the link's reordering path reaches the far end.
+    LinkArriveLate(LinkId),
+    /// A variable-rate link moves to its next rate.
+    LinkRate(LinkId),
+    FlowStart(FlowId),
+    RtoTimer(FlowId),
+    DelAckTimer(FlowId),
+    AppTick(FlowId),
+    /// A timer of agent `id`; `tag` is the agent's own encoding of what is due.
+    Agent {
+        id: AgentId,
+        tag: u64,
+    },
+}
+
+/// Packet accounting for the conservation invariant.
+#[derive(Clone, Debug, Default)]
+pub struct Counters {
+    pub created: u64,
+    pub consumed: u64,
+    pub dropped_queue: u64,
+    pub dropped_loss: u64,
+    pub dropped_scripted: u64,
+    pub dropped_unroutable: u64,
+    /// Dropped by a handover mechanism (old base station under `drop`, a full base-station
+    /// buffer under `rearrange`).
+    pub dropped_handover: u64,
+}
+
+impl Counters {
+    pub fn dropped(&self) -> u64 {
+        self.dropped_queue + self.dropped_loss + self.dropped_scripted + self.dropped_unroutable + self.dropped_handover
+    }
+}
+
+pub struct World {
+    pub now: SimTime,
+    pub end_ns: SimTime,
+    pub events: EventQueue<Event>,
+    pub nodes: Vec<Node>,
+    pub links: Vec<Link>,
+    pub flows: Vec<Flow>,
+    pub counters: Counters,
+    /// Traces and link observers.
+    pub obs: Observers,
+    pub trace_interval_ns: SimTime,
+    /// The scenario seed, for components added after the build (`stream_rng`).
+    pub seed: u64,
+    pub(super) next_uid: u64,
+    /// Reused output buffer for sender calls: no allocation per event.
+    pub(super) seg_buf: Vec<Segment>,
+    /// The scenario-level random stream (for mechanisms that are not one component).
+    pub rng: Rng,
+}
+
+impl World {
+    pub fn new(end_ns: SimTime, trace_interval_ns: SimTime, rng: Rng) -> World {
+        World {
+            now: 0,
+            end_ns,
+            events: EventQueue::new(),
+            nodes: Vec::new(),
+            links: Vec::new(),
+            flows: Vec::new(),
+            counters: Counters::default(),
+            obs: Observers::default(),
+            trace_interval_ns: trace_interval_ns.max(1),
+            seed: 0,
+            next_uid: 0,
+            seg_buf: Vec::with_capacity(64),
+            rng,
+        }
+    }
+
+    /// Schedules what every run starts with: the flows, their goodput bins and the rate
+    /// changes of variable-rate links.
+    pub(super) fn start(&mut self) {
+        for f in 0..self.flows.len() {
+            let start = self.flows[f].start_ns;
+            self.events.schedule(start, Event::FlowStart(f as FlowId));
+        }
+        let bins = (self.end_ns / self.trace_interval_ns + 1) as usize;
+        for f in self.flows.iter_mut() {
+            f.goodput_bins = vec![0; bins];
+        }
+        self.start_rate_schedules();
+    }
+
+    /// Runs a core event (anything but arrivals and agent timers, which `Sim` routes).
+    #[inline]
+    pub(super) fn dispatch(&mut self, ev: Event) {
+        match ev {
+            Event::LinkTxDone(l) => self.on_tx_done(l),
+            Event::LinkRate(l) => self.on_link_rate(l),
+            Event::FlowStart(f) => self.on_flow_start(f),
+            Event::RtoTimer(f) => self.on_rto_timer(f),
+            Event::DelAckTimer(f) => self.on_delack_timer(f),
+            Event::AppTick(f) => self.on_app_tick(f),
+            Event::LinkArrive(_) | Event::LinkArriveLate(_) | Event::Agent { .. } => {
+                unreachable!("the run loop routes arrivals and agent timers")
+            }
+        }
+    }
+}

@@ -1,0 +1,102 @@
+//! Invalid input is reported as one line naming the source, the key (or line) and the problem.
+
+use std::fmt;
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ScenarioError {
+    pub message: String,
+}
+
+impl fmt::Display for ScenarioError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for ScenarioError {}
+
+fn one_line(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+impl ScenarioError {
+    /// An error about key `path` (dotted; empty for the top level).
+    pub fn new(source: &str, path: &str, problem: &str) -> Self {
+        let problem = one_line(problem);
+        let message = if path.is_empty() || path == "." {
+            format!("{source}: {problem}")
+        } else {
+            format!("{source}: key `{path}`: {problem}")
+        };
+        ScenarioError { message }
+    }
+
+    /// A TOML syntax error, located by line and column.
+    pub fn from_toml(source: &str, text: &str, e: &toml::de::Error) -> Self {
+        let problem = one_line(e.message());
+        let message = match e.span() {
+            Some(span) => {
+                let before = &text[..span.start.min(text.len())];
+                let line = before.matches('\n').count() + 1;
+                let col = before.len() - before.rfind('\n').map_or(0, |i| i + 1) + 1;
+                format!("{source}: line {line}, column {col}: malformed TOML: {problem}")
+            }
+            None => format!("{source}: malformed TOML: {problem}"),
+        };
+        ScenarioError { message }
+    }
+}
+
+/// Validation helpers: each returns an error naming `key` when the value is out of range.
+pub struct Check<'a> {
+    pub source: &'a str,
+}
+
+impl Check<'_> {
+    pub fn err(&self, key: &str, problem: &str) -> ScenarioError {
+        ScenarioError::new(self.source, key, problem)
+    }
+
+    pub fn finite(&self, key: &str, v: f64) -> Result<(), ScenarioError> {
+        if v.is_finite() {
+            Ok(())
+        } else {
+            Err(self.err(key, &format!("must be a finite number, got {v}")))
+        }
+    }
+
+    pub fn positive(&self, key: &str, v: f64) -> Result<(), ScenarioError> {
+        self.finite(key, v)?;
+        if v > 0.0 {
+            Ok(())
+        } else {
+            Err(self.err(key, &format!("must be > 0, got {v}")))
+        }
+    }
+
+    pub fn non_negative(&self, key: &str, v: f64) -> Result<(), ScenarioError> {
+        self.finite(key, v)?;
+        if v >= 0.0 {
+            Ok(())
+        } else {
+            Err(self.err(key, &format!("must be >= 0, got {v}")))
+        }
+    }
+
+    pub fn probability(&self, key: &str, v: f64) -> Result<(), ScenarioError> {
+        self.finite(key, v)?;
+        if (0.0..=1.0).contains(&v) {
+            Ok(())
+        } else {
+            Err(self.err(key, &format!("must be a probability in [0, 1], got {v}")))
+        }
+    }
+
+    pub fn at_least(&self, key: &str, v: u64, min: u64) -> Result<(), ScenarioError> {
+        if v >= min {
+            Ok(())
+        } else {
+            Err(self.err(key, &format!("must be >= {min}, got {v}")))
+        }
+    }
+}

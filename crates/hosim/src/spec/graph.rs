@@ -1,0 +1,324 @@
+//! The explicit graph a scenario describes: nodes, links, flows and the TCP tables, as
+//! `topology = "graph"` states them and as every template produces them. These types sit
+//! below the mechanisms so that a mechanism's template can describe its network with them.
+
+use serde::Deserialize;
+
+use super::error::{Check, ScenarioError};
+use crate::engine::time::s_to_ns;
+use crate::tcp::{NewRenoTimer, Recovery, TcpConfig};
+
+/// An explicit graph: what a `topology = "graph"` scenario states and what templates produce.
+#[derive(Clone, Debug, Default)]
+pub struct Graph {
+    pub nodes: Vec<NodeSpec>,
+    pub links: Vec<LinkSpec>,
+    pub flows: Vec<FlowSpec>,
+    /// Names of links whose queue is traced by default.
+    pub traced_queues: Vec<String>,
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum RecoveryName {
+    Reno,
+    NewReno,
+    Sack,
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum NewRenoTimerName {
+    Impatient,
+    SlowButSteady,
+}
+
+/// TCP parameters. In `[tcp]` they are defaults for every flow; a flow's `tcp` table
+/// overrides them for that flow. Missing keys keep the built-in defaults.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TcpSection {
+    pub recovery: Option<RecoveryName>,
+    pub newreno_timer: Option<NewRenoTimerName>,
+    pub mss_bytes: Option<u32>,
+    pub header_bytes: Option<u32>,
+    pub initial_window_segments: Option<u32>,
+    pub initial_ssthresh_bytes: Option<u64>,
+    pub dupack_threshold: Option<u32>,
+    pub limited_transmit: Option<bool>,
+    pub min_rto_s: Option<f64>,
+    pub initial_rto_s: Option<f64>,
+    pub max_rto_s: Option<f64>,
+    pub clock_granularity_s: Option<f64>,
+    pub delayed_ack: Option<bool>,
+    pub delayed_ack_segments: Option<u32>,
+    pub delayed_ack_timeout_s: Option<f64>,
+    pub rwnd_bytes: Option<u64>,
+    pub ecn: Option<bool>,
+}
+
+#[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum AppKind {
+    #[default]
+    Bulk,
+    File,
+    Rate,
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum NodeKindName {
+    Host,
+    Router,
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NodeSpec {
+    pub name: String,
+    pub kind: NodeKindName,
+}
+
+#[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum QueueKind {
+    #[default]
+    DropTail,
+    Red,
+}
+
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct RedSpec {
+    pub min_th_pkts: f64,
+    pub max_th_pkts: f64,
+    pub max_p: f64,
+    #[serde(default = "d_red_weight")]
+    pub weight: f64,
+    /// Mark ECN-capable packets instead of dropping them.
+    #[serde(default)]
+    pub ecn: bool,
+}
+
+fn d_red_weight() -> f64 {
+    0.002
+}
+
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct GilbertElliottSpec {
+    pub p_good_to_bad: f64,
+    pub p_bad_to_good: f64,
+    #[serde(default)]
+    pub loss_good: f64,
+    #[serde(default = "d_one")]
+    pub loss_bad: f64,
+}
+
+fn d_one() -> f64 {
+    1.0
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LinkSpec {
+    /// Defaults to "from->to" (and "to->from" for the reverse direction).
+    pub name: Option<String>,
+    pub from: String,
+    pub to: String,
+    /// Fixed rate. With `rate_model` it is only used by the reverse direction (and may be
+    /// omitted when `bidirectional = false`).
+    #[serde(default)]
+    pub rate_bps: f64,
+    pub delay_s: f64,
+    #[serde(default)]
+    pub queue: QueueKind,
+    /// Queue limit in packets (default 100 when neither limit is given).
+    pub queue_packets: Option<u32>,
+    pub queue_bytes: Option<u64>,
+    pub red: Option<RedSpec>,
+    /// Bernoulli loss probability.
+    pub loss: Option<f64>,
+    pub gilbert_elliott: Option<GilbertElliottSpec>,
+    /// Probability that a packet is delivered twice (robustness testing).
+    #[serde(default)]
+    pub duplicate: f64,
+    /// Probability that a packet is delayed by `reorder_delay_s` extra (reordering).
+    #[serde(default)]
+    pub reorder: f64,
+    #[serde(default = "d_reorder_delay_s")]
+    pub reorder_delay_s: f64,
+    /// Also create the reverse direction with the same parameters.
+    #[serde(default = "d_true")]
+    pub bidirectional: bool,
+    /// Trace this link's queue length.
+    #[serde(default)]
+    pub trace: bool,
+    /// Variable rate of the forward direction (`from` -> `to`).
+    pub rate_model: Option<super::rate::RateSpec>,
+}
+
+fn d_reorder_delay_s() -> f64 {
+    0.005
+}
+
+fn d_true() -> bool {
+    true
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FlowSpec {
+    pub name: Option<String>,
+    pub src: String,
+    pub dst: String,
+    #[serde(default)]
+    pub app: AppKind,
+    pub bytes: Option<u64>,
+    pub rate_bps: Option<f64>,
+    #[serde(default)]
+    pub start_s: f64,
+    pub tcp: Option<TcpSection>,
+    /// Drop the first transmission of these segments (index = byte offset / MSS).
+    #[serde(default)]
+    pub drop_segments: Vec<u64>,
+    /// Drop the first retransmission of these segments.
+    #[serde(default)]
+    pub drop_retransmissions: Vec<u64>,
+}
+
+impl TcpSection {
+    /// Applies this section on top of `base`, validating each given value. `prefix` is the
+    /// dotted path of the section, for messages.
+    pub fn apply(&self, base: &TcpConfig, c: &Check, prefix: &str) -> Result<TcpConfig, ScenarioError> {
+        let k = |name: &str| format!("{prefix}.{name}");
+        let mut cfg = base.clone();
+        if let Some(r) = self.recovery {
+            cfg.recovery = match r {
+                RecoveryName::Reno => Recovery::Reno,
+                RecoveryName::NewReno => Recovery::NewReno,
+                RecoveryName::Sack => Recovery::Sack,
+            };
+        }
+        if let Some(t) = self.newreno_timer {
+            cfg.newreno_timer = match t {
+                NewRenoTimerName::Impatient => NewRenoTimer::Impatient,
+                NewRenoTimerName::SlowButSteady => NewRenoTimer::SlowButSteady,
+            };
+        }
+        if let Some(v) = self.mss_bytes {
+            c.at_least(&k("mss_bytes"), v as u64, 1)?;
+            cfg.mss_bytes = v;
+        }
+        if let Some(v) = self.header_bytes {
+            cfg.header_bytes = v;
+        }
+        if let Some(v) = self.initial_window_segments {
+            c.at_least(&k("initial_window_segments"), v as u64, 1)?;
+            cfg.initial_window_segments = v;
+        }
+        if let Some(v) = self.initial_ssthresh_bytes {
+            c.at_least(&k("initial_ssthresh_bytes"), v, 1)?;
+            cfg.initial_ssthresh_bytes = v;
+        }
+        if let Some(v) = self.dupack_threshold {
+            c.at_least(&k("dupack_threshold"), v as u64, 1)?;
+            cfg.dupack_threshold = v;
+        }
+        if let Some(v) = self.limited_transmit {
+            cfg.limited_transmit = v;
+        }
+        if let Some(v) = self.min_rto_s {
+            c.non_negative(&k("min_rto_s"), v)?;
+            cfg.min_rto_ns = s_to_ns(v);
+        }
+        if let Some(v) = self.initial_rto_s {
+            c.positive(&k("initial_rto_s"), v)?;
+            cfg.initial_rto_ns = s_to_ns(v);
+        }
+        if let Some(v) = self.max_rto_s {
+            c.positive(&k("max_rto_s"), v)?;
+            cfg.max_rto_ns = s_to_ns(v);
+        }
+        if let Some(v) = self.clock_granularity_s {
+            c.non_negative(&k("clock_granularity_s"), v)?;
+            cfg.clock_granularity_ns = s_to_ns(v);
+        }
+        if let Some(v) = self.delayed_ack {
+            cfg.delayed_ack = v;
+        }
+        if let Some(v) = self.delayed_ack_segments {
+            c.at_least(&k("delayed_ack_segments"), v as u64, 1)?;
+            cfg.delayed_ack_segments = v;
+        }
+        if let Some(v) = self.delayed_ack_timeout_s {
+            c.non_negative(&k("delayed_ack_timeout_s"), v)?;
+            cfg.delayed_ack_timeout_ns = s_to_ns(v);
+        }
+        if let Some(v) = self.rwnd_bytes {
+            cfg.rwnd_bytes = v;
+        }
+        if let Some(v) = self.ecn {
+            cfg.ecn = v;
+        }
+        if cfg.max_rto_ns < cfg.min_rto_ns {
+            return Err(c.err(&k("max_rto_s"), "must be >= min_rto_s"));
+        }
+        if cfg.rwnd_bytes < cfg.mss_bytes as u64 {
+            return Err(
+                c.err(&k("rwnd_bytes"), &format!("must be >= mss_bytes ({}), got {}", cfg.mss_bytes, cfg.rwnd_bytes))
+            );
+        }
+        Ok(cfg)
+    }
+}
+
+pub fn validate_app(
+    c: &Check,
+    prefix: &str,
+    app: AppKind,
+    bytes: Option<u64>,
+    rate_bps: Option<f64>,
+) -> Result<(), ScenarioError> {
+    match app {
+        AppKind::Bulk => Ok(()),
+        AppKind::File => match bytes {
+            Some(b) if b > 0 => Ok(()),
+            Some(_) => Err(c.err(&format!("{prefix}.bytes"), "must be > 0")),
+            None => Err(c.err(&format!("{prefix}.bytes"), "required when app = \"file\"")),
+        },
+        AppKind::Rate => match rate_bps {
+            Some(r) => c.positive(&format!("{prefix}.rate_bps"), r),
+            None => Err(c.err(&format!("{prefix}.rate_bps"), "required when app = \"rate\"")),
+        },
+    }
+}
+
+/// A node entry.
+pub fn node(name: String, kind: NodeKindName) -> NodeSpec {
+    NodeSpec { name, kind }
+}
+
+/// A bidirectional DropTail link entry with no loss; templates adjust the fields they need.
+pub fn link(from: &str, to: &str, rate_bps: f64, delay_s: f64, queue_packets: u32) -> LinkSpec {
+    LinkSpec {
+        name: None,
+        from: from.to_string(),
+        to: to.to_string(),
+        rate_bps,
+        delay_s,
+        queue: QueueKind::DropTail,
+        queue_packets: Some(queue_packets),
+        queue_bytes: None,
+        red: None,
+        loss: None,
+        gilbert_elliott: None,
+        duplicate: 0.0,
+        reorder: 0.0,
+        reorder_delay_s: 0.005,
+        bidirectional: true,
+        trace: false,
+        rate_model: None,
+    }
+}
