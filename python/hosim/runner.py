@@ -22,6 +22,7 @@ import hashlib
 import json
 import multiprocessing
 import os
+import signal
 import sys
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, wait
@@ -184,14 +185,30 @@ class ProcessExecutor:
     def __enter__(self) -> ProcessExecutor:
         return self
 
-    def __exit__(self, *exc: object) -> None:
-        self.close()
+    def __exit__(self, exc_type: type[BaseException] | None, *exc: object) -> None:
+        if exc_type is not None and issubclass(exc_type, KeyboardInterrupt):
+            self.terminate()  # Ctrl-C: do not wait for the runs under way
+        else:
+            self.close()
 
     def close(self) -> None:
-        """Stop the worker processes (a later ``map`` starts new ones)."""
+        """Stop the worker processes once their runs are over (a later ``map`` starts new ones)."""
         if self._pool is not None:
             self._pool.shutdown(wait=True, cancel_futures=True)
             self._pool = None
+
+    def terminate(self) -> None:
+        """Kill the worker processes now, abandoning the runs under way."""
+        pool, self._pool = self._pool, None
+        if pool is None:
+            return
+        terminate_workers = getattr(pool, "terminate_workers", None)  # Python >= 3.14
+        if terminate_workers is not None:
+            terminate_workers()
+            return
+        for process in list((getattr(pool, "_processes", None) or {}).values()):
+            process.terminate()
+        pool.shutdown(wait=False, cancel_futures=True)
 
     def map(
         self, fn: Callable[[Task], T], tasks: Sequence[Task], progress: Progress | None = None
@@ -199,7 +216,7 @@ class ProcessExecutor:
         if not tasks:
             return
         if self._pool is None:
-            self._pool = _Pool(max_workers=self.jobs, mp_context=_mp_context())
+            self._pool = _Pool(max_workers=self.jobs, mp_context=_mp_context(), initializer=_ignore_sigint)
         pending: dict[Future[T], int] = {self._pool.submit(fn, task): i for i, task in enumerate(tasks)}
         try:
             done_count = 0
@@ -214,6 +231,12 @@ class ProcessExecutor:
         finally:
             for future in pending:  # closed early, or an error: drop what has not started
                 future.cancel()
+
+
+def _ignore_sigint() -> None:
+    # Ctrl-C in a terminal reaches every process of the group: the parent alone handles it
+    # (it stops the workers), so workers print no traceback of their own.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def available_cores() -> int:
@@ -322,11 +345,14 @@ def run_tasks(
     cache: ResultCache | None = None,
     progress: Progress | None = None,
     describe: Callable[[Task], str] | None = None,
+    on_result: Callable[[int, str], None] | None = None,
 ) -> list[dict[str, Any]]:
     """Summaries of ``tasks``, in task order. Cached runs are not run again; new results are
     stored as they arrive. A failed run raises ``ScenarioError`` (or ``InvariantError``) for the
     failing task of lowest index, whatever the executor; ``describe(task)`` adds context to its
-    message (default: the seed). ``executor`` defaults to ``InProcessExecutor``."""
+    message (default: the seed). ``executor`` defaults to ``InProcessExecutor``.
+    ``on_result(index, summary_json)`` is called for every successful run as soon as its result
+    is known (cache hits first), so a caller can keep it before the batch is over."""
     executor = InProcessExecutor() if executor is None else executor
     results: dict[int, str] = {}
     todo: list[int] = []
@@ -336,6 +362,8 @@ def run_tasks(
             todo.append(index)
         else:
             results[index] = hit
+            if on_result is not None:
+                on_result(index, hit)
     hits = len(results)
     if progress is not None and hits:
         progress(hits, len(tasks))
@@ -357,6 +385,8 @@ def run_tasks(
                 results[index] = outcome
                 if cache is not None:
                     cache.put(tasks[index], outcome)
+                if on_result is not None:
+                    on_result(index, outcome)
             # Stop once every task before the first failure has finished: the error reported
             # is then the same whatever the executor and the order of completion.
             if failures and all(p in finished for p in range(todo.index(min(failures)))):
@@ -392,8 +422,12 @@ class Runner:
     def __enter__(self) -> Runner:
         return self
 
-    def __exit__(self, *exc: object) -> None:
-        self.close()
+    def __exit__(self, exc_type: type[BaseException] | None, *exc: object) -> None:
+        terminate = getattr(self.executor, "terminate", None)
+        if exc_type is not None and issubclass(exc_type, KeyboardInterrupt) and terminate is not None:
+            terminate()
+        else:
+            self.close()
 
     def close(self) -> None:
         """Close the executor if it has worker processes to stop."""
