@@ -26,9 +26,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from hosim.errors import ScenarioError
+from hosim.errors import Interrupted, ScenarioError
 from hosim.outdir import DirectoryLock, OutputError, atomic_write_text, prepare_output, write_manifest
-from hosim.runner import ProcessExecutor, Progress, ResultCache, Task, run_tasks
+from hosim.runner import InterruptibleExecutor, Progress, ResultCache, Task, run_tasks
 from hosim.sweep import SweepPlan, SweepResult, write_tables
 
 __all__ = ["RUNS_DIR", "Campaign", "Interrupted", "run_campaign", "task_key", "validate_plan"]
@@ -38,10 +38,6 @@ RUNS_DIR = "runs"
 IDENTITY = ("command", "hosim", "scenario", "scenario_sha256", "fixed", "unset", "grid", "seeds", "seed_base")
 #: ``duration_s`` of the validation runs: long enough to build the scenario, too short to simulate.
 VALIDATION_DURATION_S = 1e-6
-
-
-class Interrupted(Exception):
-    """Ctrl-C during a campaign; the message says what was kept (the CLI exits 130)."""
 
 
 @dataclass(frozen=True)
@@ -203,12 +199,12 @@ def run_campaign(
         check_seeds.after(None)
         if todo:
             try:
-                with ProcessExecutor(max(1, min(jobs, len(todo)))) as executor:
+                with InterruptibleExecutor(max(1, min(jobs, len(todo)))) as executor:
                     run_tasks([plan.tasks[i] for i in todo], executor, cache, advance,
                               plan.describe, on_result=keep)
             except KeyboardInterrupt:
                 raise Interrupted(
-                    f"interrupted: {len(summaries)} of {len(plan.tasks)} runs finished and kept in {out}; "
+                    f"{len(summaries)} of {len(plan.tasks)} runs finished and kept in {out}; "
                     "run the same command again to resume"
                 ) from None
         result = plan.result([json.loads(summaries[i]) for i in range(len(plan.tasks))])

@@ -21,7 +21,7 @@ import click
 
 from hosim import __version__
 from hosim.cli_options import runner_options
-from hosim.errors import InvariantError, ScenarioError
+from hosim.errors import Interrupted, InvariantError, ScenarioError
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -66,6 +66,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _report("error", exc.format_message(), 2, exc)
     except click.Abort as exc:
         return _report("error", "interrupted", 130, exc)
+    except Interrupted as exc:
+        return _report("interrupted", str(exc), 130, exc)
     except InvariantError as exc:
         return _report("internal error", f"simulator invariant violated (a bug in hosim): {exc}", 1, exc)
     except ValueError as exc:  # ScenarioError and invalid model parameters
@@ -84,10 +86,19 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _report(kind: str, message: str, code: int, exc: BaseException) -> int:
     if _debug():
         traceback.print_exception(type(exc), exc, exc.__traceback__, file=sys.stderr)
-    lines = [line.strip() for line in str(message).splitlines() if line.strip()]
-    sys.stderr.write(f"hosim: {kind}: {'; '.join(lines) or type(exc).__name__}\n")
+    sys.stderr.write(f"hosim: {kind}: {one_line(str(message)) or type(exc).__name__}\n")
     sys.stderr.flush()
     return code
+
+
+def one_line(message: str) -> str:
+    """A message of several lines as one: lines joined by "; ", except after a line ending in
+    ":", "," or "." (a list or a sentence, like click's "Choose from:\n\treno,\n\tsack"), joined by a space."""
+    out = ""
+    for line in (raw.strip() for raw in message.splitlines()):
+        if line:
+            out += line if not out else (" " if out.endswith((":", ",", ".")) else "; ") + line
+    return out
 
 
 def _debug() -> bool:

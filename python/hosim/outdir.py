@@ -83,7 +83,7 @@ def prepare_output(directory: str | os.PathLike[str], command: str, force: bool 
     if path.exists() and not path.is_dir():
         raise OutputError(f"--out {path}: exists and is not a directory")
     previous = read_manifest(path) if path.is_dir() else None
-    if path.is_dir() and not force and any(path.iterdir()):
+    if path.is_dir() and not force and any(p.name != LOCK for p in path.iterdir()):
         if previous is None or previous.get("command") != command:
             raise OutputError(
                 f"--out {path}: directory is not empty and holds no earlier `hosim {command}` output; "

@@ -29,7 +29,7 @@ from concurrent.futures import FIRST_COMPLETED, Future, wait
 from concurrent.futures import ProcessPoolExecutor as _Pool
 from contextlib import contextmanager
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, partial
 from pathlib import Path
 from typing import Any, NamedTuple, Protocol, TypeVar
 
@@ -41,6 +41,7 @@ __all__ = [
     "Executor",
     "Failure",
     "InProcessExecutor",
+    "InterruptibleExecutor",
     "ProcessExecutor",
     "Progress",
     "ResultCache",
@@ -185,30 +186,14 @@ class ProcessExecutor:
     def __enter__(self) -> ProcessExecutor:
         return self
 
-    def __exit__(self, exc_type: type[BaseException] | None, *exc: object) -> None:
-        if exc_type is not None and issubclass(exc_type, KeyboardInterrupt):
-            self.terminate()  # Ctrl-C: do not wait for the runs under way
-        else:
-            self.close()
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
     def close(self) -> None:
         """Stop the worker processes once their runs are over (a later ``map`` starts new ones)."""
         if self._pool is not None:
             self._pool.shutdown(wait=True, cancel_futures=True)
             self._pool = None
-
-    def terminate(self) -> None:
-        """Kill the worker processes now, abandoning the runs under way."""
-        pool, self._pool = self._pool, None
-        if pool is None:
-            return
-        terminate_workers = getattr(pool, "terminate_workers", None)  # Python >= 3.14
-        if terminate_workers is not None:
-            terminate_workers()
-            return
-        for process in list((getattr(pool, "_processes", None) or {}).values()):
-            process.terminate()
-        pool.shutdown(wait=False, cancel_futures=True)
 
     def map(
         self, fn: Callable[[Task], T], tasks: Sequence[Task], progress: Progress | None = None
@@ -231,6 +216,66 @@ class ProcessExecutor:
         finally:
             for future in pending:  # closed early, or an error: drop what has not started
                 future.cancel()
+
+
+class InterruptibleExecutor:
+    """Runs tasks in ``jobs`` worker processes (a ``multiprocessing`` pool, forkserver else
+    spawn) that can be killed at once: leaving a ``with`` block on an exception (Ctrl-C, a
+    failed run), or closing ``map`` early, terminates the workers instead of waiting for the
+    runs under way. ``hosim sweep`` uses it so that Ctrl-C stops within a second."""
+
+    def __init__(self, jobs: int = 1):
+        if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
+            raise ValueError(f"jobs must be a positive integer, got {jobs!r}")
+        self.jobs = jobs
+        self._pool: Any = None
+
+    def __enter__(self) -> InterruptibleExecutor:
+        return self
+
+    def __exit__(self, exc_type: type[BaseException] | None, *exc: object) -> None:
+        if exc_type is None:
+            self.close()
+        else:
+            self.terminate()
+
+    def close(self) -> None:
+        """Let the workers finish, then stop them."""
+        pool, self._pool = self._pool, None
+        if pool is not None:
+            pool.close()
+            pool.join()
+
+    def terminate(self) -> None:
+        """Kill the workers now, abandoning the runs under way."""
+        pool, self._pool = self._pool, None
+        if pool is not None:
+            pool.terminate()
+            pool.join()
+
+    def map(
+        self, fn: Callable[[Task], T], tasks: Sequence[Task], progress: Progress | None = None
+    ) -> Iterator[tuple[int, T]]:
+        if not tasks:
+            return
+        if self._pool is None:
+            self._pool = _mp_context().Pool(self.jobs, initializer=_ignore_sigint)
+        finished = False
+        try:
+            for done, (index, value) in enumerate(
+                self._pool.imap_unordered(partial(_indexed, fn), enumerate(tasks)), start=1
+            ):
+                if progress is not None:
+                    progress(done, len(tasks))
+                yield index, value
+            finished = True
+        finally:
+            if not finished:
+                self.terminate()
+
+
+def _indexed(fn: Callable[[Task], T], item: tuple[int, Task]) -> tuple[int, T]:
+    return item[0], fn(item[1])
 
 
 def _ignore_sigint() -> None:
@@ -422,12 +467,8 @@ class Runner:
     def __enter__(self) -> Runner:
         return self
 
-    def __exit__(self, exc_type: type[BaseException] | None, *exc: object) -> None:
-        terminate = getattr(self.executor, "terminate", None)
-        if exc_type is not None and issubclass(exc_type, KeyboardInterrupt) and terminate is not None:
-            terminate()
-        else:
-            self.close()
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
     def close(self) -> None:
         """Close the executor if it has worker processes to stop."""
