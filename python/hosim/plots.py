@@ -67,7 +67,7 @@ def plot_trace(
                            gridspec_kw={"width_ratios": [2.5, 1]} if zoom else None)
     for row, (label, result) in enumerate(results.items()):
         frame = result.traces.get(table)
-        panels = [(grid[row, 0], None)]
+        panels: list[tuple[Any, tuple[float, float] | None]] = [(grid[row, 0], None)]
         if zoom:
             panels.append((grid[row, 1], windows[label]))
         for ax, window in panels:
