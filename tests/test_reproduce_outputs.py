@@ -48,8 +48,6 @@ def test_hsdpa_reproduction_writes_report_and_manifest_into_a_new_directory(hosi
     report = (out / "report.md").read_text()
     assert "| TCP throughput (kb/s) | 190.4 |" in report and "![hsdpa-fig3](hsdpa-fig3.png)" in report
     assert json.loads((out / "manifest.json").read_text())["command"] == "reproduce hsdpa"
-    again = hosim_cli("reproduce", "hsdpa", "--seeds", "1", "--out", str(out))  # its own: allowed
-    assert again.returncode == 0, again.stderr
 
 
 # --- --check ---------------------------------------------------------------------------------
