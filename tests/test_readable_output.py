@@ -177,3 +177,16 @@ def test_demo_plots_keep_flow_colours_and_zoom_on_the_handover():
     assert zoom_a.get_xlim() == pytest.approx(handover_window(runs["a"]))
     marks = [line.get_xdata()[0] for line in full_a.get_lines() if line.get_label().startswith("_")]
     assert 1.0 in marks and 1.2 in marks
+
+
+@pytest.mark.native
+def test_demo_summary_csv_keeps_counts_integer_across_sections(tmp_path):
+    from hosim.demo import SECTIONS, DemoSection, run_demo
+
+    sections = [DemoSection(s.name, s.title, s.variants[:1], s.file_prefix, s.metrics, s.min_duration_s)
+                for s in SECTIONS]
+    run_demo(tmp_path, duration_s=1, sections=sections)
+    frame = pd.read_csv(tmp_path / "summary.csv", dtype=str, keep_default_na=False)
+    assert set(frame["section"]) == {s.name for s in SECTIONS}
+    for column in ("retransmits", "timeouts", "forwarded_packets", "delivered_bytes_window"):
+        assert all("." not in value for value in frame[column]), (column, list(frame[column]))

@@ -616,7 +616,8 @@ def _sweep_table(stats: pd.DataFrame, keys: list[str]) -> tuple[str, list[str], 
 @click.option("--duration", type=click.FloatRange(min=0, min_open=True), default=None,
               show_default="each scenario's duration_s", help="Simulated seconds per run.")
 @click.option("--seed", type=click.IntRange(min=0), default=1, help="Seed shared by every run.")
-def demo_command(out: Path, duration: float | None, seed: int) -> None:
+@click.option("--csv", "as_csv", is_flag=True, help="Print summary.csv on stdout instead of the tables.")
+def demo_command(out: Path, duration: float | None, seed: int, as_csv: bool) -> None:
     """Compare TCP variants on preset scenarios and plot them.
 
     Section "tcp-recovery": Reno, NewReno and SACK loss recovery on the dumbbell preset, same
@@ -628,12 +629,17 @@ def demo_command(out: Path, duration: float | None, seed: int) -> None:
     console = _console()
 
     def report(section: Any, table: pd.DataFrame, files: list[Path]) -> None:
+        if as_csv:
+            return
         columns = [c for c in table.columns if c not in ("section", "variant")]
         rows = [[str(r["variant"]), *(fmt_by_name(c, r[c]) for c in columns)] for r in table.to_dict("records")]
         _print_table(console, section.title, ["variant", *(header_for(c) for c in columns)], rows)
         console.print(f"plots: {', '.join(str(f) for f in files)}\n", markup=False)
 
     run_demo(out, duration_s=duration, seed=seed, report=report)
+    if as_csv:
+        click.echo((out / "summary.csv").read_text(encoding="utf-8"), nl=False)
+        return
     console.print(f"summary: {out / 'summary.csv'}", markup=False)
 
 
