@@ -56,11 +56,16 @@ def task_key(task: Task) -> str:
     return hashlib.sha256(fields.encode("utf-8")).hexdigest()[:20]
 
 
-def manifest(plan: SweepPlan, seeds: int, seed_base: int, unset: Sequence[str], command_line: Sequence[str]) -> dict[
-        str, Any]:
+def manifest(
+    plan: SweepPlan, seeds: int, seed_base: int, unset: Sequence[str], command_line: Sequence[str]
+) -> dict[str, Any]:
+    """What ``manifest.json`` records; the ``IDENTITY`` fields decide whether a sweep resumes."""
     from hosim.api import toml_literal
     from hosim.runner import core_version
 
+    grid = {
+        key: list(dict.fromkeys(toml_literal(point[i]) for point in plan.points)) for i, key in enumerate(plan.keys)
+    }
     return {
         "command": "sweep",
         "hosim": core_version(),
@@ -68,23 +73,12 @@ def manifest(plan: SweepPlan, seeds: int, seed_base: int, unset: Sequence[str], 
         "scenario_sha256": hashlib.sha256(plan.text.encode("utf-8")).hexdigest(),
         "fixed": dict(plan.fixed),
         "unset": list(unset),
-        "grid": {key: [toml_literal(point[i]) for point in _distinct(plan.points, i)] for i, key in
-                 enumerate(plan.keys)},
+        "grid": grid,
         "seeds": seeds,
         "seed_base": seed_base,
         "runs": len(plan.tasks),
         "command_line": list(command_line),
     }
-
-
-def _distinct(points: Sequence[tuple[Any, ...]], position: int) -> list[tuple[Any, ...]]:
-    seen: list[Any] = []
-    out = []
-    for point in points:
-        if point[position] not in seen:
-            seen.append(point[position])
-            out.append(point)
-    return out
 
 
 # --- validation --------------------------------------------------------------------------------
@@ -197,18 +191,18 @@ def run_campaign(
         if progress is not None:
             progress(resumed, len(plan.tasks))
         check_seeds.after(None)
-        if todo:
-            try:
+        try:
+            if todo:
                 with InterruptibleExecutor(max(1, min(jobs, len(todo)))) as executor:
                     run_tasks([plan.tasks[i] for i in todo], executor, cache, advance,
                               plan.describe, on_result=keep)
-            except KeyboardInterrupt:
-                raise Interrupted(
-                    f"{len(summaries)} of {len(plan.tasks)} runs finished and kept in {out}; "
-                    "run the same command again to resume"
-                ) from None
-        result = plan.result([json.loads(summaries[i]) for i in range(len(plan.tasks))])
-        written = write_tables(_labelled(result, label_columns or {}), out)
+            result = plan.result([json.loads(summaries[i]) for i in range(len(plan.tasks))])
+            written = write_tables(_labelled(result, label_columns or {}), out)
+        except KeyboardInterrupt:
+            raise Interrupted(
+                f"{len(summaries)} of {len(plan.tasks)} runs finished and kept in {out}; "
+                "run the same command again to resume"
+            ) from None
     return Campaign(result, written, resumed, len(todo))
 
 

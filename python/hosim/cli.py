@@ -13,7 +13,8 @@ import math
 import os
 import sys
 import traceback
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
@@ -575,7 +576,7 @@ def sweep_command(scenario: str, grid: tuple[str, ...], seeds: int, seed_base: i
     cache = ResultCache.from_env(cache_dir, enabled=not no_cache)
     labels = {"scenario": plan.source,
               **{k: v if isinstance(v, (bool, int, float, str)) else toml_literal(v) for k, v in fixed.items()}}
-    with progress_bar("sweep", not quiet) as progress:
+    with _interrupted_before_any_run(), progress_bar("sweep", not quiet) as progress:
         campaign = run_campaign(plan, out, seeds=seeds, seed_base=seed_base, unset=unsets,
                                 jobs=available_cores() if jobs is None else jobs, cache=cache, force=force,
                                 progress=progress, command_line=_command_line(), warn=_warn, label_columns=labels)
@@ -596,6 +597,16 @@ def sweep_command(scenario: str, grid: tuple[str, ...], seeds: int, seed_base: i
                   f"{len(result.flows)} flow rows; wrote runs/, manifest.json and the tables "
                   f"({', '.join(sorted({p.stem for p in campaign.written}))}; .parquet and .csv) to {out}",
                   markup=False)
+
+
+@contextmanager
+def _interrupted_before_any_run() -> Iterator[None]:
+    """Ctrl-C before the campaign started running (while the grid is validated): one line, 130.
+    Once runs have started, ``run_campaign`` reports what it kept."""
+    try:
+        yield
+    except KeyboardInterrupt:
+        raise Interrupted("before any run started; nothing was kept") from None
 
 
 def _sweep_table(stats: pd.DataFrame, keys: list[str]) -> tuple[str, list[str], list[list[str]], int]:
