@@ -111,3 +111,11 @@ def test_check_without_committed_numbers_is_one_line(tmp_path, capsys):
     assert main(["reproduce", "hsdpa", "--check", "--against", str(tmp_path)]) == 2
     err = capsys.readouterr().err.splitlines()
     assert len(err) == 1 and "--against" in err[0] and str(Path(tmp_path)) in err[0]
+
+
+def test_progress_adds_up_the_batches_of_a_reproduction():
+    from hosim.reproduce.common import BatchTotals
+
+    totals = BatchTotals()
+    reports = [(1, 3), (2, 3), (3, 3), (2, 2), (1, 4), (4, 4)]  # a batch of 3, of 2 (cache hits), of 4
+    assert [totals.update(*r) for r in reports] == [(1, 3), (2, 3), (3, 3), (5, 5), (6, 9), (9, 9)]

@@ -126,16 +126,30 @@ def progress_on_stderr(label: str) -> Iterator[Progress | None]:
     columns = (TextColumn(label), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
     with Bar(*columns, console=Console(stderr=True), transient=True) as bar:
         bar_task = bar.add_task(label, total=None)
-        state = {"base": 0, "last_done": 0, "last_total": 0}
+        totals = BatchTotals()
 
         def update(done: int, total: int) -> None:
-            last_done, last_total = state["last_done"], state["last_total"]
-            if last_total and (last_done >= last_total or done < last_done):
-                state["base"] += last_total  # the previous batch is over: a new one starts
-            state["last_done"], state["last_total"] = done, total
-            bar.update(bar_task, completed=state["base"] + done, total=state["base"] + total)
+            completed, overall = totals.update(done, total)
+            bar.update(bar_task, completed=completed, total=overall)
 
         yield update
+
+
+class BatchTotals:
+    """Adds up the ``(done, total)`` reports of successive batches of runs: a report after the
+    previous batch was complete, or one that goes backwards, starts a new batch."""
+
+    def __init__(self) -> None:
+        self.base = 0
+        self.done = 0
+        self.total = 0
+
+    def update(self, done: int, total: int) -> tuple[int, int]:
+        """``(runs done, runs known)`` over every batch so far."""
+        if self.total and (self.done >= self.total or done < self.done):
+            self.base += self.total
+        self.done, self.total = done, total
+        return self.base + done, self.base + total
 
 
 # --- --check ---------------------------------------------------------------------------------
