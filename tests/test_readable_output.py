@@ -109,6 +109,8 @@ def test_implausible_values_by_unit():
     assert implausible("dumbbell.bottleneck_delay_s", 0.02) is None
     assert implausible("duration_s", 600) is None and implausible("dumbbell.bottleneck_bps", 1e7) is None
     assert scenario_warnings({"dumbbell": {"bottleneck_delay_s": 30}}, [("dumbbell.bottleneck_delay_s", 0.03)]) == []
+    grid = [("dumbbell.bottleneck_delay_s", 20), ("dumbbell.bottleneck_delay_s", 0.02)]  # a grid's values
+    assert len(scenario_warnings({}, grid)) == 1
 
 
 def test_empty_flow_warning_names_the_flow():

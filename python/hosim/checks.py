@@ -38,10 +38,11 @@ def implausible(key: str, value: Any) -> str | None:
 
 def scenario_warnings(document: Mapping[str, Any] | None, overrides: Sequence[tuple[str, Any]]) -> list[str]:
     """Implausible values among the scenario's keys (``document``, parsed TOML) and the
-    overrides (``(dotted key, python value)``); an override replaces the document's value."""
-    values = dict(_flatten(document or {}))
-    values.update(overrides)
-    return [w for w in (implausible(k, v) for k, v in values.items()) if w is not None]
+    overrides (``(dotted key, python value)``, a key may come several times, as the values of a
+    grid); an overridden key of the document is not checked. Each warning is given once."""
+    overridden = {key for key, _ in overrides}
+    values = [(k, v) for k, v in _flatten(document or {}) if k not in overridden] + list(overrides)
+    return list(dict.fromkeys(w for w in (implausible(k, v) for k, v in values) if w is not None))
 
 
 def _flatten(mapping: Mapping[str, Any], prefix: str = "") -> Iterable[tuple[str, Any]]:
