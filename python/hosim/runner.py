@@ -279,8 +279,8 @@ def _indexed(fn: Callable[[Task], T], item: tuple[int, Task]) -> tuple[int, T]:
 
 
 def _ignore_sigint() -> None:
-    # Ctrl-C in a terminal reaches every process of the group: the parent alone handles it
-    # (it stops the workers), so workers print no traceback of their own.
+    # Ctrl-C in a terminal reaches every process of the group: only the parent handles it (and
+    # stops or waits for the workers), so workers print no traceback of their own.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
