@@ -11,6 +11,8 @@ from typing import Any
 
 import pytest
 
+import hosim
+
 #: Overrides that keep every simulated run short.
 SHORT = ("--set", "duration_s=2")
 
@@ -53,6 +55,9 @@ def hosim_cli() -> Callable[..., subprocess.CompletedProcess[str]]:
     ) -> subprocess.CompletedProcess[str]:
         env = dict(os.environ)
         env.pop("HOSIM_DEBUG", None)
+        # The child imports the hosim under test, also when cwd moves away from a relative PYTHONPATH.
+        package_root = os.path.dirname(os.path.dirname(os.path.abspath(hosim.__file__)))
+        env["PYTHONPATH"] = os.pathsep.join([package_root, *filter(None, [env.get("PYTHONPATH")])])
         return subprocess.run(
             [sys.executable, "-m", "hosim.cli", *args],
             capture_output=True, text=True, env=env, cwd=cwd, timeout=timeout,

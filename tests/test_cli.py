@@ -189,7 +189,7 @@ def test_run_out_with_no_traces_writes_only_the_summary(hosim_cli, tmp_path):
     out = tmp_path / "run2"
     proc = hosim_cli("run", "dumbbell", *SHORT, "--out", str(out), "--no-traces")
     assert proc.returncode == 0, proc.stderr
-    assert sorted(p.name for p in out.iterdir()) == ["summary.json"]
+    assert sorted(p.name for p in out.iterdir()) == ["manifest.json", "summary.json"]
 
 
 @pytest.mark.native

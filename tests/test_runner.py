@@ -176,3 +176,18 @@ def test_failed_batch_reports_the_lowest_failing_task_whatever_the_executor(jobs
 def test_runner_summary_runs_one_preset():
     summary = Runner().summary("dumbbell", 4, {"duration_s": 1})
     assert summary["seed"] == 4 and summary["flows"]
+
+
+@pytest.mark.native
+def test_interruptible_executor_gives_the_same_results_and_is_killed_when_closed_early():
+    from hosim.runner import InProcessExecutor, InterruptibleExecutor, make_task, run_task
+
+    tasks = [make_task("dumbbell", seed, {"duration_s": 1}) for seed in (1, 2, 3)]
+    expected = {i: json.loads(v)["flows"] for i, v in InProcessExecutor().map(run_task, tasks)}
+    with InterruptibleExecutor(2) as executor:
+        got = {i: json.loads(v)["flows"] for i, v in executor.map(run_task, tasks)}
+        assert got == expected
+        outcomes = executor.map(run_task, tasks * 4)
+        next(outcomes)
+        outcomes.close()  # a failed run or Ctrl-C: the workers are killed, not waited for
+        assert executor._pool is None

@@ -7,6 +7,9 @@
 
 The simulation itself runs in the Rust core (``hosim._native``); this module only finds the
 scenario text, turns Python override values into TOML literals, and wraps what the core returns.
+It imports only the standard library and the native module: pandas is imported when a
+DataFrame is first asked for (``result.traces``, ``result.flows``, ...), so a run with
+``traces=False`` whose summary is all that is used never loads it.
 """
 
 from __future__ import annotations
@@ -21,11 +24,12 @@ import sys
 from collections.abc import Mapping, Sequence
 from datetime import date, datetime, time
 from pathlib import Path
-from typing import Any, NamedTuple, Union
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any, NamedTuple, Union
 
 from hosim.errors import InvariantError, ScenarioError
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = [
     "TRACE_COLUMNS",
@@ -38,6 +42,7 @@ __all__ = [
     "override_pairs",
     "parse_toml_value",
     "presets",
+    "remove_keys",
     "run",
     "run_raw",
     "run_text",
@@ -226,6 +231,32 @@ def _toml_loads() -> Any:
     return tomli.loads
 
 
+def remove_keys(text: str, keys: Sequence[str], source: str = _STRING_SOURCE) -> str:
+    """Scenario TOML ``text`` without the dotted ``keys`` (``--unset``), so that an override can
+    use a key that conflicts with one the preset sets. The text is parsed and written again
+    (comments are dropped; values are unchanged). A key that is not there is a ``ScenarioError``."""
+    if not keys:
+        return text
+    loads = _toml_loads()
+    if loads is None:
+        raise ScenarioError(f"{source}: --unset needs the tomli package on Python < 3.11")
+    import tomli_w
+
+    try:
+        document = loads(text)
+    except ValueError as exc:
+        raise ScenarioError(f"{source}: not valid TOML: {exc}") from None
+    for key in keys:
+        *parents, leaf = key.split(".")
+        table: Any = document
+        for part in parents:
+            table = table.get(part) if isinstance(table, dict) else None
+        if not isinstance(table, dict) or leaf not in table:
+            raise ScenarioError(f"{source}: --unset {key}: the scenario does not set this key")
+        del table[leaf]
+    return str(tomli_w.dumps(document))
+
+
 def override_pairs(overrides: Mapping[str, Any] | None) -> list[tuple[str, str]]:
     """``{"a.b": value}`` -> ``[("a.b", "<TOML literal>")]``, the form the core takes."""
     if overrides is None:
@@ -272,10 +303,13 @@ def run_raw(
     seed: int | None = None,
     overrides: Sequence[tuple[str, str]] = (),
     traces: bool = True,
+    unset: Sequence[str] = (),
 ) -> Result:
     """Like ``run`` but with overrides already as ``(dotted key, raw TOML value)`` pairs,
-    exactly as ``--set key=value`` gives them; a value that is not TOML is taken as a string."""
+    exactly as ``--set key=value`` gives them; a value that is not TOML is taken as a string.
+    ``unset``: dotted keys removed from the scenario first (``--unset``, see ``remove_keys``)."""
     text, source = load_scenario(scenario)
+    text = remove_keys(text, unset, source) if unset else text
     return run_text(text, source, seed=seed, overrides=overrides, traces=traces)
 
 
@@ -289,7 +323,7 @@ def run_text(
     """Run scenario TOML ``text``; ``source`` names it in error messages."""
     seed = _check_seed(seed, source)
     summary_json, trace_columns = native().run(text, source, seed, list(overrides), bool(traces))
-    return Result(json.loads(summary_json), {name: trace_frame(name, cols) for name, cols in trace_columns.items()})
+    return Result.from_columns(json.loads(summary_json), trace_columns)
 
 
 def _check_seed(seed: Any, source: str) -> int | None:
@@ -306,6 +340,8 @@ def _check_seed(seed: Any, source: str) -> int | None:
 
 def trace_frame(name: str, columns: Mapping[str, Sequence[Any]]) -> pd.DataFrame:
     """One trace table as a DataFrame, with the documented columns first (even when empty)."""
+    import pandas as pd
+
     frame = pd.DataFrame({key: list(values) for key, values in columns.items()})
     expected = TRACE_COLUMNS.get(name, ())
     for column in expected:
@@ -325,40 +361,69 @@ class Result:
     traces were off) and is also an attribute: ``result.cwnd``, ``result.rtt``, ...
     """
 
-    def __init__(self, summary: dict[str, Any], traces: dict[str, pd.DataFrame]):
+    def __init__(self, summary: dict[str, Any], traces: Mapping[str, pd.DataFrame] | None = None):
         self.summary = summary
-        self.traces = dict(traces)
+        self._frames: dict[str, pd.DataFrame] | None = None if traces is None else dict(traces)
+        self._columns: Mapping[str, Mapping[str, Sequence[Any]]] = {}
+
+    @classmethod
+    def from_columns(cls, summary: dict[str, Any], columns: Mapping[str, Mapping[str, Sequence[Any]]]) -> Result:
+        """A result whose traces are the core's ``{table: {column: values}}``, turned into
+        DataFrames (importing pandas) only when ``traces`` is first used."""
+        result = cls(summary)
+        result._columns = columns
+        return result
+
+    @property
+    def traces(self) -> dict[str, pd.DataFrame]:
+        """Trace table name -> DataFrame; every table of ``TRACE_COLUMNS`` is present."""
+        if self._frames is None:
+            self._frames = {name: trace_frame(name, cols) for name, cols in self._columns.items()}
+            self._columns = {}
         for name in TRACE_COLUMNS:
-            if name not in self.traces:
-                self.traces[name] = trace_frame(name, {})
+            if name not in self._frames:
+                self._frames[name] = trace_frame(name, {})
+        return self._frames
+
+    def recorded(self) -> list[str]:
+        """Names of the trace tables that hold rows, without building any DataFrame."""
+        if self._frames is not None:
+            return [name for name, frame in self._frames.items() if len(frame)]
+        return [name for name, cols in self._columns.items() if any(len(v) for v in cols.values())]
 
     def __repr__(self) -> str:
-        recorded = [name for name, frame in self.traces.items() if len(frame)]
         return (
             f"<hosim.Result scenario={self.summary.get('scenario')!r} seed={self.summary.get('seed')} "
-            f"flows={len(self.summary.get('flows', []))} traces={recorded}>"
+            f"flows={len(self.summary.get('flows', []))} traces={self.recorded()}>"
         )
 
     def __getattr__(self, name: str) -> pd.DataFrame:
-        traces = self.__dict__.get("traces")
-        if traces is not None and not name.startswith("_") and name in traces:
-            return traces[name]
+        # __dict__ lookups: no recursion before __init__ has run (copy, unpickling).
+        known = self.__dict__.get("_frames") or self.__dict__.get("_columns") or {}
+        if not name.startswith("_") and (name in TRACE_COLUMNS or name in known):
+            return self.traces[name]
         raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     # Summary lists as DataFrames, one row per element.
     @property
     def flows(self) -> pd.DataFrame:
         """One row per flow: name, cc, recovery, bytes_delivered, goodput_bps, retransmits, ..."""
+        import pandas as pd
+
         return pd.DataFrame(self.summary.get("flows", []))
 
     @property
     def queues(self) -> pd.DataFrame:
         """One row per queue: name, enqueued, dropped, marked, mean_len_pkts, max_len_pkts."""
+        import pandas as pd
+
         return pd.DataFrame(self.summary.get("queues", []))
 
     @property
     def handovers(self) -> pd.DataFrame:
         """One row per handover: ue, start_s, end_s, scheme and mechanism-specific fields."""
+        import pandas as pd
+
         return pd.DataFrame(self.summary.get("handovers", []))
 
     # The documented trace tables, spelled out for editors and type checkers.
@@ -403,15 +468,21 @@ class Result:
 
     def write(self, out_dir: str | os.PathLike[str]) -> list[Path]:
         """Write ``summary.json`` and every non-empty trace as ``<name>.parquet`` into
-        ``out_dir`` (created if needed). Returns the written paths."""
+        ``out_dir`` (created if needed), each file atomically. Returns the written paths."""
+        from hosim.outdir import atomic_write, atomic_write_text
+
         out = Path(out_dir)
         out.mkdir(parents=True, exist_ok=True)
         summary_path = out / "summary.json"
-        summary_path.write_text(json.dumps(self.summary, indent=2) + "\n", encoding="utf-8")
+        atomic_write_text(summary_path, json.dumps(self.summary, indent=2) + "\n")
         written = [summary_path]
-        for name, frame in self.traces.items():
-            if len(frame):
-                path = out / f"{name}.parquet"
-                frame.to_parquet(path, index=False)
-                written.append(path)
+        for name in self.recorded():
+            written.append(atomic_write(out / f"{name}.parquet", _parquet_writer(self.traces[name])))
         return written
+
+
+def _parquet_writer(frame: pd.DataFrame) -> Any:
+    def write(path: Path) -> None:
+        frame.to_parquet(path, index=False)
+
+    return write

@@ -13,7 +13,8 @@ import math
 import os
 import sys
 import traceback
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
@@ -21,7 +22,7 @@ import click
 
 from hosim import __version__
 from hosim.cli_options import runner_options
-from hosim.errors import InvariantError, ScenarioError
+from hosim.errors import Interrupted, InvariantError, ScenarioError
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -37,6 +38,9 @@ __all__ = ["cli", "main"]
 _NO_ARGS_IS_HELP: Any = getattr(click.exceptions, "NoArgsIsHelpError", ())
 _CONTEXT = {"help_option_names": ["-h", "--help"], "show_default": True, "max_content_width": 100}
 
+#: The arguments of the running command, recorded in the manifests of its output directories.
+_INVOCATION: list[str] = []
+
 # `hosim model NAME`: subcommand name -> module exposing a click command named `cli`.
 MODEL_COMMANDS = {
     "pacifico": "hosim.models.pacifico",
@@ -50,6 +54,7 @@ MODEL_COMMANDS = {
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; returns the exit code (the console script passes it to ``sys.exit``)."""
+    _INVOCATION[:] = list(argv) if argv is not None else sys.argv[1:]
     try:
         code = cli.main(args=list(argv) if argv is not None else None, prog_name="hosim", standalone_mode=False)
     except _NO_ARGS_IS_HELP as exc:
@@ -62,6 +67,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _report("error", exc.format_message(), 2, exc)
     except click.Abort as exc:
         return _report("error", "interrupted", 130, exc)
+    except Interrupted as exc:
+        return _report("interrupted", str(exc), 130, exc)
     except InvariantError as exc:
         return _report("internal error", f"simulator invariant violated (a bug in hosim): {exc}", 1, exc)
     except ValueError as exc:  # ScenarioError and invalid model parameters
@@ -80,10 +87,19 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _report(kind: str, message: str, code: int, exc: BaseException) -> int:
     if _debug():
         traceback.print_exception(type(exc), exc, exc.__traceback__, file=sys.stderr)
-    lines = [line.strip() for line in str(message).splitlines() if line.strip()]
-    sys.stderr.write(f"hosim: {kind}: {'; '.join(lines) or type(exc).__name__}\n")
+    sys.stderr.write(f"hosim: {kind}: {one_line(str(message)) or type(exc).__name__}\n")
     sys.stderr.flush()
     return code
+
+
+def one_line(message: str) -> str:
+    """A message of several lines as one: lines joined by "; ", except after a line ending in
+    ":", "," or "." (a list or a sentence, like click's "Choose from:\n\treno,\n\tsack"), joined by a space."""
+    out = ""
+    for line in (raw.strip() for raw in message.splitlines()):
+        if line:
+            out += line if not out else (" " if out.endswith((":", ",", ".")) else "; ") + line
+    return out
 
 
 def _debug() -> bool:
@@ -156,8 +172,16 @@ def _split_top_level(text: str) -> list[str]:
 def _console() -> Console:
     from rich.console import Console
 
-    # Not a terminal (a pipe, a log file): lay tables out at their natural width, not 80 columns.
-    return Console(highlight=False, soft_wrap=False, width=None if sys.stdout.isatty() else 200)
+    # Not a terminal (a pipe, a log file): $COLUMNS, else 80 columns; wider tables print as blocks.
+    width = None if sys.stdout.isatty() else _int_env("COLUMNS", 80)
+    return Console(highlight=False, soft_wrap=False, width=width)
+
+
+def _int_env(name: str, default: int) -> int:
+    try:
+        return max(40, int(os.environ.get(name, "")))
+    except ValueError:
+        return default
 
 
 # --- number formatting for tables ------------------------------------------------------------
@@ -225,14 +249,66 @@ def _table(title: str | None, headers: Sequence[str], rows: Sequence[Sequence[st
     from rich.text import Text
 
     # One space of right padding plus the box's blank separator: two spaces between columns.
+    # overflow="fold": a cell too wide for the console wraps; it is never cut to "…".
     table = Table(title=title, title_justify="left", title_style="bold", box=box.SIMPLE_HEAD,
                   padding=(0, 1, 0, 0), show_edge=False)
     for i, header in enumerate(headers):
-        table.add_column(header, justify="right" if i >= numeric_from else "left")
+        table.add_column(header, justify="right" if i >= numeric_from else "left", overflow="fold")
     for row in rows:
         table.add_row(*(Text(cell) for cell in row))  # names from scenarios are text, not markup
     table.caption = " "  # a blank line after the table
     return table
+
+
+def _print_table(console: Console, title: str, headers: Sequence[str], rows: Sequence[Sequence[str]],
+                 numeric_from: int = 1) -> None:
+    """Print a table at its natural width if it fits the console; otherwise one block per row
+    (field, value), so that no cell is cut or folded."""
+    table = _table(title, headers, rows, numeric_from)
+    natural = console.measure(table, options=console.options.update_width(100_000)).maximum
+    if natural <= console.width:
+        console.print(table)
+        return
+    labels = [h.replace("\n", " ") for h in headers]
+    for n, row in enumerate(rows, start=1):
+        block = _table(f"{title} ({n} of {len(rows)})", ["field", "value"], list(zip(labels, row)), numeric_from=2)
+        console.print(block)
+
+
+# --- CSV ---------------------------------------------------------------------------------------
+
+
+def _csv_text(records: Sequence[dict[str, Any]]) -> str:
+    """Records as CSV with every field (union of keys, in first-seen order); raw values."""
+    import csv
+    import io
+
+    columns: list[str] = []
+    for record in records:
+        columns += [k for k in record if k not in columns]
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=columns, lineterminator="\n")
+    writer.writeheader()
+    for record in records:
+        writer.writerow({k: _csv_cell(v) for k, v in record.items()})
+    return buffer.getvalue()
+
+
+def _csv_cell(value: Any) -> Any:
+    import json
+
+    return json.dumps(value) if isinstance(value, (list, dict)) else "" if value is None else value
+
+
+def _summary_csv(summary: dict[str, Any]) -> str:
+    """The flow, queue and handover lists of a run summary as CSV blocks, each after a
+    ``# <table>`` line and separated by a blank line."""
+    blocks = []
+    for name in ("flows", "queues", "handovers"):
+        records = summary.get(name) or []
+        if records or name == "flows":
+            blocks.append(f"# {name}\n" + _csv_text(records))
+    return "\n".join(blocks)
 
 
 # --- commands --------------------------------------------------------------------------------
@@ -273,24 +349,123 @@ def cli() -> None:
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Write summary.json and every non-empty trace as <name>.parquet into this directory.")
 @click.option("--no-traces", is_flag=True, help="With --out, write only summary.json (faster).")
+@click.option("--unset", "unsets", multiple=True, metavar="KEY",
+              help="Remove a key the scenario sets, before the --set values (so that a conflicting key can "
+                   "replace it, e.g. --unset lte_x2.enb_queue_packets --set lte_x2.enb_queue_bytes=60000). "
+                   "Repeatable.")
+@click.option("--force", is_flag=True,
+              help="Write into --out even if it is a non-empty directory that no earlier `hosim run` wrote.")
+@click.option("--csv", "as_csv", is_flag=True, help="Print the flow, queue and handover tables as CSV on stdout.")
 def run_command(
-    scenario: str, seed: int | None, sets: tuple[str, ...], as_json: bool, out: Path | None, no_traces: bool
+    scenario: str, seed: int | None, sets: tuple[str, ...], as_json: bool, out: Path | None, no_traces: bool,
+    unsets: tuple[str, ...], force: bool, as_csv: bool,
 ) -> None:
     """Run one scenario and print per-flow and per-queue results.
 
-    SCENARIO is a TOML file or a preset name (see `hosim presets`)."""
-    from hosim.api import run_raw
+    SCENARIO is a TOML file or a preset name (see `hosim presets`). --out refuses a non-empty
+    directory that an earlier `hosim run` did not write (see --force), and is checked to be
+    writable before the run starts. Implausible values (a 20 s delay) and flows that deliver
+    nothing are reported as warnings on stderr."""
+    from hosim import api
+    from hosim.checks import empty_flow_warnings
 
+    if as_json and as_csv:
+        _fail("--json and --csv: choose one")
     overrides = _parse_sets(sets)
-    result = run_raw(scenario, seed=seed, overrides=overrides, traces=out is not None and not no_traces)
-    written = result.write(out) if out is not None else []
+    _warn_scenario(scenario, [(k, _toml_value(v)) for k, v in overrides], unsets)
+    previous = _prepare_out(out, "run", force) if out is not None else None
+    result = api.run_raw(scenario, seed=seed, overrides=overrides, traces=out is not None and not no_traces,
+                         unset=unsets)
+    for warning in empty_flow_warnings(result.summary):
+        _warn(warning)
+    written: list[Path] = []
+    if out is not None:
+        written = result.write(out)
+        fields = {"seed": seed, "overrides": overrides, "unset": list(unsets),
+                  "files": [p.name for p in written]}
+        _remove_stale(out, previous, written)
+        text, source = api.load_scenario(scenario)
+        written.append(_write_manifest(out, "run", api.remove_keys(text, unsets, source), source, fields))
     if as_json:
         click.echo(result.summary_json())
+        return
+    if as_csv:
+        click.echo(_summary_csv(result.summary), nl=False)
         return
     console = _console()
     _print_result(console, result)
     if written:
         console.print(f"wrote {len(written)} files to {out}: {', '.join(p.name for p in written)}", markup=False)
+
+
+def _toml_value(raw: str) -> Any:
+    from hosim.api import parse_toml_value
+
+    return parse_toml_value(raw)
+
+
+def _warn(message: str) -> None:
+    sys.stderr.write(f"hosim: warning: {message}\n")
+    sys.stderr.flush()
+
+
+def _warn_scenario(scenario: str, overrides: Sequence[tuple[str, Any]], unsets: Sequence[str]) -> None:
+    """Warn about implausible values in the scenario (file, preset or text) and the overrides;
+    a scenario that cannot be read is left to the run to report."""
+    from hosim.api import _toml_loads, load_scenario
+    from hosim.checks import scenario_warnings
+
+    loads = _toml_loads()
+    try:
+        document = loads(load_scenario(scenario)[0]) if loads is not None else None
+    except ValueError:  # ScenarioError and TOML syntax errors: the run reports them
+        document = None
+    for key in unsets:
+        if document is not None:
+            *parents, leaf = key.split(".")
+            table: Any = document
+            for part in parents:
+                table = table.get(part, {}) if isinstance(table, dict) else {}
+            if isinstance(table, dict):
+                table.pop(leaf, None)
+    for warning in scenario_warnings(document, overrides):
+        _warn(warning)
+
+
+def _remove_stale(out: Path, previous: dict[str, Any] | None, written: Sequence[Path]) -> None:
+    """Files an earlier `hosim run` wrote into ``out`` that this run did not write again."""
+    keep = {p.name for p in written}
+    for name in (previous or {}).get("files", []):
+        if isinstance(name, str) and name not in keep and "/" not in name and name != "manifest.json":
+            (out / name).unlink(missing_ok=True)
+
+
+def _prepare_out(out: Path, command: str, force: bool) -> dict[str, Any] | None:
+    """Check --out before anything runs (one-line error, exit 2); returns the manifest there."""
+    from hosim.outdir import prepare_output
+
+    return prepare_output(out, command, force)  # OutputError is a ValueError: exit 2, one line
+
+
+def _write_manifest(out: Path, command: str, text: str, source: str, fields: dict[str, Any]) -> Path:
+    import hashlib
+
+    from hosim.outdir import write_manifest
+    from hosim.runner import core_version
+
+    manifest = {
+        "command": command,
+        "hosim": core_version(),
+        "scenario": source,
+        "scenario_sha256": hashlib.sha256(text.encode("utf-8")).hexdigest(),
+        **fields,
+        "command_line": _command_line(),
+    }
+    return write_manifest(out, manifest)
+
+
+def _command_line() -> list[str]:
+    return ["hosim", *_INVOCATION]
 
 
 def _print_result(console: Console, result: Result) -> None:
@@ -308,16 +483,16 @@ def _print_result(console: Console, result: Result) -> None:
          fmt_num(f.get("spurious_timeouts")), fmt_num(f.get("fast_recoveries")), fmt_ms(f.get("rtt_mean_s"))]
         for f in s.get("flows", [])
     ]
-    console.print(_table("Flows", ["flow", "cc", "recovery", "goodput\n(Mbit/s)", "data\n(MB)", "retx", "RTOs",
-                                   "spurious\nRTOs", "fast\nrec.", "RTT\n(ms)"], flows, numeric_from=3))
+    _print_table(console, "Flows", ["flow", "cc", "recovery", "goodput\n(Mbit/s)", "data\n(MB)", "retx", "RTOs",
+                                    "spurious\nRTOs", "fast\nrec.", "RTT\n(ms)"], flows, numeric_from=3)
     queues = [
         [str(q.get("name")), fmt_num(q.get("enqueued")), fmt_num(q.get("dropped")), fmt_num(q.get("marked")),
          fmt_num(q.get("mean_len_pkts")), fmt_num(q.get("max_len_pkts"))]
         for q in s.get("queues", [])
     ]
     if queues:
-        console.print(_table("Queues", ["queue", "enqueued", "dropped", "marked", "mean len\n(pkts)",
-                                        "max len\n(pkts)"], queues))
+        _print_table(console, "Queues", ["queue", "enqueued", "dropped", "marked", "mean len\n(pkts)",
+                                         "max len\n(pkts)"], queues)
     handovers = s.get("handovers", [])
     if handovers:
         extra = sorted({k for h in handovers for k in h} - {"ue", "scheme", "start_s", "end_s"})
@@ -326,7 +501,7 @@ def _print_result(console: Console, result: Result) -> None:
              *(fmt_num(h.get(k), 3) for k in extra)]
             for h in handovers
         ]
-        console.print(_table("Handovers", ["ue", "scheme", "start\n(s)", "end\n(s)", *extra], rows, numeric_from=2))
+        _print_table(console, "Handovers", ["ue", "scheme", "start\n(s)", "end\n(s)", *extra], rows, numeric_from=2)
     invariants = s.get("invariants") or {}
     if invariants:
         problems = [str(v) for v in invariants.get("violations", [])]
@@ -364,38 +539,77 @@ def presets_command(show: str | None) -> None:
 @click.option("--set", "sets", multiple=True, metavar="KEY=VALUE",
               help="Fixed override applied to every run. Repeatable.")
 @runner_options(default_jobs=None)
+@click.option("--unset", "unsets", multiple=True, metavar="KEY",
+              help="Remove a key the scenario sets, before the overrides (e.g. to replace it by a conflicting "
+                   "key). Repeatable.")
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), required=True,
-              help="Directory for the tables (flows, queues, handovers, runs; parquet and csv).")
+              help="Directory of the campaign: manifest.json, runs/<key>.json per finished run, and the tables "
+                   "(flows, queues, handovers, runs; parquet and csv). Running the same sweep again resumes it.")
+@click.option("--force", is_flag=True,
+              help="Write into --out even if it holds other files or a different sweep (whose runs are dropped).")
+@click.option("--csv", "as_csv", is_flag=True, help="Print the mean ± std table as CSV on stdout.")
 @click.option("--quiet", is_flag=True, help="No progress bar (it is also off when stdout is not a terminal).")
 def sweep_command(scenario: str, grid: tuple[str, ...], seeds: int, seed_base: int, sets: tuple[str, ...],
-                  jobs: int | None, cache_dir: Path | None, no_cache: bool, out: Path, quiet: bool) -> None:
-    """Run a grid of overrides times several seeds, in parallel.
+                  unsets: tuple[str, ...], jobs: int | None, cache_dir: Path | None, no_cache: bool, out: Path,
+                  force: bool, as_csv: bool, quiet: bool) -> None:
+    """Run a grid of overrides times several seeds, in parallel, into a resumable directory.
 
-    Every combination of the --grid values is run with seeds S..S+N-1 (traces off). Each table
-    of the run summary goes to <table>.parquet and <table>.csv: flows, queues, handovers (one
-    row per element) and runs (one row per run), each starting with the grid keys and seed;
-    results.parquet/.csv repeat the flows. The mean ± standard deviation over seeds per grid
-    point is printed. Runs found in the result cache are not run again."""
-    from hosim.api import parse_toml_value
-    from hosim.runner import ResultCache, progress_bar
-    from hosim.sweep import run_sweep, summarize, write_tables
+    Every combination of the --grid values is run with seeds S..S+N-1 (traces off). Grid values
+    are checked before any run starts. Each run is kept in --out as it finishes; Ctrl-C stops
+    at once (exit 130) and the same command resumes. At the end each table of the run summary
+    goes to <table>.parquet and <table>.csv: flows, queues, handovers (one row per element) and
+    runs (one row per run), each starting with the grid keys and seed and ending with the
+    scenario and the --set values; results.parquet/.csv repeat the flows. The mean ± standard
+    deviation over seeds per grid point is printed. Runs found in the result cache are not run
+    again."""
+    from hosim.api import parse_toml_value, toml_literal
+    from hosim.campaign import run_campaign
+    from hosim.runner import ResultCache, available_cores, progress_bar
+    from hosim.sweep import plan_sweep, summarize
 
     values = _parse_grid(grid)
     fixed = {key: parse_toml_value(raw) for key, raw in _parse_sets(sets)}
     for key in fixed.keys() & values.keys():
         _fail(f"{key}: given both in --set and --grid")
+    _warn_scenario(scenario, list(fixed.items()) + [(k, v) for k, vs in values.items() for v in vs], unsets)
+    plan = plan_sweep(scenario, values, seeds, seed_base=seed_base, overrides=fixed, unset=unsets)
     cache = ResultCache.from_env(cache_dir, enabled=not no_cache)
-    with progress_bar("sweep", not quiet) as progress:
-        result = run_sweep(scenario, values, seeds, jobs=jobs, progress=progress, seed_base=seed_base,
-                           overrides=fixed, cache=cache)
-    written = write_tables(result, out)
+    labels = {"scenario": plan.source,
+              **{k: v if isinstance(v, (bool, int, float, str)) else toml_literal(v) for k, v in fixed.items()}}
+    with _interrupted_before_any_run(), progress_bar("sweep", not quiet) as progress:
+        campaign = run_campaign(plan, out, seeds=seeds, seed_base=seed_base, unset=unsets,
+                                jobs=available_cores() if jobs is None else jobs, cache=cache, force=force,
+                                progress=progress, command_line=_command_line(), warn=_warn, label_columns=labels)
+    result = campaign.result
+    flows = result.flows
+    empty = flows[flows["bytes_delivered"] == 0] if "bytes_delivered" in flows.columns else flows.iloc[:0]
+    if len(empty):
+        first = empty.iloc[0]
+        _warn(f"{len(empty)} flow rows delivered no data (first: flow {first['flow']}, seed {first['seed']}"
+              + "".join(f", {k}={first[k]}" for k in values) + ")")
+    stats = summarize(result.flows, list(values))
+    if as_csv:
+        click.echo(stats.to_csv(index=False), nl=False)
+        return
     console = _console()
-    console.print(_sweep_table(summarize(result.flows, list(values)), list(values)))
-    console.print(f"{len(result.runs)} runs, {len(result.flows)} flow rows; wrote "
-                  f"{', '.join(p.name for p in written)} to {out}", markup=False)
+    _print_table(console, *_sweep_table(stats, list(values)))
+    console.print(f"{len(result.runs)} runs ({campaign.resumed} resumed from {out}, {campaign.ran} run now), "
+                  f"{len(result.flows)} flow rows; wrote runs/, manifest.json and the tables "
+                  f"({', '.join(sorted({p.stem for p in campaign.written}))}; .parquet and .csv) to {out}",
+                  markup=False)
 
 
-def _sweep_table(stats: pd.DataFrame, keys: list[str]) -> Table:
+@contextmanager
+def _interrupted_before_any_run() -> Iterator[None]:
+    """Ctrl-C before the campaign started running (while the grid is validated): one line, 130.
+    Once runs have started, ``run_campaign`` reports what it kept."""
+    try:
+        yield
+    except KeyboardInterrupt:
+        raise Interrupted("before any run started; nothing was kept") from None
+
+
+def _sweep_table(stats: pd.DataFrame, keys: list[str]) -> tuple[str, list[str], list[list[str]], int]:
     rows = [
         [*(str(row[k]) for k in keys), fmt_num(row["runs"]),
          fmt_mean_std(row["goodput_bps_mean"], row["goodput_bps_std"], fmt_mbps),
@@ -404,7 +618,7 @@ def _sweep_table(stats: pd.DataFrame, keys: list[str]) -> Table:
         for row in stats.to_dict("records")
     ]
     headers = [*keys, "runs", "goodput, all flows\n(Mbit/s)", "retransmits", "timeouts"]
-    return _table("Mean ± std over seeds", headers, rows, numeric_from=len(keys))
+    return "Mean ± std over seeds", headers, rows, len(keys)
 
 
 @cli.command("demo")
@@ -413,7 +627,8 @@ def _sweep_table(stats: pd.DataFrame, keys: list[str]) -> Table:
 @click.option("--duration", type=click.FloatRange(min=0, min_open=True), default=None,
               show_default="each scenario's duration_s", help="Simulated seconds per run.")
 @click.option("--seed", type=click.IntRange(min=0), default=1, help="Seed shared by every run.")
-def demo_command(out: Path, duration: float | None, seed: int) -> None:
+@click.option("--csv", "as_csv", is_flag=True, help="Print summary.csv on stdout instead of the tables.")
+def demo_command(out: Path, duration: float | None, seed: int, as_csv: bool) -> None:
     """Compare TCP variants on preset scenarios and plot them.
 
     Section "tcp-recovery": Reno, NewReno and SACK loss recovery on the dumbbell preset, same
@@ -425,12 +640,17 @@ def demo_command(out: Path, duration: float | None, seed: int) -> None:
     console = _console()
 
     def report(section: Any, table: pd.DataFrame, files: list[Path]) -> None:
+        if as_csv:
+            return
         columns = [c for c in table.columns if c not in ("section", "variant")]
         rows = [[str(r["variant"]), *(fmt_by_name(c, r[c]) for c in columns)] for r in table.to_dict("records")]
-        console.print(_table(section.title, ["variant", *(header_for(c) for c in columns)], rows))
+        _print_table(console, section.title, ["variant", *(header_for(c) for c in columns)], rows)
         console.print(f"plots: {', '.join(str(f) for f in files)}\n", markup=False)
 
     run_demo(out, duration_s=duration, seed=seed, report=report)
+    if as_csv:
+        click.echo((out / "summary.csv").read_text(encoding="utf-8"), nl=False)
+        return
     console.print(f"summary: {out / 'summary.csv'}", markup=False)
 
 

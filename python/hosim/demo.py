@@ -100,6 +100,12 @@ SECTIONS: list[DemoSection] = [
 ]
 
 
+def _python(value: Any) -> Any:
+    """numpy scalars -> Python scalars; NaN (a metric a section does not have) -> None."""
+    value = value.item() if hasattr(value, "item") else value
+    return None if isinstance(value, float) and math.isnan(value) else value
+
+
 def run_demo(
     out_dir: str | os.PathLike[str],
     duration_s: float | None = None,
@@ -137,6 +143,11 @@ def run_demo(
         tables.append(table)
         if report is not None:
             report(section, table, files)
+    from hosim.outdir import atomic_write
+    from hosim.sweep import _integer_columns
+
     summary = pd.concat(tables, ignore_index=True)
-    summary.to_csv(out / "summary.csv", index=False)
+    records = [row for table in tables for row in table.to_dict("records")]
+    summary = _integer_columns(summary, [{k: _python(v) for k, v in r.items()} for r in records])
+    atomic_write(out / "summary.csv", lambda tmp: summary.to_csv(tmp, index=False))
     return summary

@@ -12,7 +12,7 @@ only ``hosim.models`` is used from a source checkout) stand-ins of the same name
 
 from __future__ import annotations
 
-__all__ = ["InvariantError", "ScenarioError"]
+__all__ = ["Interrupted", "InvariantError", "ScenarioError"]
 
 try:
     from hosim._native import InvariantError, ScenarioError
@@ -23,3 +23,8 @@ except ImportError:  # native module not built: keep hosim.models and the CLI he
 
     class InvariantError(RuntimeError):  # type: ignore[no-redef]
         """A violated simulator invariant: a bug in hosim."""
+
+
+class Interrupted(Exception):
+    """Ctrl-C during a command that keeps its finished work (``hosim sweep``); the message says
+    what was kept and how to resume. The CLI prints it as one line and exits 130."""

@@ -22,13 +22,14 @@ import hashlib
 import json
 import multiprocessing
 import os
+import signal
 import sys
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, wait
 from concurrent.futures import ProcessPoolExecutor as _Pool
 from contextlib import contextmanager
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, partial
 from pathlib import Path
 from typing import Any, NamedTuple, Protocol, TypeVar
 
@@ -40,6 +41,7 @@ __all__ = [
     "Executor",
     "Failure",
     "InProcessExecutor",
+    "InterruptibleExecutor",
     "ProcessExecutor",
     "Progress",
     "ResultCache",
@@ -188,7 +190,7 @@ class ProcessExecutor:
         self.close()
 
     def close(self) -> None:
-        """Stop the worker processes (a later ``map`` starts new ones)."""
+        """Stop the worker processes once their runs are over (a later ``map`` starts new ones)."""
         if self._pool is not None:
             self._pool.shutdown(wait=True, cancel_futures=True)
             self._pool = None
@@ -199,7 +201,7 @@ class ProcessExecutor:
         if not tasks:
             return
         if self._pool is None:
-            self._pool = _Pool(max_workers=self.jobs, mp_context=_mp_context())
+            self._pool = _Pool(max_workers=self.jobs, mp_context=_mp_context(), initializer=_ignore_sigint)
         pending: dict[Future[T], int] = {self._pool.submit(fn, task): i for i, task in enumerate(tasks)}
         try:
             done_count = 0
@@ -214,6 +216,72 @@ class ProcessExecutor:
         finally:
             for future in pending:  # closed early, or an error: drop what has not started
                 future.cancel()
+
+
+class InterruptibleExecutor:
+    """Runs tasks in ``jobs`` worker processes (a ``multiprocessing`` pool, forkserver else
+    spawn) that can be killed at once: leaving a ``with`` block on an exception (Ctrl-C, a
+    failed run), or closing ``map`` early, terminates the workers instead of waiting for the
+    runs under way. ``hosim sweep`` uses it so that Ctrl-C stops within a second."""
+
+    def __init__(self, jobs: int = 1):
+        if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
+            raise ValueError(f"jobs must be a positive integer, got {jobs!r}")
+        self.jobs = jobs
+        self._pool: Any = None
+
+    def __enter__(self) -> InterruptibleExecutor:
+        return self
+
+    def __exit__(self, exc_type: type[BaseException] | None, *exc: object) -> None:
+        if exc_type is None:
+            self.close()
+        else:
+            self.terminate()
+
+    def close(self) -> None:
+        """Let the workers finish, then stop them."""
+        pool, self._pool = self._pool, None
+        if pool is not None:
+            pool.close()
+            pool.join()
+
+    def terminate(self) -> None:
+        """Kill the workers now, abandoning the runs under way."""
+        pool, self._pool = self._pool, None
+        if pool is not None:
+            pool.terminate()
+            pool.join()
+
+    def map(
+        self, fn: Callable[[Task], T], tasks: Sequence[Task], progress: Progress | None = None
+    ) -> Iterator[tuple[int, T]]:
+        if not tasks:
+            return
+        if self._pool is None:
+            self._pool = _mp_context().Pool(self.jobs, initializer=_ignore_sigint)
+        finished = False
+        try:
+            for done, (index, value) in enumerate(
+                self._pool.imap_unordered(partial(_indexed, fn), enumerate(tasks)), start=1
+            ):
+                if progress is not None:
+                    progress(done, len(tasks))
+                yield index, value
+            finished = True
+        finally:
+            if not finished:
+                self.terminate()
+
+
+def _indexed(fn: Callable[[Task], T], item: tuple[int, Task]) -> tuple[int, T]:
+    return item[0], fn(item[1])
+
+
+def _ignore_sigint() -> None:
+    # Ctrl-C in a terminal reaches every process of the group: only the parent handles it (and
+    # stops or waits for the workers), so workers print no traceback of their own.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def available_cores() -> int:
@@ -322,11 +390,14 @@ def run_tasks(
     cache: ResultCache | None = None,
     progress: Progress | None = None,
     describe: Callable[[Task], str] | None = None,
+    on_result: Callable[[int, str], None] | None = None,
 ) -> list[dict[str, Any]]:
     """Summaries of ``tasks``, in task order. Cached runs are not run again; new results are
     stored as they arrive. A failed run raises ``ScenarioError`` (or ``InvariantError``) for the
     failing task of lowest index, whatever the executor; ``describe(task)`` adds context to its
-    message (default: the seed). ``executor`` defaults to ``InProcessExecutor``."""
+    message (default: the seed). ``executor`` defaults to ``InProcessExecutor``.
+    ``on_result(index, summary_json)`` is called for every successful run as soon as its result
+    is known (cache hits first), so a caller can keep it before the batch is over."""
     executor = InProcessExecutor() if executor is None else executor
     results: dict[int, str] = {}
     todo: list[int] = []
@@ -336,6 +407,8 @@ def run_tasks(
             todo.append(index)
         else:
             results[index] = hit
+            if on_result is not None:
+                on_result(index, hit)
     hits = len(results)
     if progress is not None and hits:
         progress(hits, len(tasks))
@@ -357,6 +430,8 @@ def run_tasks(
                 results[index] = outcome
                 if cache is not None:
                     cache.put(tasks[index], outcome)
+                if on_result is not None:
+                    on_result(index, outcome)
             # Stop once every task before the first failure has finished: the error reported
             # is then the same whatever the executor and the order of completion.
             if failures and all(p in finished for p in range(todo.index(min(failures)))):

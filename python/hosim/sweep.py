@@ -34,8 +34,10 @@ __all__ = [
     "RUN_COLUMNS",
     "SUMMARY_METRICS",
     "TABLES",
+    "SweepPlan",
     "SweepResult",
     "available_cores",
+    "plan_sweep",
     "run_sweep",
     "summarize",
     "sweep",
@@ -66,6 +68,69 @@ class SweepResult:
         return {"flows": self.flows, "queues": self.queues, "handovers": self.handovers, "runs": self.runs}
 
 
+@dataclass(frozen=True)
+class SweepPlan:
+    """The runs of a sweep before any of them runs: task ``i`` is grid point ``runs[i][0]``
+    (an index into ``points``) with seed ``runs[i][1]``."""
+
+    text: str
+    source: str
+    keys: list[str]
+    points: list[tuple[Any, ...]]
+    runs: list[tuple[int, int]]
+    fixed: list[tuple[str, str]]
+    tasks: list[Task]
+
+    def describe(self, task: Task) -> str:
+        """``seed 2, dumbbell.loss=0.01``: names a run in error messages."""
+        grid_pairs = task.overrides[len(self.fixed):]
+        return ", ".join([f"seed {task.seed}", *(f"{k}={v}" for k, v in grid_pairs)])
+
+    def result(self, summaries: Sequence[dict[str, Any]]) -> SweepResult:
+        """The tables of the sweep from the summaries of ``tasks``, in task order."""
+        keys = self.keys
+        cells = _grid_columns(keys, self.points)
+        labels = [{**{key: cells[key][point] for key in keys}, "seed": seed} for point, seed in self.runs]
+        summaries = list(summaries)
+        result = SweepResult(
+            grid_keys=list(keys),
+            flows=_flows_frame(keys, labels, summaries),
+            queues=_list_frame("queues", keys, labels, summaries),
+            handovers=_list_frame("handovers", keys, labels, summaries),
+            runs=_runs_frame(keys, labels, summaries),
+        )
+        for frame in result.tables().values():
+            frame.attrs["grid_keys"] = list(keys)
+        return result
+
+
+def plan_sweep(
+    scenario: str | os.PathLike[str],
+    grid: Mapping[str, Sequence[Any]],
+    seeds: int,
+    *,
+    seed_base: int = 1,
+    overrides: Mapping[str, Any] | None = None,
+    unset: Sequence[str] = (),
+) -> SweepPlan:
+    """The tasks of ``run_sweep`` (same arguments), without running anything."""
+    from hosim.api import load_scenario, override_pairs, remove_keys, toml_literal
+
+    keys, values = _check_grid(grid)
+    if isinstance(seeds, bool) or not isinstance(seeds, int) or seeds < 1:
+        raise ValueError(f"seeds must be a positive integer, got {seeds!r}")
+    text, source = load_scenario(scenario)
+    text = remove_keys(text, unset, source) if unset else text
+    fixed = override_pairs(overrides)
+    points = list(itertools.product(*values))
+    runs = list(itertools.product(range(len(points)), range(seed_base, seed_base + seeds)))
+    tasks = [
+        Task(text, seed, tuple(fixed + [(k, toml_literal(v)) for k, v in zip(keys, points[point])]), source)
+        for point, seed in runs
+    ]
+    return SweepPlan(text, source, keys, points, runs, fixed, tasks)
+
+
 def run_sweep(
     scenario: str | os.PathLike[str],
     grid: Mapping[str, Sequence[Any]],
@@ -76,6 +141,7 @@ def run_sweep(
     seed_base: int = 1,
     overrides: Mapping[str, Any] | None = None,
     cache: ResultCache | None = None,
+    unset: Sequence[str] = (),
 ) -> SweepResult:
     """Run ``scenario`` at every point of ``grid`` with seeds ``seed_base .. seed_base+seeds-1``.
 
@@ -85,46 +151,18 @@ def run_sweep(
     progress: ``progress(done, total)`` after every run (see ``hosim.runner.progress_bar``).
     overrides: fixed ``{"dotted.key": value}`` applied to every run before the grid values.
     cache: where finished runs are kept and looked up (default: none).
+    unset: dotted keys removed from the scenario before the overrides are applied.
 
-    Traces are not recorded. The first invalid run raises ``ScenarioError``.
+    Traces are not recorded. The first invalid run raises ``ScenarioError``. ``hosim sweep``
+    adds an output directory that keeps every run as it finishes (``hosim.campaign``).
     """
-    from hosim.api import load_scenario, override_pairs, toml_literal
-
-    keys, values = _check_grid(grid)
-    if isinstance(seeds, bool) or not isinstance(seeds, int) or seeds < 1:
-        raise ValueError(f"seeds must be a positive integer, got {seeds!r}")
     jobs = available_cores() if jobs is None else jobs
     if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
         raise ValueError(f"jobs must be a positive integer, got {jobs!r}")
-
-    text, source = load_scenario(scenario)
-    fixed = override_pairs(overrides)
-    points = list(itertools.product(*values))
-    seed_list = range(seed_base, seed_base + seeds)
-    runs = list(itertools.product(range(len(points)), seed_list))
-    tasks = [
-        Task(text, seed, tuple(fixed + [(k, toml_literal(v)) for k, v in zip(keys, points[point])]), source)
-        for point, seed in runs
-    ]
-
-    def describe(task: Task) -> str:
-        grid_pairs = task.overrides[len(fixed):]
-        return ", ".join([f"seed {task.seed}", *(f"{k}={v}" for k, v in grid_pairs)])
-
-    with make_executor(min(jobs, len(tasks))) as executor:
-        summaries = run_tasks(tasks, executor, cache, progress, describe)
-    cells = _grid_columns(keys, points)
-    labels = [{**{key: cells[key][point] for key in keys}, "seed": seed} for point, seed in runs]
-    result = SweepResult(
-        grid_keys=list(keys),
-        flows=_flows_frame(keys, labels, summaries),
-        queues=_list_frame("queues", keys, labels, summaries),
-        handovers=_list_frame("handovers", keys, labels, summaries),
-        runs=_runs_frame(keys, labels, summaries),
-    )
-    for frame in result.tables().values():
-        frame.attrs["grid_keys"] = list(keys)
-    return result
+    plan = plan_sweep(scenario, grid, seeds, seed_base=seed_base, overrides=overrides, unset=unset)
+    with make_executor(min(jobs, len(plan.tasks))) as executor:
+        summaries = run_tasks(plan.tasks, executor, cache, progress, plan.describe)
+    return plan.result(summaries)
 
 
 def sweep(
@@ -201,7 +239,7 @@ def _list_frame(
     columns = [*keys, "seed", label]
     frame = pd.DataFrame(rows, columns=None if rows else [*columns, "_run"])
     tail = [c for c in frame.columns if c not in columns and c != "_run"]
-    frame = _one_type_per_column(frame[[*columns, *tail, "_run"]])
+    frame = _integer_columns(_one_type_per_column(frame[[*columns, *tail, "_run"]]), rows)
     if name != "flows":
         frame = frame.drop(columns="_run")
     return frame
@@ -217,7 +255,7 @@ def _runs_frame(keys: list[str], labels: list[dict[str, Any]], summaries: list[d
         row: dict[str, Any] = dict(task_columns)
         row.update(_flatten({k: v for k, v in summary.items() if k not in TABLES and k != "seed"}))
         rows.append(row)
-    return _one_type_per_column(pd.DataFrame(rows, columns=None if rows else [*keys, "seed"]))
+    return _integer_columns(_one_type_per_column(pd.DataFrame(rows, columns=None if rows else [*keys, "seed"])), rows)
 
 
 def _flatten(mapping: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
@@ -239,6 +277,18 @@ def _one_type_per_column(frame: pd.DataFrame) -> pd.DataFrame:
         kinds = {type(v) for v in frame[column] if v is not None and not _is_nan(v)}
         if len(kinds) > 1 and not kinds <= {int, float}:
             frame[column] = [v if isinstance(v, str) or v is None else json.dumps(v) for v in frame[column]]
+    return frame
+
+
+def _integer_columns(frame: pd.DataFrame, rows: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
+    """Float columns whose values were all integers where present (a count missing from some
+    rows) become pandas' nullable ``Int64``, so that CSV and parquet keep them integers."""
+    for column in frame.columns:
+        if frame[column].dtype.kind != "f":
+            continue
+        present = [row[column] for row in rows if row.get(column) is not None]
+        if present and all(isinstance(v, int) and not isinstance(v, bool) for v in present):
+            frame[column] = frame[column].astype("Int64")
     return frame
 
 
@@ -294,23 +344,24 @@ def write_results(frame: pd.DataFrame, out_dir: str | os.PathLike[str]) -> list[
     """Write the flow table as ``results.parquet`` and ``results.csv`` into ``out_dir``."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    paths = [out / "results.parquet", out / "results.csv"]
-    frame.to_parquet(paths[0], index=False)
-    frame.to_csv(paths[1], index=False)
-    return paths
+    return [_write_frame(frame, out / "results.parquet"), _write_frame(frame, out / "results.csv")]
 
 
 def write_tables(result: SweepResult, out_dir: str | os.PathLike[str]) -> list[Path]:
     """Write every table of ``result`` as ``<table>.parquet`` and ``<table>.csv`` (flows,
     queues, handovers, runs), and the flow table again as ``results.parquet`` / ``results.csv``,
-    into ``out_dir`` (created if needed). Empty tables are written too, with their task columns."""
+    into ``out_dir`` (created if needed), each file atomically. Empty tables are written too,
+    with their task columns."""
     out = Path(out_dir)
     paths = write_results(result.flows, out)
     for name, frame in result.tables().items():
-        for path in (out / f"{name}.parquet", out / f"{name}.csv"):
-            if path.suffix == ".parquet":
-                frame.to_parquet(path, index=False)
-            else:
-                frame.to_csv(path, index=False)
-            paths.append(path)
+        paths += [_write_frame(frame, out / f"{name}.parquet"), _write_frame(frame, out / f"{name}.csv")]
     return paths
+
+
+def _write_frame(frame: pd.DataFrame, path: Path) -> Path:
+    from hosim.outdir import atomic_write
+
+    if path.suffix == ".parquet":
+        return atomic_write(path, lambda tmp: frame.to_parquet(tmp, index=False))
+    return atomic_write(path, lambda tmp: frame.to_csv(tmp, index=False))

@@ -18,7 +18,6 @@ predicted, relative error) to `<out>/data/drop-or-forward-table-<setting>.json`.
 """
 from __future__ import annotations
 
-import json
 import statistics
 import sys
 from collections.abc import Callable, Sequence
@@ -29,6 +28,17 @@ import click
 
 from hosim.cli_options import runner_from_options, runner_options
 from hosim.models import cohen_levin
+from hosim.reproduce.common import (
+    Comparison,
+    committed_file,
+    finish,
+    output_options,
+    prepare,
+    progress_on_stderr,
+    save_figure,
+    write_json,
+    write_report,
+)
 from hosim.runner import Runner, Task, make_task
 
 PRESET = "fcp"
@@ -138,8 +148,7 @@ class Points:
         self.points: dict[str, Any] = {}
 
     def save(self) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self.path.write_text(json.dumps(self.points, indent=1, sort_keys=True))
+        write_json(self.path, self.points, indent=1, sort_keys=True)
 
 
 def point_overrides(setting: str, recovery: str, scheme: str, delta_rtt: float | None,
@@ -336,7 +345,7 @@ def plot(table: list[dict[str, Any]], figures: Path, setting: str) -> list[Path]
     ax.grid(alpha=0.3)
     path = figures / f"drop-or-forward-fig6-{setting}.png"
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
+    save_figure(fig, path, dpi=120)
     plt.close(fig)
     paths.append(path)
     # Fig. 7: the three flavours under drop (a) and forward (b).
@@ -358,7 +367,7 @@ def plot(table: list[dict[str, Any]], figures: Path, setting: str) -> list[Path]
         axes[0].set_ylabel("throughput / available bandwidth")
         path = figures / f"drop-or-forward-fig7-{setting}.png"
         fig.tight_layout()
-        fig.savefig(path, dpi=120)
+        save_figure(fig, path, dpi=120)
         plt.close(fig)
         paths.append(path)
     return paths
@@ -396,36 +405,89 @@ def markdown_table(table: list[dict[str, Any]], setting: str, recoveries=RECOVER
     return "\n".join(lines)
 
 
+def write_fcp_report(out: Path, table: list[dict[str, Any]], settings: Sequence[str], figures: Sequence[Path],
+                     seeds: int) -> Path:
+    """``report.md``: per setting the simulated and predicted throughput fractions, and its figures."""
+    sections = [
+        (SETTING_TITLES[s], markdown_table(table, s), [f for f in figures if f.stem.endswith(f"-{s}")])
+        for s in settings
+    ]
+    intro = ("Cohen & Levin, \"To Drop or Not to Drop\": the throughput fraction of TCP across handovers, "
+             f"simulated with the fcp preset ({seeds} seeds per point at 100 Mb/s, one at 1 Gb/s) beside the "
+             "paper's model (Fig. 6 and 7).")
+    return write_report(out, "Reproduction: drop or forward at a handover", intro, sections)
+
+
+#: ``--check``: points of the 100M setting whose seed-1 run is compared with the committed data.
+CHECK_POINTS: tuple[tuple[str, str, str, float | None], ...] = (
+    ("100M", "newreno", "drop", None),
+    *(("100M", "newreno", scheme, delta) for scheme in SCHEMES for delta in QUICK_DELTAS_RTT["100M"]),
+)
+
+
+def check_committed(
+    against: Path | None = None,
+    runner: Runner | None = None,
+    points: Sequence[tuple[str, str, str, float | None]] = CHECK_POINTS,
+) -> Comparison:
+    """Quick version (seconds): seed 1 of ``points`` (``(setting, recovery, scheme, Δ)``, all
+    of setting 100M) against the runs in the committed ``data/drop-or-forward-100M.json``."""
+    path, committed = committed_file(against, "data/drop-or-forward-100M.json")
+    comparison = Comparison(str(path))
+    tasks = [make_task(PRESET, 1, point_overrides(*spec)) for spec in points]
+    summaries = (Runner() if runner is None else runner).summaries(tasks, describe=_describe)
+    for spec, summary in zip(points, summaries):
+        key = _key(*spec, {})
+        old = next((r for r in committed.get(key, {}).get("runs", []) if r["seed"] == 1), {})
+        comparison.compare_fields(f"{key}[seed 1]", old, _reduce(summary),
+                                  ["throughput_fraction", "handovers", "timeouts_per_flow", "retransmits_per_flow"])
+    return comparison
+
+
 @click.command("drop-or-forward", short_help="Cohen & Levin, To Drop or Not to Drop: Fig. 6 and 7.")
-@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=Path("docs/reproductions"),
-              show_default=True, help="Directory for data/ and figures/.")
+@output_options("drop-or-forward")
 @click.option("--settings", default="100M,1G,100M-bigbuf", show_default=True,
               help="Comma-separated settings: 100M, 1G, 100M-bigbuf.")
 @click.option("--seeds", type=click.IntRange(min=1), default=3, show_default=True,
               help="Seeds per point at 100 Mb/s (1 Gb/s runs one seed: it is ten times slower).")
 @runner_options(default_jobs=1)
 @click.option("--quick", is_flag=True, help="Three Δ values, NewReno only (Fig. 6).")
-def cli(out: Path, settings: str, seeds: int, jobs: int, cache_dir: Path | None, no_cache: bool,
-        quick: bool) -> None:
-    """Reproduce Fig. 6 and 7 of Cohen & Levin: simulated vs predicted throughput fraction."""
+@click.pass_context
+def cli(ctx: click.Context, out: Path | None, force: bool, check: bool, against: Path | None, settings: str,
+        seeds: int, jobs: int, cache_dir: Path | None, no_cache: bool, quick: bool) -> None:
+    """Reproduce Fig. 6 and 7 of Cohen & Levin: simulated vs predicted throughput fraction.
+    Writes data/, figures/ and report.md into --out; --check compares a quick re-run with the
+    committed numbers instead."""
+    from hosim.cli import _command_line
+
     chosen = [s.strip() for s in settings.split(",") if s.strip()]
     for s in chosen:
         if s not in SETTINGS:
             raise click.BadParameter(f"unknown setting {s!r} (choose from {', '.join(SETTINGS)})",
                                      param_hint="'--settings'")
+    if check:
+        with runner_from_options(jobs, cache_dir, no_cache) as runner:
+            ctx.exit(check_committed(against, runner=runner).report())
+    target = prepare("drop-or-forward", out, force)
     deltas = QUICK_DELTAS_RTT if quick else DELTAS_RTT
     table = []
-    with runner_from_options(jobs, cache_dir, no_cache) as runner:
+    with progress_on_stderr("drop-or-forward") as progress, runner_from_options(jobs, cache_dir, no_cache) as runner:
+        runner.progress = progress
         for s in chosen:
-            points = Points(out / "data" / f"drop-or-forward-{s}.json")
+            points = Points(target / "data" / f"drop-or-forward-{s}.json")
             n = 1 if s.startswith("1G") else seeds
             rows_s = rows(runner, points, [s], deltas, n, fig7=not quick, log=click.echo)
-            (out / "data" / f"drop-or-forward-table-{s}.json").write_text(json.dumps(rows_s, indent=1))
+            write_json(target / "data" / f"drop-or-forward-table-{s}.json", rows_s, indent=1)
             table += rows_s
+    figures = []
     for s in chosen:
-        for p in plot(table, out / "figures", s):
+        for p in plot(table, target / "figures", s):
             click.echo(f"wrote {p}")
+            figures.append(p)
         click.echo(markdown_table(table, s))
+    report = write_fcp_report(target, table, chosen, figures, seeds)
+    finish("drop-or-forward", target, seeds, _command_line())
+    click.echo(f"wrote {report}")
 
 
 def main(argv: Sequence[str] | None = None) -> int:

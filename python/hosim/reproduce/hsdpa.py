@@ -5,8 +5,9 @@ Runs the ``hsdpa`` preset for Fig. 3 (TCP NewReno over a 384/38.4 kb/s square wa
 (T = 2 s, 200 ms, 20 ms), plus the sensitivity runs behind docs/reproductions/hsdpa-proxy.md.
 Writes figures (matplotlib, Agg canvas) and ``hsdpa-results.json`` to the output directory::
 
-    hosim reproduce hsdpa --out docs/reproductions/figures --jobs 4
-    python -m hosim.reproduce.hsdpa ...                      # the same
+    hosim reproduce hsdpa --out DIR --jobs 4    # default DIR: a new ./hosim-reproduce-hsdpa-<n>/
+    hosim reproduce hsdpa --check               # quick: Fig. 3, Fig. 7 and Table I vs the committed numbers
+    python -m hosim.reproduce.hsdpa ...         # the same
 
 Every number comes from the simulator; this module only chooses parameters and plots. The
 runs go through ``hosim.runner`` (parallel with ``--jobs``, kept in the result cache); only the
@@ -15,7 +16,6 @@ traced runs of Fig. 3 and Fig. 7 call ``hosim.run`` directly.
 
 from __future__ import annotations
 
-import json
 import statistics
 import sys
 from collections.abc import Mapping, Sequence
@@ -28,9 +28,22 @@ from matplotlib.figure import Figure
 
 import hosim
 from hosim.cli_options import runner_from_options, runner_options
+from hosim.reproduce.common import (
+    Comparison,
+    committed_file,
+    finish,
+    output_options,
+    prepare,
+    progress_on_stderr,
+    save_figure,
+    write_json,
+    write_report,
+)
 from hosim.runner import Runner, Task
 
-__all__ = ["PAPER", "degradation", "fig3", "fig7", "main", "run_reproduction", "sensitivity", "table1"]
+__all__ = [
+    "PAPER", "check_committed", "degradation", "fig3", "fig7", "main", "run_reproduction", "sensitivity", "table1",
+]
 
 #: The paper's numbers. Fig. 3: 190.4 of 222.7 kb/s. Table I: upper bound, throughput
 #: (packets/s) and link utilization (%) of TCP and the proxy for each period T.
@@ -262,7 +275,7 @@ def plot_fig3(result: hosim.Result, path: Path) -> None:
     c.set_ylabel("queue (packets)")
     c.set_title("(c) RNC/Node-B queue (20-packet buffer)", loc="left", fontsize="medium")
     c.set_xlabel("time (s)")
-    figure.savefig(path, dpi=110)
+    save_figure(figure, path, dpi=110)
 
 
 def plot_fig7(results: Mapping[str, hosim.Result], path: Path, window_s: float = 20.0) -> None:
@@ -288,7 +301,7 @@ def plot_fig7(results: Mapping[str, hosim.Result], path: Path, window_s: float =
     axes[4].set_ylabel("packets")
     axes[4].set_title("(e) Node-B queue with TCP NewReno", loc="left", fontsize="medium")
     axes[4].set_xlabel("time (s)")
-    figure.savefig(path, dpi=110)
+    save_figure(figure, path, dpi=110)
 
 
 def plot_table1(rows: Sequence[Mapping[str, Any]], sens: Mapping[str, Sequence[Mapping[str, Any]]], path: Path) -> None:
@@ -311,7 +324,7 @@ def plot_table1(rows: Sequence[Mapping[str, Any]], sens: Mapping[str, Sequence[M
     ax.grid(True, alpha=0.3)
     ax.legend(fontsize="small", loc="lower left")
     ax.set_title("Table I: utilization of TCP NewReno and of the proxy", loc="left", fontsize="medium")
-    figure.savefig(path, dpi=110)
+    save_figure(figure, path, dpi=110)
 
 
 # --- entry point -----------------------------------------------------------------------------
@@ -339,21 +352,81 @@ def run_reproduction(out: Path, seeds: int = 5, runner: Runner | None = None) ->
         "degradation": degradation(seed_list[:3], runner=runner),
         "seeds": list(seed_list),
     }
-    (out / "hsdpa-results.json").write_text(json.dumps(results, indent=1, sort_keys=True) + "\n")
+    write_json(out / "hsdpa-results.json", results, indent=1, sort_keys=True)
     return results
 
 
+def table1_markdown(rows: Sequence[Mapping[str, Any]]) -> str:
+    """Table I: the paper's throughput and utilization beside hosim's (mean over seeds)."""
+    lines = ["| T (s) | paper TCP pkt/s | hosim | paper proxy pkt/s | hosim | paper TCP util. % | hosim "
+             "| paper proxy util. % | hosim |", "|---|---|---|---|---|---|---|---|---|"]
+    for row in rows:
+        paper = PAPER["table1"][row["T_s"]]
+        lines.append(
+            f"| {row['T_s']:g} | {paper['tcp']} | {row['tcp_throughput_pkts_per_s']:.1f} | {paper['proxy']} "
+            f"| {row['proxy_throughput_pkts_per_s']:.1f} | {paper['tcp_util']} | {100 * row['tcp_utilization']:.1f} "
+            f"| {paper['proxy_util']} | {100 * row['proxy_utilization']:.1f} |"
+        )
+    return "\n".join(lines)
+
+
+def write_hsdpa_report(out: Path, results: Mapping[str, Any]) -> Path:
+    """``report.md``: Fig. 3's throughput and Table I beside the paper's numbers, and the figures."""
+    f3, paper3 = results["fig3"], PAPER["fig3"]
+    fig3 = ("| quantity | paper | hosim |\n|---|---|---|\n"
+            f"| capacity (kb/s) | {paper3['capacity_kbps']} | {f3['capacity_kbps']:.1f} |\n"
+            f"| TCP throughput (kb/s) | {paper3['throughput_kbps']} | {f3['throughput_kbps']:.1f} |\n"
+            f"| utilization | {paper3['utilization']:.3f} | {f3['utilization']:.3f} |")
+    sections = [
+        ("Fig. 3: NewReno over the 384 / 38.4 kb/s square wave", fig3, [out / "hsdpa-fig3.png"]),
+        ("Fig. 7: TCP and the window adaptation proxy, random bandwidth, T = 200 ms", "", [out / "hsdpa-fig7.png"]),
+        ("Table I: throughput and link utilization", table1_markdown(results["table1"]), [out / "hsdpa-table1.png"]),
+    ]
+    intro = (f"Ren, Huang, Liu, Lin, \"Improving TCP Throughput over HSDPA Networks\" (IEEE TWC 2008), reproduced "
+             f"with the hsdpa preset; Table I over seeds {results['seeds']}. Every number is in hsdpa-results.json.")
+    return write_report(out, "Reproduction: TCP over HSDPA and the window adaptation proxy", intro, sections)
+
+
+def check_committed(against: Path | None = None, runner: Runner | None = None) -> Comparison:
+    """Quick version (seconds): Fig. 3, Fig. 7 and Table I with the committed seeds, against
+    the committed ``figures/hsdpa-results.json``."""
+    path, committed = committed_file(against, "figures/hsdpa-results.json")
+    comparison = Comparison(str(path))
+    _, f3 = fig3()
+    comparison.compare_fields("fig3", committed["fig3"], f3)
+    for mode, result in fig7().items():
+        comparison.compare_fields(f"fig7[{mode}]", committed["fig7"][mode], _metrics(result.summary),
+                                  ["throughput_pkts_per_s", "utilization", "nodeb_drops", "sender_timeouts"])
+    rows = table1(tuple(committed["seeds"]), runner=runner)
+    for old, row in zip(committed["table1"], rows):
+        comparison.compare_fields(f"table1[T={row['T_s']:g}]", old, row,
+                                  [k for k in row if k.endswith(("throughput_pkts_per_s", "utilization"))])
+    return comparison
+
+
 @click.command("hsdpa", short_help="Ren et al., TCP over HSDPA: Fig. 3, Fig. 7 and Table I.")
-@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=Path("docs/reproductions/figures"),
-              show_default=True, help="Output directory for the figures and hsdpa-results.json.")
 @click.option("--seeds", type=click.IntRange(min=1), default=5, show_default=True, help="Seeds per Table I cell.")
+@output_options("hsdpa")
 @runner_options(default_jobs=1)
-def cli(out: Path, seeds: int, jobs: int, cache_dir: Path | None, no_cache: bool) -> None:
+@click.pass_context
+def cli(ctx: click.Context, out: Path | None, force: bool, check: bool, against: Path | None, seeds: int, jobs: int,
+        cache_dir: Path | None, no_cache: bool) -> None:
     """Reproduce Ren, Huang, Liu, Lin, "Improving TCP Throughput over HSDPA Networks":
-    Fig. 3, Fig. 7, Table I and the sensitivity runs, with the hsdpa preset."""
-    with runner_from_options(jobs, cache_dir, no_cache) as runner:
-        run_reproduction(out, seeds, runner=runner)
-    click.echo(f"wrote {out / 'hsdpa-results.json'} and the figures hsdpa-fig3.png, hsdpa-fig7.png, "
+    Fig. 3, Fig. 7, Table I and the sensitivity runs, with the hsdpa preset. Writes the figures,
+    hsdpa-results.json and report.md into --out; --check compares a quick re-run with the
+    committed numbers instead."""
+    from hosim.cli import _command_line
+
+    if check:
+        with runner_from_options(jobs, cache_dir, no_cache) as runner:
+            ctx.exit(check_committed(against, runner=runner).report())
+    target = prepare("hsdpa", out, force)
+    with progress_on_stderr("hsdpa") as progress, runner_from_options(jobs, cache_dir, no_cache) as runner:
+        runner.progress = progress
+        results = run_reproduction(target, seeds, runner=runner)
+    report = write_hsdpa_report(target, results)
+    finish("hsdpa", target, seeds, _command_line())
+    click.echo(f"wrote {report}, {target / 'hsdpa-results.json'} and the figures hsdpa-fig3.png, hsdpa-fig7.png, "
                "hsdpa-table1.png")
 
 

@@ -1,7 +1,7 @@
 """Reproduction of Pacifico et al., "Improving TCP Performance During the Intra LTE Handover"
 with the ``lte-x2`` preset (docs/reproductions/lte-intra-handover.md).
 
-``hosim reproduce lte-x2 [--seeds 50] [--out docs/reproductions] [--jobs N]`` (or
+``hosim reproduce lte-x2 [--seeds 50] [--out DIR] [--jobs N] [--check]`` (or
 ``python -m hosim.reproduce.lte_x2 ...``) runs
 
 - Fig. 8 / Fig. 11: outcome probabilities (timeout, halving, optimal) of the reference UE's
@@ -14,15 +14,17 @@ with the ``lte-x2`` preset (docs/reproductions/lte-intra-handover.md).
 - Fig. 12: data delivered in the handover window for standard, AQM, prediction and prediction
   with AQM;
 
-writes the figures to ``<out>/figures/lte-*.png`` and every number to
-``<out>/data/lte-intra-handover.json``, and prints the markdown tables of the document. The
+writes the figures to ``<out>/figures/lte-*.png``, every number to
+``<out>/data/lte-intra-handover.json`` and ``<out>/report.md`` (the tables beside the paper's
+numbers, and the figures), and prints the markdown tables of the document. ``--check`` re-runs
+two seeds of the outcome experiment and the traced runs and compares them with the committed
+``docs/reproductions/data/lte-intra-handover.json``. The
 runs go through ``hosim.runner`` (parallel with ``--jobs``, kept in the result cache); only the
 three traced runs of Fig. 9 / 10 call ``hosim.api.run`` directly.
 """
 
 from __future__ import annotations
 
-import json
 import math
 import sys
 from collections.abc import Iterable, Mapping, Sequence
@@ -34,9 +36,20 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from hosim.cli_options import runner_from_options, runner_options
+from hosim.reproduce.common import (
+    Comparison,
+    committed_file,
+    finish,
+    output_options,
+    prepare,
+    progress_on_stderr,
+    save_figure,
+    write_json,
+    write_report,
+)
 from hosim.runner import Runner, Task
 
-__all__ = ["PAPER", "fisher_one_sided", "run_reproduction", "wilson_interval"]
+__all__ = ["PAPER", "check_committed", "fisher_one_sided", "run_reproduction", "wilson_interval", "write_lte_report"]
 
 PRESET = "lte-x2"
 VARIANTS = ("standard", "fast", "predicted")
@@ -331,9 +344,7 @@ def _std(v: Sequence[float]) -> float:
 
 def _save(fig: Figure, path: Path) -> Path:
     FigureCanvasAgg(fig)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=110, bbox_inches="tight")
-    return path
+    return save_figure(fig, path, dpi=110, bbox_inches="tight")
 
 
 def plot_outcomes(probs: Mapping[str, Mapping[int, Mapping[str, Any]]], variant: str, title: str, path: Path) -> Path:
@@ -494,7 +505,7 @@ def prediction_error_markdown(errs: Mapping[str, Mapping[str, Any]], first: str 
 
 
 def run_reproduction(
-    out_dir: str | Path = "docs/reproductions", seeds: int = 50, trace_seed: int = 1, runner: Runner | None = None
+    out_dir: str | Path, seeds: int = 50, trace_seed: int = 1, runner: Runner | None = None
 ) -> dict[str, Any]:
     """Runs every experiment, writes figures and data under ``out_dir``; returns the numbers
     and the markdown tables."""
@@ -540,25 +551,102 @@ def run_reproduction(
         "markdown": markdown,
         "figures": [str(f) for f in files],
     }
-    (out / "data").mkdir(parents=True, exist_ok=True)
-    (out / "data" / "lte-intra-handover.json").write_text(json.dumps(data, indent=1, default=float))
+    write_json(out / "data" / "lte-intra-handover.json", data, indent=1, default=float)
     return data
+
+
+REPORT_SECTIONS = (
+    ("Fig. 8 / Fig. 11: outcome of the reference UE's handover", "outcomes",
+     ("lte-fig8-standard.png", "lte-fig11-predicted.png", "lte-fast.png")),
+    ("Significance of the timeout differences", "significance", ()),
+    ("Fig. 9 / Fig. 10: window and RTT around the handover", None, ("lte-fig9-cwnd.png", "lte-fig10-rtt.png")),
+    ("Table IV: drop rates on the router queues (paper beside hosim)", "table4", ()),
+    ("Fig. 12: data delivered in the handover window", "fig12", ("lte-fig12-delivered.png",)),
+    ("Sensitivity to loss recovery and minimum RTO", "sensitivity", ()),
+    ("Predicted path switch: prediction error", "prediction_error", ()),
+    ("Predicted path switch: prediction lead", "prediction_lead", ()),
+)
+
+
+def write_lte_report(out: Path, data: Mapping[str, Any]) -> Path:
+    """``report.md``: every table of the run (Table IV with the paper's numbers beside hosim's),
+    what the paper states for the bar charts, and the figures."""
+    figs = out / "figures"
+    statements = {"outcomes": PAPER["fig8"] + ". " + PAPER["fig11"], "fig12": PAPER["fig12"]}
+    sections = []
+    for heading, key, figures in REPORT_SECTIONS:
+        table = data["markdown"][key] if key else ""
+        if key in statements:
+            table = f"Paper: {statements[key]}.\n\n{table}"
+        if key is None:
+            table = f"Paper: {PAPER['fig9_10']}."
+        sections.append((heading, table, [figs / f for f in figures]))
+    intro = (f"Pacifico et al., \"Improving TCP Performance During the Intra LTE Handover\", reproduced with the "
+             f"lte-x2 preset: {data['seeds']} seeds per configuration, traces of seed {data['trace_seed']}.")
+    return write_report(out, "Reproduction: intra-LTE X2 handover", intro, sections)
+
+
+CHECK_PARTS = ("runs", "traces", "fig12")
+
+
+def check_committed(
+    against: Path | None = None,
+    seeds: Sequence[int] = (1, 2),
+    runner: Runner | None = None,
+    parts: Sequence[str] = CHECK_PARTS,
+) -> Comparison:
+    """Quick version (seconds) against the committed data file: ``runs``, the outcome runs of
+    ``seeds`` for every variant and target-cell size, compared run by run; ``traces``, the
+    handovers of the three traced runs; ``fig12``, Fig. 12 with the committed number of seeds
+    (its four variants run in a few seconds)."""
+    path, committed = committed_file(against, "data/lte-intra-handover.json")
+    comparison = Comparison(str(path))
+    if "runs" in parts:
+        rows = {(r["variant"], r["target_ues"], r["seed"]): r for r in committed["runs"]}
+        for row in outcome_runs(seeds, runner=runner):
+            key = (row["variant"], row["target_ues"], row["seed"])
+            name = f"runs[{'/'.join(map(str, key))}]"
+            comparison.compare_fields(name, rows.get(key, {}), row,
+                                      ["outcome", "forwarded_packets", "delivered_bytes_window", "retransmits"])
+    if "traces" in parts:
+        fields = ["outcome", "forwarded_packets", "delivered_bytes_window", "end_s"]
+        for variant, t in window_traces(committed["trace_seed"]).items():
+            old = committed["traces_handover"].get(variant, {})
+            comparison.compare_fields(f"traces_handover[{variant}]", old, t["handover"], fields)
+    if "fig12" in parts:
+        current = delivered(range(1, committed["seeds"] + 1), runner=runner)
+        for label, cell in current.items():
+            comparison.compare_fields(f"fig12[{label}]", committed["fig12"].get(label, {}), cell,
+                                      ["kB_mean", "kB_std", "window_s_mean", "timeout_share"])
+    return comparison
 
 
 @click.command("lte-x2", short_help="Pacifico et al., TCP across the intra-LTE X2 handover.")
 @click.option("--seeds", type=click.IntRange(min=1), default=50, show_default=True, help="Seeds per configuration.")
 @click.option("--trace-seed", type=click.IntRange(min=0), default=1, show_default=True,
               help="Seed of the Fig. 9/10 traces.")
-@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=Path("docs/reproductions"),
-              show_default=True, help="Directory for figures/ and data/.")
+@output_options("lte-x2")
 @runner_options(default_jobs=1)
-def cli(seeds: int, trace_seed: int, out: Path, jobs: int, cache_dir: Path | None, no_cache: bool) -> None:
+@click.pass_context
+def cli(ctx: click.Context, seeds: int, trace_seed: int, out: Path | None, force: bool, check: bool,
+        against: Path | None, jobs: int, cache_dir: Path | None, no_cache: bool) -> None:
     """Reproduce Pacifico et al., "Improving TCP Performance During the Intra LTE Handover":
-    Fig. 8-12 and Table IV, with the lte-x2 preset."""
-    with runner_from_options(jobs, cache_dir, no_cache) as runner:
-        data = run_reproduction(out, seeds, trace_seed, runner=runner)
+    Fig. 8-12 and Table IV, with the lte-x2 preset. Writes figures/, data/ and report.md into
+    --out; --check compares a quick re-run with the committed numbers instead."""
+    from hosim.cli import _command_line
+
+    if check:
+        with runner_from_options(jobs, cache_dir, no_cache) as runner:
+            ctx.exit(check_committed(against, runner=runner).report())
+    target = prepare("lte-x2", out, force)
+    with progress_on_stderr("lte-x2") as progress, runner_from_options(jobs, cache_dir, no_cache) as runner:
+        runner.progress = progress
+        data = run_reproduction(target, seeds, trace_seed, runner=runner)
+    report = write_lte_report(target, data)
+    finish("lte-x2", target, seeds, _command_line())
     for name, table in data["markdown"].items():
         click.echo(f"\n### {name}\n\n{table}")
+    click.echo(f"\nwrote {report}, {target / 'data'} and {target / 'figures'}")
 
 
 def main(argv: Sequence[str] | None = None) -> int:

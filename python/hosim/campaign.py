@@ -1,0 +1,270 @@
+"""``hosim sweep --out DIR`` as a campaign that survives interruption.
+
+Layout of DIR::
+
+    manifest.json         what the sweep is: scenario (name, text hash), fixed --set and --unset
+                          values, grid, seeds, hosim version, command line
+    hosim.lock            the pid of the sweep writing DIR (only while it runs)
+    runs/<task-key>.json  one run summary per finished run, written as soon as it finishes
+    flows.csv ... runs.*  the merged tables, rebuilt from runs/ at the end
+
+Running the same sweep again into DIR (same manifest, apart from the command line) runs only
+what ``runs/`` lacks, so an interrupted sweep resumes and ends with the same tables as an
+uninterrupted one. A different sweep is refused unless ``--force`` (which drops the old runs).
+Before anything runs, every grid point's scenario is built once with a tiny ``duration_s`` (the
+core has no validate-only call), so an invalid grid value fails at once, naming its key.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import shutil
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from hosim.errors import Interrupted, ScenarioError
+from hosim.outdir import DirectoryLock, OutputError, atomic_write_text, prepare_output, write_manifest
+from hosim.runner import InterruptibleExecutor, Progress, ResultCache, Task, run_tasks
+from hosim.sweep import SweepPlan, SweepResult, write_tables
+
+__all__ = ["RUNS_DIR", "Campaign", "Interrupted", "run_campaign", "task_key", "validate_plan"]
+
+RUNS_DIR = "runs"
+#: Manifest fields that must match for a sweep to resume into a directory.
+IDENTITY = ("command", "hosim", "scenario", "scenario_sha256", "fixed", "unset", "grid", "seeds", "seed_base")
+#: ``duration_s`` of the validation runs: long enough to build the scenario, too short to simulate.
+VALIDATION_DURATION_S = 1e-6
+
+
+@dataclass(frozen=True)
+class Campaign:
+    """What a finished campaign did: its tables, the files written and where the runs came from."""
+
+    result: SweepResult
+    written: list[Path]
+    resumed: int
+    ran: int
+
+
+def task_key(task: Task) -> str:
+    """File name stem of a run in ``runs/``: a hash of the scenario text, seed and overrides."""
+    fields = json.dumps(task.cache_fields(), sort_keys=True)
+    return hashlib.sha256(fields.encode("utf-8")).hexdigest()[:20]
+
+
+def manifest(
+    plan: SweepPlan, seeds: int, seed_base: int, unset: Sequence[str], command_line: Sequence[str]
+) -> dict[str, Any]:
+    """What ``manifest.json`` records; the ``IDENTITY`` fields decide whether a sweep resumes."""
+    from hosim.api import toml_literal
+    from hosim.runner import core_version
+
+    grid = {
+        key: list(dict.fromkeys(toml_literal(point[i]) for point in plan.points)) for i, key in enumerate(plan.keys)
+    }
+    return {
+        "command": "sweep",
+        "hosim": core_version(),
+        "scenario": plan.source,
+        "scenario_sha256": hashlib.sha256(plan.text.encode("utf-8")).hexdigest(),
+        "fixed": dict(plan.fixed),
+        "unset": list(unset),
+        "grid": grid,
+        "seeds": seeds,
+        "seed_base": seed_base,
+        "runs": len(plan.tasks),
+        "command_line": list(command_line),
+    }
+
+
+# --- validation --------------------------------------------------------------------------------
+
+_GOT = re.compile(r"got (-?[0-9][0-9.eE+-]*)")
+
+
+def validate_plan(plan: SweepPlan) -> None:
+    """Build the scenario of every distinct grid point once (first seed); the first invalid one
+    raises ``ScenarioError`` naming the key and the grid point."""
+    seen: set[int] = set()
+    for task, (point, _seed) in zip(plan.tasks, plan.runs):
+        if point not in seen:
+            seen.add(point)
+            validate_task(task, plan.describe)
+
+
+def validate_task(task: Task, describe: Callable[[Task], str]) -> None:
+    """Run ``task`` with ``duration_s`` shortened to almost nothing. A check that ties another
+    key to ``duration_s`` ("must be before the end of the run, got 2.3") is retried with a
+    duration just past the value it names, as long as that is within the scenario's own."""
+    from hosim import _native
+
+    real = _duration_s(task)
+    duration: float | None = VALIDATION_DURATION_S if real is not None else None
+    for _attempt in range(4):
+        extra = [] if duration is None else [("duration_s", repr(duration))]
+        try:
+            _native.run(task.scenario, task.source, task.seed, [*task.overrides, *extra], False)
+            return
+        except ScenarioError as exc:
+            message = str(exc)
+            got = _GOT.search(message)
+            if duration is None or "duration_s" not in message or got is None or real is None:
+                raise ScenarioError(f"{message} ({describe(task)})") from None
+            needed = float(got.group(1)) + 0.01
+            duration = needed if needed < real else None  # else: the real duration decides
+
+
+def _duration_s(task: Task) -> float | None:
+    """The ``duration_s`` the task runs with, or ``None`` if it cannot be told cheaply."""
+    from hosim.api import _toml_loads, parse_toml_value
+
+    value: Any = None
+    for key, literal in task.overrides:
+        if key == "duration_s":
+            value = parse_toml_value(literal)
+    if value is None:
+        loads = _toml_loads()
+        try:
+            value = loads(task.scenario).get("duration_s") if loads is not None else None
+        except ValueError:
+            return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
+        return None
+    return float(value)
+
+
+# --- running -------------------------------------------------------------------------------------
+
+
+def run_campaign(
+    plan: SweepPlan,
+    out: Path,
+    *,
+    seeds: int,
+    seed_base: int = 1,
+    unset: Sequence[str] = (),
+    jobs: int = 1,
+    cache: ResultCache | None = None,
+    force: bool = False,
+    progress: Progress | None = None,
+    command_line: Sequence[str] = (),
+    warn: Callable[[str], None] | None = None,
+    label_columns: dict[str, Any] | None = None,
+) -> Campaign:
+    """Run ``plan`` into ``out`` (see the module doc). Every run goes to ``runs/`` as it
+    finishes; Ctrl-C kills the workers at once and raises ``Interrupted``. ``warn`` gets one
+    line when the first grid point's first two seeds give the same summary."""
+    validate_plan(plan)
+    previous = prepare_output(out, "sweep", force)
+    wanted = manifest(plan, seeds, seed_base, unset, command_line)
+    with DirectoryLock(out, "hosim sweep"):
+        runs_dir = out / RUNS_DIR
+        if previous is not None and previous.get("command") == "sweep" and _identity(previous) != _identity(wanted):
+            if not force:
+                differ = ", ".join(k for k in IDENTITY if previous.get(k) != wanted.get(k))
+                raise OutputError(
+                    f"--out {out}: holds a different sweep (its manifest differs in: {differ}); "
+                    "choose a new directory, or pass --force to replace it"
+                )
+            shutil.rmtree(runs_dir, ignore_errors=True)
+        write_manifest(out, wanted)
+        runs_dir.mkdir(exist_ok=True)
+        summaries = _load_finished(plan.tasks, runs_dir)
+        resumed = len(summaries)
+        check_seeds = _SeedCheck(plan, summaries, warn)
+        todo = [i for i in range(len(plan.tasks)) if i not in summaries]
+
+        def keep(position: int, summary_json: str) -> None:
+            index = todo[position]
+            atomic_write_text(runs_dir / f"{task_key(plan.tasks[index])}.json", summary_json)
+            summaries[index] = summary_json
+            check_seeds.after(index)
+
+        def advance(done: int, _total: int) -> None:
+            if progress is not None:
+                progress(resumed + done, len(plan.tasks))
+
+        if progress is not None:
+            progress(resumed, len(plan.tasks))
+        check_seeds.after(None)
+        try:
+            if todo:
+                with InterruptibleExecutor(max(1, min(jobs, len(todo)))) as executor:
+                    run_tasks([plan.tasks[i] for i in todo], executor, cache, advance,
+                              plan.describe, on_result=keep)
+            result = plan.result([json.loads(summaries[i]) for i in range(len(plan.tasks))])
+            written = write_tables(_labelled(result, label_columns or {}), out)
+        except KeyboardInterrupt:
+            raise Interrupted(
+                f"{len(summaries)} of {len(plan.tasks)} runs finished and kept in {out}; "
+                "run the same command again to resume"
+            ) from None
+    return Campaign(result, written, resumed, len(todo))
+
+
+def _identity(manifest: dict[str, Any]) -> dict[str, Any]:
+    return {k: manifest.get(k) for k in IDENTITY}
+
+
+def _load_finished(tasks: Sequence[Task], runs_dir: Path) -> dict[int, str]:
+    """Runs already in ``runs/`` (an unreadable file counts as not run)."""
+    found: dict[int, str] = {}
+    for index, task in enumerate(tasks):
+        try:
+            text = (runs_dir / f"{task_key(task)}.json").read_text(encoding="utf-8")
+            json.loads(text)
+        except (OSError, ValueError):
+            continue
+        found[index] = text
+    return found
+
+
+class _SeedCheck:
+    """Warns once if the first two seeds of the first grid point give the same summary."""
+
+    def __init__(self, plan: SweepPlan, summaries: dict[int, str], warn: Callable[[str], None] | None):
+        self.summaries = summaries
+        self.warn = warn
+        first = [i for i, (point, _seed) in enumerate(plan.runs) if point == 0][:2]
+        self.pair = first if len(first) == 2 and warn is not None else []
+        self.seeds = [plan.runs[i][1] for i in self.pair]
+
+    def after(self, index: int | None) -> None:
+        """Called after run ``index`` finished (``None``: before the first new run)."""
+        if not self.pair or (index is not None and index not in self.pair):
+            return
+        if not all(i in self.summaries for i in self.pair):
+            return
+        first, second = (_comparable(self.summaries[i]) for i in self.pair)
+        self.pair = []
+        if first == second and self.warn is not None:
+            self.warn(
+                f"seeds {self.seeds[0]} and {self.seeds[1]} of the first grid point give identical summaries: "
+                "the scenario has no random element, so more seeds only repeat the same runs"
+            )
+
+
+def _comparable(summary_json: str) -> dict[str, Any]:
+    summary = json.loads(summary_json)
+    summary.pop("seed", None)
+    summary.pop("wall_time_s", None)
+    return dict(summary)
+
+
+def _labelled(result: SweepResult, columns: dict[str, Any]) -> SweepResult:
+    """The tables with ``columns`` (scenario, fixed overrides) appended, for the written files;
+    a name that is already a column is left out."""
+    if not columns:
+        return result
+    tables = {}
+    for name, frame in result.tables().items():
+        frame = frame.copy()
+        for column, value in columns.items():
+            if column not in frame.columns:
+                frame[column] = [value] * len(frame)
+        tables[name] = frame
+    return SweepResult(result.grid_keys, **tables)

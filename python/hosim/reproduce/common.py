@@ -1,0 +1,216 @@
+"""What every ``hosim reproduce PAPER`` shares: the output directory (``--out``, default a new
+``./hosim-reproduce-<paper>-<n>/``; ``--force``), atomic figure and data files, the progress bar
+on stderr, the Markdown report, and ``--check``: a quick re-computation compared with the
+numbers committed in ``docs/reproductions/``."""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+
+from hosim.outdir import atomic_write, atomic_write_text, prepare_output, write_manifest
+from hosim.runner import Progress
+
+__all__ = [
+    "COMMITTED",
+    "Comparison",
+    "default_out",
+    "output_options",
+    "prepare",
+    "progress_on_stderr",
+    "save_figure",
+    "write_json",
+    "write_report",
+]
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+#: ``docs/reproductions`` of the source checkout this package runs from (absent when installed).
+COMMITTED = Path(__file__).resolve().parents[3] / "docs" / "reproductions"
+
+
+def default_out(paper: str, base: Path | None = None) -> Path:
+    """``./hosim-reproduce-<paper>-<n>``: the first ``n`` from 1 whose directory does not exist."""
+    base = Path.cwd() if base is None else base
+    n = 1
+    while (base / f"hosim-reproduce-{paper}-{n}").exists():
+        n += 1
+    return base / f"hosim-reproduce-{paper}-{n}"
+
+
+def output_options(paper: str) -> Callable[[F], F]:
+    """``--out``, ``--force``, ``--check`` and ``--against`` for ``hosim reproduce PAPER``."""
+
+    def decorate(command: F) -> F:
+        command = click.option(
+            "--against", type=click.Path(file_okay=False, path_type=Path), default=None,
+            show_default="docs/reproductions of this source checkout",
+            help="With --check: the directory holding the committed data/ (and figures/).")(command)
+        command = click.option(
+            "--check", is_flag=True,
+            help="Re-compute a quick version (seconds) and compare it with the committed numbers; "
+                 "exit 1 if one differs. Writes nothing.")(command)
+        command = click.option(
+            "--force", is_flag=True,
+            help="Write into --out even if it holds files that an earlier reproduction of this paper did not "
+                 "write.")(command)
+        return click.option(
+            "--out", type=click.Path(file_okay=False, path_type=Path), default=None,
+            show_default=f"a new ./hosim-reproduce-{paper}-<n>/",
+            help="Directory for the figures, data and report.md.")(command)
+
+    return decorate
+
+
+def prepare(paper: str, out: Path | None, force: bool) -> Path:
+    """The output directory, checked (one-line error, exit 2) before anything runs."""
+    out = default_out(paper) if out is None else out
+    prepare_output(out, f"reproduce {paper}", force)
+    return out
+
+
+def finish(paper: str, out: Path, seeds: int, command_line: Sequence[str]) -> None:
+    from hosim.runner import core_version
+
+    write_manifest(out, {"command": f"reproduce {paper}", "hosim": core_version(), "seeds": seeds,
+                         "command_line": list(command_line)})
+
+
+def save_figure(figure: Any, path: Path, **savefig: Any) -> Path:
+    """``figure.savefig(path)`` through a temporary file (the format comes from ``path``)."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    if figure.canvas is None or not isinstance(figure.canvas, FigureCanvasAgg):
+        FigureCanvasAgg(figure)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return atomic_write(path, lambda tmp: figure.savefig(tmp, format=path.suffix.lstrip("."), **savefig))
+
+
+def write_json(path: Path, data: Any, **dumps: Any) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return atomic_write_text(path, json.dumps(data, **dumps) + "\n")
+
+
+def write_report(out: Path, title: str, intro: str, sections: Sequence[tuple[str, str, Sequence[Path]]]) -> Path:
+    """``report.md``: per section a heading, a Markdown table (hosim's numbers beside the
+    paper's) and the figures, linked relative to ``out``."""
+    lines = [f"# {title}", "", intro, ""]
+    for heading, table, figures in sections:
+        lines += [f"## {heading}", ""]
+        if table:
+            lines += [table, ""]
+        for figure in figures:
+            lines += [f"![{figure.stem}]({figure.relative_to(out).as_posix()})", ""]
+    return atomic_write_text(out / "report.md", "\n".join(lines))
+
+
+@contextmanager
+def progress_on_stderr(label: str) -> Iterator[Progress | None]:
+    """A rich progress bar on stderr (when it is a terminal) counting every run of the
+    reproduction: the runner reports ``(done, total)`` per batch, this adds the batches up."""
+    if not sys.stderr.isatty():
+        yield None
+        return
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
+    from rich.progress import Progress as Bar
+
+    columns = (TextColumn(label), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+    with Bar(*columns, console=Console(stderr=True), transient=True) as bar:
+        bar_task = bar.add_task(label, total=None)
+        totals = BatchTotals()
+
+        def update(done: int, total: int) -> None:
+            completed, overall = totals.update(done, total)
+            bar.update(bar_task, completed=completed, total=overall)
+
+        yield update
+
+
+class BatchTotals:
+    """Adds up the ``(done, total)`` reports of successive batches of runs: a report after the
+    previous batch was complete, or one that goes backwards, starts a new batch."""
+
+    def __init__(self) -> None:
+        self.base = 0
+        self.done = 0
+        self.total = 0
+
+    def update(self, done: int, total: int) -> tuple[int, int]:
+        """``(runs done, runs known)`` over every batch so far."""
+        if self.total and (self.done >= self.total or done < self.done):
+            self.base += self.total
+        self.done, self.total = done, total
+        return self.base + done, self.base + total
+
+
+# --- --check ---------------------------------------------------------------------------------
+
+
+@dataclass
+class Comparison:
+    """Committed numbers against re-computed ones, with a relative tolerance."""
+
+    source: str
+    rel_tol: float = 1e-9
+    rows: list[tuple[str, Any, Any, bool]] = field(default_factory=list)
+
+    def add(self, name: str, committed: Any, current: Any) -> None:
+        self.rows.append((name, committed, current, _same(committed, current, self.rel_tol)))
+
+    def compare_fields(self, prefix: str, committed: dict[str, Any], current: dict[str, Any],
+                       fields: Sequence[str] | None = None) -> None:
+        for key in committed if fields is None else fields:
+            self.add(f"{prefix}.{key}", committed.get(key), current.get(key))
+
+    @property
+    def differences(self) -> list[tuple[str, Any, Any, bool]]:
+        return [row for row in self.rows if not row[3]]
+
+    def markdown(self) -> str:
+        lines = ["| quantity | committed | now | |", "|---|---|---|---|"]
+        lines += [f"| {n} | {_show(a)} | {_show(b)} | {'ok' if ok else 'DIFFERS'} |" for n, a, b, ok in self.rows]
+        return "\n".join(lines)
+
+    def report(self) -> int:
+        """Print the table on stdout and, if a number differs, one line on stderr; the exit code."""
+        click.echo(self.markdown())
+        bad = self.differences
+        if not bad:
+            click.echo(f"\nall {len(self.rows)} numbers match {self.source}")
+            return 0
+        names = ", ".join(n for n, *_ in bad[:3]) + (", ..." if len(bad) > 3 else "")
+        sys.stderr.write(f"hosim: check failed: {len(bad)} of {len(self.rows)} numbers differ from "
+                         f"{self.source} ({names})\n")
+        return 1
+
+
+def committed_file(against: Path | None, relative: str) -> tuple[Path, Any]:
+    """The committed JSON ``relative`` to ``against`` (default ``COMMITTED``), read."""
+    base = COMMITTED if against is None else against
+    path = base / relative
+    try:
+        return path, json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise click.ClickException(
+            f"{path}: no committed numbers there (run from a source checkout, or pass --against DIR)") from None
+
+
+def _same(a: Any, b: Any, rel_tol: float) -> bool:
+    if isinstance(a, bool) or isinstance(b, bool) or not isinstance(a, (int, float)) or not isinstance(b, (int, float)):
+        return bool(a == b)
+    if isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b):
+        return True
+    return math.isclose(a, b, rel_tol=rel_tol, abs_tol=1e-12)
+
+
+def _show(value: Any) -> str:
+    return f"{value:.6g}" if isinstance(value, float) else str(value)

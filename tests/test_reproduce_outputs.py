@@ -1,0 +1,121 @@
+"""`hosim reproduce PAPER`: output directory, report, --seeds 0, and --check against the numbers
+committed in docs/reproductions (quick versions only)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from hosim.cli import REPRODUCTIONS, main
+from hosim.reproduce.common import COMMITTED, Comparison, default_out
+
+# --- output directory ------------------------------------------------------------------------
+
+
+def test_default_out_is_a_new_numbered_directory_under_the_current_one(tmp_path):
+    assert default_out("hsdpa", tmp_path) == tmp_path / "hosim-reproduce-hsdpa-1"
+    (tmp_path / "hosim-reproduce-hsdpa-1").mkdir()
+    assert default_out("hsdpa", tmp_path) == tmp_path / "hosim-reproduce-hsdpa-2"
+
+
+@pytest.mark.parametrize("paper", sorted(REPRODUCTIONS))
+def test_zero_seeds_is_refused_with_one_line(paper, capsys):
+    assert main(["reproduce", paper, "--seeds", "0"]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1 and "--seeds" in err[0]
+
+
+@pytest.mark.parametrize("paper", sorted(REPRODUCTIONS))
+def test_reproduce_refuses_a_foreign_directory_before_running(paper, tmp_path, capsys):
+    (tmp_path / "keep.txt").write_text("x")
+    assert main(["reproduce", paper, "--out", str(tmp_path)]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1 and "--force" in err[0]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["keep.txt"]
+
+
+@pytest.mark.native
+def test_hsdpa_reproduction_writes_report_and_manifest_into_a_new_directory(hosim_cli, tmp_path):
+    proc = hosim_cli("reproduce", "hsdpa", "--seeds", "1", "--jobs", "1", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    [out] = list(tmp_path.iterdir())
+    assert out.name == "hosim-reproduce-hsdpa-1"
+    names = {p.name for p in out.iterdir()}
+    assert {"report.md", "manifest.json", "hsdpa-results.json", "hsdpa-fig3.png"} <= names
+    assert not any(name.endswith(".tmp") for name in names)
+    report = (out / "report.md").read_text()
+    assert "| TCP throughput (kb/s) | 190.4 |" in report and "![hsdpa-fig3](hsdpa-fig3.png)" in report
+    assert json.loads((out / "manifest.json").read_text())["command"] == "reproduce hsdpa"
+
+
+# --- --check ---------------------------------------------------------------------------------
+
+
+def test_comparison_flags_a_changed_number_and_exits_1(capsys):
+    comparison = Comparison("committed.json")
+    comparison.add("a", 1.0, 1.0)
+    comparison.compare_fields("b", {"x": 2, "y": "halving"}, {"x": 3, "y": "halving"})
+    assert [name for name, *_ in comparison.differences] == ["b.x"]
+    assert comparison.report() == 1
+    captured = capsys.readouterr()
+    assert "| b.x | 2 | 3 | DIFFERS |" in captured.out
+    assert captured.err.splitlines() == ["hosim: check failed: 1 of 3 numbers differ from committed.json (b.x)"]
+
+
+needs_docs = pytest.mark.skipif(not (COMMITTED / "data").is_dir(), reason="not a source checkout")
+
+
+@pytest.mark.native
+@needs_docs
+def test_committed_hsdpa_numbers_match_a_quick_recomputation():
+    from hosim.reproduce import hsdpa
+
+    comparison = hsdpa.check_committed()
+    assert len(comparison.rows) > 20 and comparison.differences == []
+
+
+@pytest.mark.native
+@needs_docs
+def test_committed_drop_or_forward_numbers_match_a_quick_recomputation():
+    from hosim.reproduce import fcp
+
+    points = [("100M", "newreno", "drop", None), ("100M", "newreno", "drop", 20), ("100M", "newreno", "forward", 20)]
+    comparison = fcp.check_committed(points=points)
+    assert len(comparison.rows) == 12 and comparison.differences == []
+
+
+@pytest.mark.native
+@needs_docs
+def test_committed_lte_per_seed_runs_match_a_quick_recomputation():
+    from hosim.reproduce import lte_x2
+
+    comparison = lte_x2.check_committed(seeds=(1,), parts=("runs", "traces"))
+    assert len(comparison.rows) > 50 and comparison.differences == []
+
+
+@pytest.mark.native
+@needs_docs
+@pytest.mark.xfail(strict=True, reason="docs/reproductions predate the current RED drops: Fig. 12 AQM 86.7 kB "
+                                       "committed vs 85.5 now, prediction + AQM 52.9 vs 51.4; the docs are "
+                                       "regenerated after the core refactor (then remove this mark)")
+def test_committed_lte_fig12_numbers_match_a_recomputation():
+    from hosim.reproduce import lte_x2
+
+    comparison = lte_x2.check_committed(parts=("fig12",))
+    assert comparison.differences == []
+
+
+def test_check_without_committed_numbers_is_one_line(tmp_path, capsys):
+    assert main(["reproduce", "hsdpa", "--check", "--against", str(tmp_path)]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1 and "--against" in err[0] and str(Path(tmp_path)) in err[0]
+
+
+def test_progress_adds_up_the_batches_of_a_reproduction():
+    from hosim.reproduce.common import BatchTotals
+
+    totals = BatchTotals()
+    reports = [(1, 3), (2, 3), (3, 3), (2, 2), (1, 4), (4, 4)]  # a batch of 3, of 2 (cache hits), of 4
+    assert [totals.update(*r) for r in reports] == [(1, 3), (2, 3), (3, 3), (5, 5), (6, 9), (9, 9)]
