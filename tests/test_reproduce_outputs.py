@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from hosim.cli import REPRODUCTIONS, main
-from hosim.reproduce.common import COMMITTED, Comparison, default_out
+from hosim.reproduce.common import Comparison, default_out
 
 # --- output directory ------------------------------------------------------------------------
 
@@ -64,7 +64,10 @@ def test_comparison_flags_a_changed_number_and_exits_1(capsys):
     assert captured.err.splitlines() == ["hosim: check failed: 1 of 3 numbers differ from committed.json (b.x)"]
 
 
-needs_docs = pytest.mark.skipif(not (COMMITTED / "data").is_dir(), reason="not a source checkout")
+#: The repository's committed reproductions. The tests sit in the repository, so these are found
+#: whether the package runs from the source tree or from an installed copy (as in CI).
+DOCS = Path(__file__).resolve().parents[1] / "docs" / "reproductions"
+needs_docs = pytest.mark.skipif(not (DOCS / "data").is_dir(), reason="docs/reproductions not beside the tests")
 
 
 @pytest.mark.native
@@ -72,7 +75,7 @@ needs_docs = pytest.mark.skipif(not (COMMITTED / "data").is_dir(), reason="not a
 def test_committed_hsdpa_numbers_match_a_quick_recomputation():
     from hosim.reproduce import hsdpa
 
-    comparison = hsdpa.check_committed()
+    comparison = hsdpa.check_committed(DOCS)
     assert len(comparison.rows) > 20 and comparison.differences == []
 
 
@@ -82,7 +85,7 @@ def test_committed_drop_or_forward_numbers_match_a_quick_recomputation():
     from hosim.reproduce import fcp
 
     points = [("100M", "newreno", "drop", None), ("100M", "newreno", "drop", 20), ("100M", "newreno", "forward", 20)]
-    comparison = fcp.check_committed(points=points)
+    comparison = fcp.check_committed(DOCS, points=points)
     assert len(comparison.rows) == 12 and comparison.differences == []
 
 
@@ -91,7 +94,7 @@ def test_committed_drop_or_forward_numbers_match_a_quick_recomputation():
 def test_committed_lte_per_seed_runs_match_a_quick_recomputation():
     from hosim.reproduce import lte_x2
 
-    comparison = lte_x2.check_committed(seeds=(1,), parts=("runs", "traces"))
+    comparison = lte_x2.check_committed(DOCS, seeds=(1,), parts=("runs", "traces"))
     assert len(comparison.rows) > 50 and comparison.differences == []
 
 
@@ -103,7 +106,7 @@ def test_committed_lte_per_seed_runs_match_a_quick_recomputation():
 def test_committed_lte_fig12_numbers_match_a_recomputation():
     from hosim.reproduce import lte_x2
 
-    comparison = lte_x2.check_committed(parts=("fig12",))
+    comparison = lte_x2.check_committed(DOCS, parts=("fig12",))
     assert comparison.differences == []
 
 
