@@ -36,6 +36,8 @@ pub struct TcpReceiver {
     delayed_ack: bool,
     delack_segments: u32,
     delack_timeout_ns: SimTime,
+    /// First data segments still to be acknowledged at once (quickack).
+    quickacks_left: u32,
     sack: bool,
     /// Advertised receive window. Constant unless an element (e.g. a proxy) sets it.
     pub rwnd_bytes: u64,
@@ -57,6 +59,7 @@ impl TcpReceiver {
             delayed_ack: cfg.delayed_ack,
             delack_segments: cfg.delayed_ack_segments.max(1),
             delack_timeout_ns: cfg.delayed_ack_timeout_ns,
+            quickacks_left: cfg.quickack_segments,
             sack: cfg.sack(),
             rwnd_bytes: cfg.rwnd_bytes,
             rcv_nxt: 0,
@@ -121,7 +124,11 @@ impl TcpReceiver {
         if duplicate {
             self.stats.duplicate_segments += 1;
         }
-        let ack = if immediate || !self.delayed_ack {
+        // The first `quickack_segments` data segments are acknowledged at once (ns-3 ACKs
+        // the first; Linux starts in quickack mode).
+        let quick = self.quickacks_left > 0;
+        self.quickacks_left = self.quickacks_left.saturating_sub(1);
+        let ack = if immediate || quick || !self.delayed_ack {
             Some(self.make_ack())
         } else {
             self.unacked_segments += 1;

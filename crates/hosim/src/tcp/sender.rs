@@ -6,7 +6,7 @@
 pub use super::window::WindowControl;
 
 use super::cc::{AnyCc, Controller};
-use super::config::TcpConfig;
+use super::config::{RtoSsthresh, TcpConfig};
 use super::path::PathChange;
 use super::recovery::{AckInRecovery, AnyRecovery, LossRecovery, NextSeg, Outstanding};
 use super::rto::RtoEstimator;
@@ -464,13 +464,13 @@ impl TcpSender {
         if self.window.is_external() {
             return Some(self.on_timeout_external(now, out));
         }
+        let (halved, set_ssthresh) = self.timeout_ssthresh_basis();
         self.end_recovery();
         // Back-to-back timeouts of the same data belong to one episode.
         if self.consecutive_timeouts == 0 {
             self.open_episode(EpisodeKind::Timeout, now);
         }
-        let flight = self.snd_max - self.snd_una;
-        self.cc.on_timeout(now, flight, self.consecutive_timeouts == 0, &self.rto);
+        self.cc.on_timeout(now, halved, set_ssthresh, &self.rto);
         self.consecutive_timeouts += 1;
         self.lt_bytes = 0;
         // RFC 6582 §3.2 step 1 / RFC 6675 §5.1: after an RTO, recover = RecoveryPoint = HighData.
@@ -486,6 +486,32 @@ impl TcpSender {
         // (5.6) start the timer with the backed-off RTO.
         self.restart_timer(now);
         Some(seq)
+    }
+
+    /// The amount the controller halves into ssthresh on this timeout, and whether it sets
+    /// ssthresh at all, as `cfg.rto_ssthresh` says. Read before recovery ends. RFC 5681 §3.1
+    /// sets ssthresh only if the segment "has not yet been resent by way of the
+    /// retransmission timer": a repeated timeout keeps it, except under ns-2's rule.
+    fn timeout_ssthresh_basis(&mut self) -> (u64, bool) {
+        let seq = self.outstanding();
+        let first = self.consecutive_timeouts == 0;
+        match self.cfg.rto_ssthresh {
+            // RFC 5681 §3.1 eq. (4), FlightSize = snd_max - snd_una.
+            RtoSsthresh::OutstandingHalf => (seq.flight_size(), first),
+            // RFC 5681 §3.1 eq. (4), FlightSize estimated by RFC 6675 §4 pipe (ns-3
+            // `ReTxTimeout`: `BytesInFlight()`).
+            RtoSsthresh::PipeHalf => (self.recovery.pipe_at_timeout(&mut self.board, seq), first),
+            // ns-2 `slowdown()`: half of min(cwnd_, wnd_), cwnd_ without the recovery's
+            // inflation (ns-2 keeps it apart in dupwnd_), on every timeout.
+            RtoSsthresh::CwndHalf => {
+                let cwnd = self.cc.cwnd();
+                let cwnd = if self.recovery.in_recovery() { cwnd.min(self.cc.ssthresh()) } else { cwnd };
+                (cwnd.min(self.peer_rwnd), true)
+            }
+            // Linux `tcp_enter_loss`: a timeout in fast recovery keeps its ssthresh; otherwise
+            // `tcp_reno_ssthresh`, half of cwnd.
+            RtoSsthresh::KeepInRecovery => (self.cc.cwnd(), first && !self.recovery.in_recovery()),
+        }
     }
 
     /// Timeout with the window set from outside. The standard timeout response (window

@@ -23,12 +23,14 @@ pub struct Sack {
     high_rxt_end: u64,
     /// RFC 6675 RescueRxt.
     rescue_rxt: Option<u64>,
+    /// Whether NextSeg() rule (4), the rescue retransmission, is on (ns-3 omits it).
+    rescue: bool,
     /// Last SetPipe() value, bytes.
     pipe: u64,
 }
 
 impl Sack {
-    pub fn new(dupthresh: u32, mss_bytes: u32) -> Self {
+    pub fn new(dupthresh: u32, mss_bytes: u32, rescue: bool) -> Self {
         Sack {
             dupthresh,
             mss: mss_bytes,
@@ -38,6 +40,7 @@ impl Sack {
             blocked_until: 0,
             high_rxt_end: 0,
             rescue_rxt: None,
+            rescue,
             pipe: 0,
         }
     }
@@ -143,6 +146,11 @@ impl LossRecovery for Sack {
         self.rescue_rxt = None;
     }
 
+    fn pipe_at_timeout(&mut self, board: &mut Scoreboard, _seq: Outstanding) -> u64 {
+        // RFC 6675 §4 SetPipe(), after IsLost() for every segment.
+        self.set_pipe(board)
+    }
+
     fn drives_transmission(&self) -> bool {
         self.in_recovery
     }
@@ -181,7 +189,7 @@ impl LossRecovery for Sack {
         }
         // (4) one rescue retransmission per recovery of the highest unSACKed segment;
         // HighRxt is not updated.
-        if self.rescue_rxt.is_none_or(|r| snd_una > r) {
+        if self.rescue && self.rescue_rxt.is_none_or(|r| snd_una > r) {
             if let Some(i) = (0..n).rev().find(|&i| !board.get(i).sacked) {
                 self.rescue_rxt = Some(self.recovery_point);
                 return Some(NextSeg::Retransmit(i));
