@@ -253,6 +253,22 @@ mod tests {
     }
 
     #[test]
+    fn quickack_first_segment_is_acked_at_once_then_delayed() {
+        let cfg = TcpConfig { quickack_segments: 1, recovery: Recovery::Sack, ..TcpConfig::default() };
+        let mut r = TcpReceiver::new(&cfg);
+        assert!(seg(&mut r, 0).ack.is_some(), "ns-3 acknowledges the first data segment at once");
+        assert!(seg(&mut r, 1).ack.is_none(), "then every second segment");
+        assert_eq!(seg(&mut r, 2).ack.map(|a| a.ack), Some(3 * MSS as u64));
+    }
+
+    #[test]
+    fn without_quickack_first_segment_waits_for_the_delayed_ack() {
+        let mut r = receiver(true);
+        assert!(seg(&mut r, 0).ack.is_none());
+        assert_eq!(seg(&mut r, 1).ack.map(|a| a.ack), Some(2 * MSS as u64));
+    }
+
+    #[test]
     fn in_order_without_delayed_ack_acks_every_segment() {
         let mut r = receiver(false);
         let res = seg(&mut r, 0);

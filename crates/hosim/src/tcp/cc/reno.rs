@@ -108,6 +108,36 @@ mod tests {
         assert_eq!(cc.cwnd(), 11_000);
     }
 
+    /// cwnd after `rtts` round trips of congestion avoidance from cwnd = ssthresh = 10 SMSS
+    /// (SMSS = 1000): each round trip delivers cwnd / SMSS segments, acknowledged
+    /// `segs_per_ack` at a time (2: delayed ACKs).
+    fn cwnd_after_rtts(growth: CaGrowth, segs_per_ack: u64, rtts: u32) -> u64 {
+        let mut cc = Reno::new(1000, 10_000, 10_000, growth);
+        for _ in 0..rtts {
+            let mut segs = cc.cwnd() / 1000;
+            while segs > 0 {
+                let n = segs.min(segs_per_ack);
+                cc.on_ack(0, n * 1000, &rtt());
+                segs -= n;
+            }
+        }
+        cc.cwnd()
+    }
+
+    #[test]
+    fn congestion_avoidance_byte_counting_adds_one_mss_per_rtt_with_or_without_delayed_ack() {
+        assert_eq!(cwnd_after_rtts(CaGrowth::Bytes, 1, 10), 20_000);
+        assert_eq!(cwnd_after_rtts(CaGrowth::Bytes, 2, 10), 20_000);
+    }
+
+    #[test]
+    fn congestion_avoidance_per_ack_grows_half_as_fast_with_delayed_ack() {
+        // SMSS*SMSS/cwnd per ACK: just under one SMSS per RTT with an ACK per segment,
+        // just under half of that with an ACK per two segments.
+        assert_eq!(cwnd_after_rtts(CaGrowth::PerAck, 1, 10), 19_254);
+        assert_eq!(cwnd_after_rtts(CaGrowth::PerAck, 2, 10), 14_824);
+    }
+
     #[test]
     fn congestion_event_halves_flight_with_two_mss_floor() {
         let mut cc = Reno::new(1000, 20_000, u64::MAX, CaGrowth::Bytes);

@@ -138,7 +138,7 @@ impl LossRecovery for NewReno {
 
 #[cfg(test)]
 mod tests {
-    use crate::tcp::config::Recovery;
+    use crate::tcp::config::{NewRenoReentry, Recovery, TcpConfig};
     use crate::tcp::fixtures::*;
 
     #[test]
@@ -169,6 +169,32 @@ mod tests {
         assert!(ack(&mut s, 210, 0).is_empty());
         assert_eq!(s.cwnd(), 10_000, "RFC 5681 §3.2 step 4: one SMSS per duplicate ACK");
         assert_eq!(ack(&mut s, 210, 0), vec![new_data(10)]);
+    }
+
+    /// After a full ACK of exactly `recover` (10000) the sender sent 10 and 11; three
+    /// duplicate ACKs of 10000 follow.
+    fn dupacks_at_recover(reentry: NewRenoReentry) -> crate::tcp::sender::TcpSender {
+        let mut s = in_fast_recovery(TcpConfig { newreno_reentry: reentry, ..config(Recovery::NewReno) });
+        ack(&mut s, 300, 4 * MSS);
+        assert_eq!(ack(&mut s, 400, 10 * MSS), vec![new_data(10), new_data(11)]);
+        for _ in 0..3 {
+            ack(&mut s, 500, 10 * MSS);
+        }
+        s
+    }
+
+    #[test]
+    fn newreno_after_full_ack_dupacks_at_recover_do_not_reenter_by_the_basic_rule() {
+        let s = dupacks_at_recover(NewRenoReentry::BeyondRecover);
+        assert!(!s.in_recovery(), "RFC 6582 §3.2 step 2: the ACK does not cover more than recover");
+        assert_eq!(s.stats.fast_recoveries, 1);
+    }
+
+    #[test]
+    fn newreno_after_full_ack_dupacks_at_recover_reenter_under_ns3_rule() {
+        let s = dupacks_at_recover(NewRenoReentry::AtRecover);
+        assert!(s.in_recovery(), "ns-3: m_highRxAckMark >= m_recover");
+        assert_eq!(s.stats.fast_recoveries, 2);
     }
 
     #[test]
