@@ -87,3 +87,42 @@ fn unknown_topology_lists_the_templates() {
     let e = err(GOOD, &[("topology", "ring")]);
     assert!(e.contains("`topology`") && e.contains("ring") && e.contains("`lte-x2`"), "{e}");
 }
+
+#[test]
+fn unknown_tcp_profile_is_named_with_the_choices() {
+    let e = err(GOOD, &[("tcp.profile", "bsd")]);
+    assert!(e.contains("`tcp.profile`") && e.contains("bsd") && e.contains("ns3"), "{e}");
+}
+
+#[test]
+fn wrong_type_of_tcp_profile_is_named() {
+    let e = err(GOOD, &[("tcp.profile", "3")]);
+    assert!(e.contains("`tcp.profile`"), "{e}");
+}
+
+#[test]
+fn unknown_rto_ssthresh_rule_is_named_with_the_choices() {
+    let e = err(GOOD, &[("tcp.rto_ssthresh", "quarter")]);
+    assert!(e.contains("`tcp.rto_ssthresh`") && e.contains("pipe-half"), "{e}");
+}
+
+#[test]
+fn unknown_ca_growth_is_named() {
+    let e = err(GOOD, &[("tcp.ca_growth", "packets")]);
+    assert!(e.contains("`tcp.ca_growth`") && e.contains("per-ack"), "{e}");
+}
+
+#[test]
+fn wrong_type_of_rescue_retransmission_is_named() {
+    let e = err(GOOD, &[("tcp.rescue_retransmission", "\"yes\"")]);
+    assert!(e.contains("`tcp.rescue_retransmission`"), "{e}");
+}
+
+#[test]
+fn bad_flow_profile_is_named_by_its_flow() {
+    let text = "duration_s = 1\n[[nodes]]\nname = \"a\"\nkind = \"host\"\n[[nodes]]\nname = \"b\"\nkind = \"host\"\n\
+                [[links]]\nfrom = \"a\"\nto = \"b\"\nrate_bps = 1e6\ndelay_s = 0.01\n\
+                [[flows]]\nsrc = \"a\"\ndst = \"b\"\n[flows.tcp]\nprofile = \"bsd\"\n";
+    let e = err(text, &[]);
+    assert!(e.contains("flows[0].tcp.profile") && e.contains("bsd"), "{e}");
+}

@@ -120,6 +120,7 @@ pub fn summary(sim: &Sim, scenario: &str, seed: u64, wall_time_s: f64, violation
                 "name": f.name,
                 "cc": "aimd",
                 "recovery": s.cfg.recovery.name(),
+                "profile": s.cfg.profile.name(),
                 "app": f.app.kind(),
                 "mss_bytes": s.cfg.mss_bytes,
                 "start_s": ns_to_s(f.start_ns),

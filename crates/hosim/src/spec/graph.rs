@@ -6,7 +6,7 @@ use serde::Deserialize;
 
 use super::error::{Check, ScenarioError};
 use crate::engine::time::s_to_ns;
-use crate::tcp::{NewRenoTimer, Recovery, TcpConfig};
+use crate::tcp::{CaGrowth, NewRenoReentry, NewRenoTimer, Profile, ProfileKeys, Recovery, RtoSsthresh, TcpConfig};
 
 /// An explicit graph: what a `topology = "graph"` scenario states and what templates produce.
 #[derive(Clone, Debug, Default)]
@@ -34,10 +34,18 @@ pub enum NewRenoTimerName {
 }
 
 /// TCP parameters. In `[tcp]` they are defaults for every flow; a flow's `tcp` table
-/// overrides them for that flow. Missing keys keep the built-in defaults.
+/// overrides them for that flow. Missing keys keep the profile's values (`profile`, default
+/// "rfc"; `tcp/profile.rs`); a key wins over any profile, and a flow's `profile` keeps the
+/// keys set in `[tcp]`.
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct TcpSection {
+    pub profile: Option<Profile>,
+    pub ca_growth: Option<CaGrowth>,
+    pub rto_ssthresh: Option<RtoSsthresh>,
+    pub newreno_reentry: Option<NewRenoReentry>,
+    pub rescue_retransmission: Option<bool>,
+    pub quickack_segments: Option<u32>,
     pub recovery: Option<RecoveryName>,
     pub newreno_timer: Option<NewRenoTimerName>,
     pub mss_bytes: Option<u32>,
@@ -193,7 +201,11 @@ impl TcpSection {
     /// dotted path of the section, for messages.
     pub fn apply(&self, base: &TcpConfig, c: &Check, prefix: &str) -> Result<TcpConfig, ScenarioError> {
         let k = |name: &str| format!("{prefix}.{name}");
-        let mut cfg = base.clone();
+        // The profile first: it moves every field no key has set; then the keys.
+        let mut cfg = match self.profile {
+            Some(p) => p.rebase(base),
+            None => base.clone(),
+        };
         if let Some(r) = self.recovery {
             cfg.recovery = match r {
                 RecoveryName::Reno => Recovery::Reno,
@@ -201,22 +213,47 @@ impl TcpSection {
                 RecoveryName::Sack => Recovery::Sack,
             };
         }
+        let mut set = ProfileKeys::default();
         if let Some(t) = self.newreno_timer {
             cfg.newreno_timer = match t {
                 NewRenoTimerName::Impatient => NewRenoTimer::Impatient,
                 NewRenoTimerName::SlowButSteady => NewRenoTimer::SlowButSteady,
             };
+            set.insert(ProfileKeys::NEWRENO_TIMER);
+        }
+        if let Some(v) = self.newreno_reentry {
+            cfg.newreno_reentry = v;
+            set.insert(ProfileKeys::NEWRENO_REENTRY);
+        }
+        if let Some(v) = self.ca_growth {
+            cfg.ca_growth = v;
+            set.insert(ProfileKeys::CA_GROWTH);
+        }
+        if let Some(v) = self.rto_ssthresh {
+            cfg.rto_ssthresh = v;
+            set.insert(ProfileKeys::RTO_SSTHRESH);
+        }
+        if let Some(v) = self.rescue_retransmission {
+            cfg.rescue_retransmission = v;
+            set.insert(ProfileKeys::RESCUE);
+        }
+        if let Some(v) = self.quickack_segments {
+            cfg.quickack_segments = v;
+            set.insert(ProfileKeys::QUICKACK);
         }
         if let Some(v) = self.mss_bytes {
             c.at_least(&k("mss_bytes"), v as u64, 1)?;
             cfg.mss_bytes = v;
+            set.insert(ProfileKeys::MSS);
         }
         if let Some(v) = self.header_bytes {
             cfg.header_bytes = v;
+            set.insert(ProfileKeys::HEADER);
         }
         if let Some(v) = self.initial_window_segments {
             c.at_least(&k("initial_window_segments"), v as u64, 1)?;
             cfg.initial_window_segments = v;
+            set.insert(ProfileKeys::INITIAL_WINDOW);
         }
         if let Some(v) = self.initial_ssthresh_bytes {
             c.at_least(&k("initial_ssthresh_bytes"), v, 1)?;
@@ -228,40 +265,50 @@ impl TcpSection {
         }
         if let Some(v) = self.limited_transmit {
             cfg.limited_transmit = v;
+            set.insert(ProfileKeys::LIMITED_TRANSMIT);
         }
         if let Some(v) = self.min_rto_s {
             c.non_negative(&k("min_rto_s"), v)?;
             cfg.min_rto_ns = s_to_ns(v);
+            set.insert(ProfileKeys::MIN_RTO);
         }
         if let Some(v) = self.initial_rto_s {
             c.positive(&k("initial_rto_s"), v)?;
             cfg.initial_rto_ns = s_to_ns(v);
+            set.insert(ProfileKeys::INITIAL_RTO);
         }
         if let Some(v) = self.max_rto_s {
             c.positive(&k("max_rto_s"), v)?;
             cfg.max_rto_ns = s_to_ns(v);
+            set.insert(ProfileKeys::MAX_RTO);
         }
         if let Some(v) = self.clock_granularity_s {
             c.non_negative(&k("clock_granularity_s"), v)?;
             cfg.clock_granularity_ns = s_to_ns(v);
+            set.insert(ProfileKeys::CLOCK_GRANULARITY);
         }
         if let Some(v) = self.delayed_ack {
             cfg.delayed_ack = v;
+            set.insert(ProfileKeys::DELAYED_ACK);
         }
         if let Some(v) = self.delayed_ack_segments {
             c.at_least(&k("delayed_ack_segments"), v as u64, 1)?;
             cfg.delayed_ack_segments = v;
+            set.insert(ProfileKeys::DELAYED_ACK_SEGMENTS);
         }
         if let Some(v) = self.delayed_ack_timeout_s {
             c.non_negative(&k("delayed_ack_timeout_s"), v)?;
             cfg.delayed_ack_timeout_ns = s_to_ns(v);
+            set.insert(ProfileKeys::DELAYED_ACK_TIMEOUT);
         }
         if let Some(v) = self.rwnd_bytes {
             cfg.rwnd_bytes = v;
+            set.insert(ProfileKeys::RWND);
         }
         if let Some(v) = self.ecn {
             cfg.ecn = v;
         }
+        cfg.explicit.insert(set);
         if cfg.max_rto_ns < cfg.min_rto_ns {
             return Err(c.err(&k("max_rto_s"), "must be >= min_rto_s"));
         }

@@ -1,8 +1,9 @@
 //! Per-flow TCP parameters. Every knob the papers vary is here and reachable from a scenario.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
-use crate::engine::time::{s_to_ns, SimTime};
+pub use super::profile::{Profile, ProfileKeys};
+use crate::engine::time::SimTime;
 
 /// Loss-recovery algorithm, independent of window growth.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -45,7 +46,8 @@ impl CcKind {
 }
 
 /// RFC 6582 §4: when a partial ACK restarts the retransmit timer.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum NewRenoTimer {
     /// Only the first partial ACK of a recovery restarts the timer.
     Impatient,
@@ -53,11 +55,73 @@ pub enum NewRenoTimer {
     SlowButSteady,
 }
 
+/// Window growth in congestion avoidance; RFC 5681 §3.1 allows both.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum CaGrowth {
+    /// cwnd += SMSS once a full cwnd of bytes has been acknowledged (RFC 5681 §3.1, the
+    /// RECOMMENDED byte counting; Linux `tcp_cong_avoid_ai` counts packets the same way).
+    Bytes,
+    /// cwnd += SMSS*SMSS/cwnd per ACK of new data (RFC 5681 §3.1 eq. (3); ns-3
+    /// `TcpNewReno::CongestionAvoidance`, ns-2 `TcpAgent::opencwnd` with `windowOption_` 1).
+    /// With delayed ACKs it grows half as fast.
+    PerAck,
+}
+
+/// ssthresh after a retransmission timeout: which amount is halved, and when ssthresh is
+/// kept. Every rule keeps the 2*SMSS floor of RFC 5681 §3.1 eq. (4).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RtoSsthresh {
+    /// RFC 5681 §3.1 eq. (4) with FlightSize = snd_max - snd_una, everything not
+    /// cumulatively acknowledged; kept on a repeated timeout. hosim before profiles.
+    OutstandingHalf,
+    /// RFC 5681 §3.1 eq. (4) with FlightSize estimated as RFC 6675 §4 pipe: outstanding data
+    /// less what the receiver has signalled it holds (SACKed, or one SMSS per duplicate ACK
+    /// without SACK) and less what is presumed lost; kept on a repeated timeout. ns-3
+    /// `TcpSocketBase::ReTxTimeout` (`BytesInFlight()`).
+    PipeHalf,
+    /// ns-2 `TcpAgent::slowdown(CLOSE_SSTHRESH_HALF)` from `timeout()`: half of
+    /// min(cwnd, rwnd), cwnd without fast-recovery inflation, on every timeout (so a repeated
+    /// timeout leaves 2*SMSS).
+    CwndHalf,
+    /// Linux `tcp_enter_loss`: a timeout during fast recovery keeps the recovery's ssthresh;
+    /// otherwise `tcp_reno_ssthresh`, half of cwnd; kept on a repeated timeout.
+    KeepInRecovery,
+}
+
+/// RFC 6582 §3.2 step 2: whether DupThresh duplicate ACKs may start a new fast recovery
+/// once the cumulative ACK has reached `recover`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum NewRenoReentry {
+    /// Only if the ACK covers more than `recover` (RFC 6582 §3.2 step 2, the basic rule;
+    /// ns-2 `bugFix_`, Linux holds CA_Recovery until something above `high_seq` is ACKed).
+    BeyondRecover,
+    /// Also if the ACK equals `recover` + 1, i.e. acknowledges exactly the data outstanding at
+    /// the last entry (ns-3 `TcpSocketBase::DupAck`: `m_highRxAckMark >= m_recover`).
+    AtRecover,
+}
+
+/// Every field a profile bundles has a key in the scenario's `[tcp]` table; a key wins over
+/// the profile (`tcp/profile.rs`).
 #[derive(Clone, Debug)]
 pub struct TcpConfig {
+    /// The named bundle of defaults this config started from.
+    pub profile: Profile,
+    /// The fields set by a key rather than by the profile.
+    pub explicit: ProfileKeys,
     pub cc: CcKind,
     pub recovery: Recovery,
     pub newreno_timer: NewRenoTimer,
+    pub newreno_reentry: NewRenoReentry,
+    pub ca_growth: CaGrowth,
+    pub rto_ssthresh: RtoSsthresh,
+    /// RFC 6675 §4 NextSeg() rule (4), the rescue retransmission.
+    pub rescue_retransmission: bool,
+    /// The receiver acknowledges this many first data segments at once, without delay
+    /// (ns-3: the first; Linux quickack mode at connection start).
+    pub quickack_segments: u32,
     pub mss_bytes: u32,
     /// IP + TCP header bytes added to every segment (without SACK options).
     pub header_bytes: u32,
@@ -81,27 +145,9 @@ pub struct TcpConfig {
 }
 
 impl Default for TcpConfig {
+    /// The `rfc` profile (`tcp/profile.rs`).
     fn default() -> Self {
-        TcpConfig {
-            cc: CcKind::Reno,
-            recovery: Recovery::Sack,
-            newreno_timer: NewRenoTimer::Impatient,
-            mss_bytes: 1460,
-            header_bytes: 40,
-            initial_window_segments: 3,
-            initial_ssthresh_bytes: u64::MAX,
-            dupack_threshold: 3,
-            limited_transmit: true,
-            min_rto_ns: s_to_ns(1.0),
-            initial_rto_ns: s_to_ns(1.0),
-            max_rto_ns: s_to_ns(60.0),
-            clock_granularity_ns: s_to_ns(0.001),
-            delayed_ack: true,
-            delayed_ack_segments: 2,
-            delayed_ack_timeout_ns: s_to_ns(0.2),
-            rwnd_bytes: 4 * 1024 * 1024,
-            ecn: false,
-        }
+        Profile::Rfc.config()
     }
 }
 

@@ -27,7 +27,12 @@ pub fn config(recovery: Recovery) -> TcpConfig {
 
 /// Established with an open window: segments 0..10 in flight since 100 ms, none acknowledged.
 pub fn established(cfg: TcpConfig) -> TcpSender {
-    let mut s = TcpSender::new(cfg, u64::MAX);
+    established_with_data(cfg, u64::MAX)
+}
+
+/// `established`, with an application that hands over `app_bytes` in all.
+pub fn established_with_data(cfg: TcpConfig, app_bytes: u64) -> TcpSender {
+    let mut s = TcpSender::new(cfg, app_bytes);
     let mut out = Vec::new();
     s.connect(0, &mut out);
     s.on_syn_ack(ms(100), &mut out);
@@ -60,7 +65,13 @@ pub fn reno_in_fast_recovery() -> TcpSender {
 }
 
 fn fast_recovery(recovery: Recovery) -> TcpSender {
-    let mut s = established(config(recovery));
+    in_fast_recovery(config(recovery))
+}
+
+/// The losses and duplicate ACKs of `newreno_in_fast_recovery`, with any configuration
+/// (Reno or NewReno recovery).
+pub fn in_fast_recovery(cfg: TcpConfig) -> TcpSender {
+    let mut s = established(cfg);
     assert!(ack(&mut s, 200, 0).is_empty());
     assert!(ack(&mut s, 200, 0).is_empty());
     let out = ack(&mut s, 200, 0);

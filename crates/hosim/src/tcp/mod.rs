@@ -13,6 +13,7 @@
 //! - RFC 6298 retransmission timer: estimator, Karn's rule, backoff `rto.rs`; timer
 //!   management `sender.rs`.
 //! - RFC 3042 Limited Transmit. `sender.rs`.
+//! - Where the RFCs leave room: named profiles (`rfc`, `ns2`, `ns3`, `linux`). `profile.rs`.
 //! - RFC 3168 ECN: ECT on data, ECE/CWR, one reduction per window. `sender.rs`, `receiver.rs`.
 //!
 //! Window growth (`cc::Controller`) and loss recovery (`recovery::LossRecovery`) are separate
@@ -29,6 +30,7 @@
 pub mod cc;
 pub mod config;
 pub mod path;
+pub mod profile;
 pub mod receiver;
 pub mod recovery;
 pub mod rto;
@@ -41,7 +43,8 @@ mod fixtures;
 #[cfg(test)]
 mod newreno_timer_tests;
 
-pub use config::{CcKind, NewRenoTimer, Recovery, TcpConfig};
+pub use config::{CaGrowth, CcKind, NewRenoReentry, NewRenoTimer, Recovery, RtoSsthresh, TcpConfig};
 pub use path::{AccessKind, Handoff, PathChange};
+pub use profile::{Profile, ProfileKeys};
 pub use receiver::TcpReceiver;
 pub use sender::{Segment, TcpSender};

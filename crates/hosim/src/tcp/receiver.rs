@@ -36,6 +36,8 @@ pub struct TcpReceiver {
     delayed_ack: bool,
     delack_segments: u32,
     delack_timeout_ns: SimTime,
+    /// First data segments still to be acknowledged at once (quickack).
+    quickacks_left: u32,
     sack: bool,
     /// Advertised receive window. Constant unless an element (e.g. a proxy) sets it.
     pub rwnd_bytes: u64,
@@ -57,6 +59,7 @@ impl TcpReceiver {
             delayed_ack: cfg.delayed_ack,
             delack_segments: cfg.delayed_ack_segments.max(1),
             delack_timeout_ns: cfg.delayed_ack_timeout_ns,
+            quickacks_left: cfg.quickack_segments,
             sack: cfg.sack(),
             rwnd_bytes: cfg.rwnd_bytes,
             rcv_nxt: 0,
@@ -121,7 +124,11 @@ impl TcpReceiver {
         if duplicate {
             self.stats.duplicate_segments += 1;
         }
-        let ack = if immediate || !self.delayed_ack {
+        // The first `quickack_segments` data segments are acknowledged at once (ns-3 ACKs
+        // the first; Linux starts in quickack mode).
+        let quick = self.quickacks_left > 0;
+        self.quickacks_left = self.quickacks_left.saturating_sub(1);
+        let ack = if immediate || quick || !self.delayed_ack {
             Some(self.make_ack())
         } else {
             self.unacked_segments += 1;
@@ -243,6 +250,22 @@ mod tests {
 
     fn seg(r: &mut TcpReceiver, i: u64) -> DataResult {
         r.on_data(0, i * MSS as u64, MSS, false, false)
+    }
+
+    #[test]
+    fn quickack_first_segment_is_acked_at_once_then_delayed() {
+        let cfg = TcpConfig { quickack_segments: 1, recovery: Recovery::Sack, ..TcpConfig::default() };
+        let mut r = TcpReceiver::new(&cfg);
+        assert!(seg(&mut r, 0).ack.is_some(), "ns-3 acknowledges the first data segment at once");
+        assert!(seg(&mut r, 1).ack.is_none(), "then every second segment");
+        assert_eq!(seg(&mut r, 2).ack.map(|a| a.ack), Some(3 * MSS as u64));
+    }
+
+    #[test]
+    fn without_quickack_first_segment_waits_for_the_delayed_ack() {
+        let mut r = receiver(true);
+        assert!(seg(&mut r, 0).ack.is_none());
+        assert_eq!(seg(&mut r, 1).ack.map(|a| a.ack), Some(2 * MSS as u64));
     }
 
     #[test]

@@ -6,7 +6,7 @@
 pub use super::window::WindowControl;
 
 use super::cc::{AnyCc, Controller};
-use super::config::TcpConfig;
+use super::config::{RtoSsthresh, TcpConfig};
 use super::path::PathChange;
 use super::recovery::{AckInRecovery, AnyRecovery, LossRecovery, NextSeg, Outstanding};
 use super::rto::RtoEstimator;
@@ -464,13 +464,13 @@ impl TcpSender {
         if self.window.is_external() {
             return Some(self.on_timeout_external(now, out));
         }
+        let (halved, set_ssthresh) = self.timeout_ssthresh_basis();
         self.end_recovery();
         // Back-to-back timeouts of the same data belong to one episode.
         if self.consecutive_timeouts == 0 {
             self.open_episode(EpisodeKind::Timeout, now);
         }
-        let flight = self.snd_max - self.snd_una;
-        self.cc.on_timeout(now, flight, self.consecutive_timeouts == 0, &self.rto);
+        self.cc.on_timeout(now, halved, set_ssthresh, &self.rto);
         self.consecutive_timeouts += 1;
         self.lt_bytes = 0;
         // RFC 6582 §3.2 step 1 / RFC 6675 §5.1: after an RTO, recover = RecoveryPoint = HighData.
@@ -486,6 +486,32 @@ impl TcpSender {
         // (5.6) start the timer with the backed-off RTO.
         self.restart_timer(now);
         Some(seq)
+    }
+
+    /// The amount the controller halves into ssthresh on this timeout, and whether it sets
+    /// ssthresh at all, as `cfg.rto_ssthresh` says. Read before recovery ends. RFC 5681 §3.1
+    /// sets ssthresh only if the segment "has not yet been resent by way of the
+    /// retransmission timer": a repeated timeout keeps it, except under ns-2's rule.
+    fn timeout_ssthresh_basis(&mut self) -> (u64, bool) {
+        let seq = self.outstanding();
+        let first = self.consecutive_timeouts == 0;
+        match self.cfg.rto_ssthresh {
+            // RFC 5681 §3.1 eq. (4), FlightSize = snd_max - snd_una.
+            RtoSsthresh::OutstandingHalf => (seq.flight_size(), first),
+            // RFC 5681 §3.1 eq. (4), FlightSize estimated by RFC 6675 §4 pipe (ns-3
+            // `ReTxTimeout`: `BytesInFlight()`).
+            RtoSsthresh::PipeHalf => (self.recovery.pipe_at_timeout(&mut self.board, seq), first),
+            // ns-2 `slowdown()`: half of min(cwnd_, wnd_), cwnd_ without the recovery's
+            // inflation (ns-2 keeps it apart in dupwnd_), on every timeout.
+            RtoSsthresh::CwndHalf => {
+                let cwnd = self.cc.cwnd();
+                let cwnd = if self.recovery.in_recovery() { cwnd.min(self.cc.ssthresh()) } else { cwnd };
+                (cwnd.min(self.peer_rwnd), true)
+            }
+            // Linux `tcp_enter_loss`: a timeout in fast recovery keeps its ssthresh; otherwise
+            // `tcp_reno_ssthresh`, half of cwnd.
+            RtoSsthresh::KeepInRecovery => (self.cc.cwnd(), first && !self.recovery.in_recovery()),
+        }
     }
 
     /// Timeout with the window set from outside. The standard timeout response (window
@@ -685,7 +711,7 @@ impl TcpSender {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tcp::config::Recovery;
+    use crate::tcp::config::{Recovery, RtoSsthresh};
     use crate::tcp::fixtures::*;
     use crate::tcp::path::{AccessKind, Handoff};
 
@@ -743,6 +769,120 @@ mod tests {
         assert_eq!((s.cwnd(), s.ssthresh()), (1000, 5000), "RFC 5681 §3.1: ssthresh held");
         assert_eq!(s.rto_deadline(), Some(ms(3100) + s_to_ns(4.0)));
         assert_eq!((s.stats.timeouts, s.stats.episodes.len()), (2, 1), "one episode");
+    }
+
+    /// `newreno_in_fast_recovery` (segments 0 and 4 lost) with the retransmission of 0 lost
+    /// as well: segments 5–9 raise five more duplicate ACKs, which inflate cwnd to 13000 and
+    /// release segments 10–12; those raise three more, releasing 13–15; the timer set at
+    /// 100 ms fires at 1100 ms. snd_max - snd_una = 16000; eleven duplicate ACKs say 11000
+    /// of it left the network; the recovery's ssthresh is 5000.
+    fn newreno_retransmission_lost_then_rto(rule: RtoSsthresh) -> TcpSender {
+        let mut s = in_fast_recovery(TcpConfig { rto_ssthresh: rule, ..config(Recovery::NewReno) });
+        let mut sent = Vec::new();
+        for _ in 5..10 {
+            sent.extend(ack(&mut s, 250, 0));
+        }
+        assert_eq!(sent, vec![new_data(10), new_data(11), new_data(12)]);
+        for _ in 10..13 {
+            ack(&mut s, 300, 0);
+        }
+        assert_eq!((s.snd_max(), s.cwnd(), s.ssthresh()), (16 * MSS, 16 * MSS, 5000));
+        let mut out = Vec::new();
+        assert_eq!(s.on_timer(ms(1100), &mut out), Some(0));
+        s
+    }
+
+    #[test]
+    fn newreno_recovery_lost_retransmission_rto_sets_ssthresh_by_rule() {
+        for (rule, want) in [
+            (RtoSsthresh::OutstandingHalf, 8000),
+            // pipe = 16000 - 11000 = 5000: only segments 0, 4 and 13-15 may be in the network.
+            (RtoSsthresh::PipeHalf, 2500),
+            // ns-2: cwnd_ without the inflation is the recovery's 5000.
+            (RtoSsthresh::CwndHalf, 2500),
+            // Linux: the timeout fires in recovery and keeps its ssthresh.
+            (RtoSsthresh::KeepInRecovery, 5000),
+        ] {
+            let s = newreno_retransmission_lost_then_rto(rule);
+            assert_eq!((s.ssthresh(), s.cwnd()), (want, MSS), "{rule:?}");
+        }
+    }
+
+    #[test]
+    fn newreno_recovery_lost_retransmission_second_rto_holds_ssthresh_except_ns2() {
+        for (rule, want) in [
+            (RtoSsthresh::OutstandingHalf, 8000),
+            (RtoSsthresh::PipeHalf, 2500),
+            (RtoSsthresh::CwndHalf, 2 * MSS),
+            (RtoSsthresh::KeepInRecovery, 5000),
+        ] {
+            let mut s = newreno_retransmission_lost_then_rto(rule);
+            let mut out = Vec::new();
+            assert_eq!(s.on_timer(ms(3100), &mut out), Some(0));
+            assert_eq!(s.ssthresh(), want, "{rule:?}: RFC 5681 §3.1 keeps it; ns-2 halves cwnd = 1 SMSS");
+        }
+    }
+
+    /// NewReno (Impatient) with segments 0, 2, 4 and 6 lost: six duplicate ACKs at 200 ms
+    /// (segments 1, 3, 5, 7–9; the third enters recovery, the sixth releases 10); partial ACKs
+    /// at 300 ms (to 2) and 400 ms (to 4), duplicate ACKs for 10 and 11 between them. The
+    /// Impatient timer, restarted at 300 ms only, fires at 1300 ms and ends the recovery with
+    /// snd_una = 4000, snd_max = 15000 and 6000 bytes reported by duplicate ACKs.
+    fn newreno_long_recovery_ended_by_rto(rule: RtoSsthresh) -> TcpSender {
+        let mut s = established(TcpConfig { rto_ssthresh: rule, ..config(Recovery::NewReno) });
+        let mut sent = Vec::new();
+        for _ in 0..6 {
+            sent.extend(ack(&mut s, 200, 0));
+        }
+        assert_eq!(sent, vec![retx(0), new_data(10)]);
+        assert_eq!(ack(&mut s, 300, 2 * MSS), vec![retx(2), new_data(11)]);
+        assert_eq!(ack(&mut s, 310, 2 * MSS), vec![new_data(12)]);
+        assert_eq!(ack(&mut s, 320, 2 * MSS), vec![new_data(13)]);
+        assert_eq!(ack(&mut s, 400, 4 * MSS), vec![retx(4), new_data(14)]);
+        assert!(s.in_recovery());
+        let mut out = Vec::new();
+        assert_eq!(s.on_timer(ms(1300), &mut out), Some(4 * MSS));
+        s
+    }
+
+    #[test]
+    fn newreno_long_recovery_rto_sets_ssthresh_by_rule() {
+        for (rule, want) in [
+            (RtoSsthresh::OutstandingHalf, 5500),
+            (RtoSsthresh::PipeHalf, 2500),
+            (RtoSsthresh::CwndHalf, 2500),
+            (RtoSsthresh::KeepInRecovery, 5000),
+        ] {
+            let s = newreno_long_recovery_ended_by_rto(rule);
+            assert_eq!((s.ssthresh(), s.cwnd(), s.in_recovery()), (want, MSS, false), "{rule:?}");
+        }
+    }
+
+    #[test]
+    fn sack_recovery_rto_halves_setpipe_not_outstanding() {
+        // Holes 1 and 5; the ACKs of 6–9 mark 5 lost and SACK everything else; nothing more
+        // arrives and the timer fires at 1200 ms. Outstanding 12000 (1..13), SetPipe: the
+        // retransmitted 1 and 5, and 10, 11, 12 = 5000.
+        for (rule, want) in [(RtoSsthresh::OutstandingHalf, 6000), (RtoSsthresh::PipeHalf, 2500)] {
+            let cfg = TcpConfig { rto_ssthresh: rule, ..config(Recovery::Sack) };
+            let mut s = established(cfg);
+            let mut peer = SackPeer::default();
+            for seg in [0, 2, 3, 4, 6, 7, 8, 9] {
+                peer.deliver(&mut s, 200, seg);
+            }
+            assert!(s.in_recovery());
+            let mut out = Vec::new();
+            assert_eq!(s.on_timer(ms(1200), &mut out), Some(MSS), "timer restarted by the ACK of 0");
+            assert_eq!(s.ssthresh(), want, "{rule:?}");
+        }
+    }
+
+    #[test]
+    fn after_rto_linux_rule_outside_recovery_halves_cwnd() {
+        let mut s = established(TcpConfig { rto_ssthresh: RtoSsthresh::KeepInRecovery, ..config(Recovery::NewReno) });
+        let mut out = Vec::new();
+        s.on_timer(ms(1100), &mut out);
+        assert_eq!(s.ssthresh(), 5000, "tcp_reno_ssthresh: cwnd 10000 / 2");
     }
 
     #[test]

@@ -24,9 +24,10 @@ pub trait Controller {
     /// A loss (or an ECN echo) was detected with `flight_size` bytes outstanding. Sets and
     /// returns the new ssthresh; the caller then sets cwnd as its recovery algorithm says.
     fn on_congestion_event(&mut self, now: SimTime, flight_size: u64, rtt: &RtoEstimator) -> u64;
-    /// The retransmission timer expired. `first` is false for a repeated timeout of the same
-    /// segment (RFC 5681 §3.1 holds ssthresh constant then).
-    fn on_timeout(&mut self, now: SimTime, flight_size: u64, first: bool, rtt: &RtoEstimator);
+    /// The retransmission timer expired. `flight_size` is the amount the sender's
+    /// `config::RtoSsthresh` rule halves; `set_ssthresh` is false when that rule keeps
+    /// ssthresh (e.g. a repeated timeout of the same segment, RFC 5681 §3.1).
+    fn on_timeout(&mut self, now: SimTime, flight_size: u64, set_ssthresh: bool, rtt: &RtoEstimator);
     /// Direct write of cwnd by loss recovery (inflation, deflation, exit) and by the sender
     /// after a lost SYN.
     fn set_cwnd(&mut self, cwnd: u64);
@@ -44,7 +45,7 @@ impl AnyCc {
     pub fn new(cfg: &TcpConfig) -> Self {
         let iw = cfg.initial_window_segments as u64 * cfg.mss_bytes as u64;
         match cfg.cc {
-            CcKind::Reno => AnyCc::Reno(Reno::new(cfg.mss_bytes, iw, cfg.initial_ssthresh_bytes)),
+            CcKind::Reno => AnyCc::Reno(Reno::new(cfg.mss_bytes, iw, cfg.initial_ssthresh_bytes, cfg.ca_growth)),
         }
     }
 }
@@ -74,9 +75,9 @@ impl Controller for AnyCc {
         }
     }
 
-    fn on_timeout(&mut self, now: SimTime, flight_size: u64, first: bool, rtt: &RtoEstimator) {
+    fn on_timeout(&mut self, now: SimTime, flight_size: u64, set_ssthresh: bool, rtt: &RtoEstimator) {
         match self {
-            AnyCc::Reno(c) => c.on_timeout(now, flight_size, first, rtt),
+            AnyCc::Reno(c) => c.on_timeout(now, flight_size, set_ssthresh, rtt),
         }
     }
 

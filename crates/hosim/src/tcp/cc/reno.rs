@@ -3,6 +3,7 @@
 
 use super::Controller;
 use crate::engine::time::SimTime;
+use crate::tcp::config::CaGrowth;
 use crate::tcp::rto::RtoEstimator;
 
 #[derive(Clone, Debug)]
@@ -11,13 +12,30 @@ pub struct Reno {
     mss: u64,
     cwnd: u64,
     ssthresh: u64,
+    growth: CaGrowth,
     /// Bytes acknowledged since cwnd last grew by one SMSS in congestion avoidance.
     ca_acked: u64,
 }
 
 impl Reno {
-    pub fn new(mss_bytes: u32, initial_window_bytes: u64, initial_ssthresh: u64) -> Self {
-        Reno { mss: mss_bytes as u64, cwnd: initial_window_bytes, ssthresh: initial_ssthresh, ca_acked: 0 }
+    pub fn new(mss_bytes: u32, initial_window_bytes: u64, initial_ssthresh: u64, growth: CaGrowth) -> Self {
+        Reno { mss: mss_bytes as u64, cwnd: initial_window_bytes, ssthresh: initial_ssthresh, growth, ca_acked: 0 }
+    }
+
+    /// RFC 5681 §3.1, congestion avoidance by byte counting: cwnd grows by one SMSS once a
+    /// full cwnd of bytes has been acknowledged (the RECOMMENDED form).
+    fn grow_by_bytes(&mut self, acked_bytes: u64) {
+        self.ca_acked += acked_bytes;
+        if self.ca_acked >= self.cwnd {
+            self.ca_acked -= self.cwnd;
+            self.cwnd += self.mss;
+        }
+    }
+
+    /// RFC 5681 §3.1 eq. (3): cwnd += SMSS*SMSS/cwnd per ACK, at least one byte, whatever the
+    /// ACK covers (ns-3 `TcpNewReno::CongestionAvoidance`, truncated to whole bytes as there).
+    fn grow_per_ack(&mut self) {
+        self.cwnd += (self.mss * self.mss / self.cwnd).max(1);
     }
 }
 
@@ -35,12 +53,9 @@ impl Controller for Reno {
             // RFC 5681 §3.1 eq. (2): cwnd += min(N, SMSS) per ACK in slow start.
             self.cwnd += acked_bytes.min(self.mss);
         } else {
-            // RFC 5681 §3.1, congestion avoidance by byte counting: cwnd grows by one SMSS
-            // once a full cwnd of bytes has been acknowledged (the RFC's preferred form).
-            self.ca_acked += acked_bytes;
-            if self.ca_acked >= self.cwnd {
-                self.ca_acked -= self.cwnd;
-                self.cwnd += self.mss;
+            match self.growth {
+                CaGrowth::Bytes => self.grow_by_bytes(acked_bytes),
+                CaGrowth::PerAck => self.grow_per_ack(),
             }
         }
     }
@@ -52,8 +67,8 @@ impl Controller for Reno {
         self.ssthresh
     }
 
-    fn on_timeout(&mut self, _now: SimTime, flight_size: u64, first: bool, _rtt: &RtoEstimator) {
-        if first {
+    fn on_timeout(&mut self, _now: SimTime, flight_size: u64, set_ssthresh: bool, _rtt: &RtoEstimator) {
+        if set_ssthresh {
             // RFC 5681 §3.1 eq. (4).
             self.ssthresh = (flight_size / 2).max(2 * self.mss);
         }
@@ -77,14 +92,14 @@ mod tests {
 
     #[test]
     fn slow_start_grows_one_mss_per_ack_up_to_ssthresh() {
-        let mut cc = Reno::new(1000, 3000, 6000);
+        let mut cc = Reno::new(1000, 3000, 6000, CaGrowth::Bytes);
         cc.on_ack(0, 2000, &rtt());
         assert_eq!(cc.cwnd(), 4000, "min(N, SMSS) with N = 2000");
     }
 
     #[test]
     fn congestion_avoidance_adds_one_mss_per_window() {
-        let mut cc = Reno::new(1000, 10_000, 5000);
+        let mut cc = Reno::new(1000, 10_000, 5000, CaGrowth::Bytes);
         for _ in 0..9 {
             cc.on_ack(0, 1000, &rtt());
         }
@@ -93,16 +108,46 @@ mod tests {
         assert_eq!(cc.cwnd(), 11_000);
     }
 
+    /// cwnd after `rtts` round trips of congestion avoidance from cwnd = ssthresh = 10 SMSS
+    /// (SMSS = 1000): each round trip delivers cwnd / SMSS segments, acknowledged
+    /// `segs_per_ack` at a time (2: delayed ACKs).
+    fn cwnd_after_rtts(growth: CaGrowth, segs_per_ack: u64, rtts: u32) -> u64 {
+        let mut cc = Reno::new(1000, 10_000, 10_000, growth);
+        for _ in 0..rtts {
+            let mut segs = cc.cwnd() / 1000;
+            while segs > 0 {
+                let n = segs.min(segs_per_ack);
+                cc.on_ack(0, n * 1000, &rtt());
+                segs -= n;
+            }
+        }
+        cc.cwnd()
+    }
+
+    #[test]
+    fn congestion_avoidance_byte_counting_adds_one_mss_per_rtt_with_or_without_delayed_ack() {
+        assert_eq!(cwnd_after_rtts(CaGrowth::Bytes, 1, 10), 20_000);
+        assert_eq!(cwnd_after_rtts(CaGrowth::Bytes, 2, 10), 20_000);
+    }
+
+    #[test]
+    fn congestion_avoidance_per_ack_grows_half_as_fast_with_delayed_ack() {
+        // SMSS*SMSS/cwnd per ACK: just under one SMSS per RTT with an ACK per segment,
+        // just under half of that with an ACK per two segments.
+        assert_eq!(cwnd_after_rtts(CaGrowth::PerAck, 1, 10), 19_254);
+        assert_eq!(cwnd_after_rtts(CaGrowth::PerAck, 2, 10), 14_824);
+    }
+
     #[test]
     fn congestion_event_halves_flight_with_two_mss_floor() {
-        let mut cc = Reno::new(1000, 20_000, u64::MAX);
+        let mut cc = Reno::new(1000, 20_000, u64::MAX, CaGrowth::Bytes);
         assert_eq!(cc.on_congestion_event(0, 20_000, &rtt()), 10_000);
         assert_eq!(cc.on_congestion_event(0, 3000, &rtt()), 2000);
     }
 
     #[test]
     fn repeated_timeout_holds_ssthresh() {
-        let mut cc = Reno::new(1000, 20_000, u64::MAX);
+        let mut cc = Reno::new(1000, 20_000, u64::MAX, CaGrowth::Bytes);
         cc.on_timeout(0, 20_000, true, &rtt());
         assert_eq!((cc.cwnd(), cc.ssthresh()), (1000, 10_000));
         cc.on_timeout(0, 1000, false, &rtt());

@@ -112,6 +112,14 @@ pub trait LossRecovery {
     /// The retransmission timer expired; `exit` has been called.
     fn on_rto(&mut self, _seq: Outstanding, _board: &mut Scoreboard) {}
 
+    /// RFC 6675 §4 pipe when the retransmission timer fires, before `exit`: the bytes the
+    /// sender estimates are still in the network. Without SACK every duplicate ACK stands for
+    /// one segment that left the network (Linux `tcp_add_reno_sack`, ns-3
+    /// `TcpTxBuffer::AddRenoSack`).
+    fn pipe_at_timeout(&mut self, _board: &mut Scoreboard, seq: Outstanding) -> u64 {
+        seq.flight_size()
+    }
+
     /// Whether the recovery chooses every transmission now (`next_seg`) instead of the
     /// sender's window loop.
     fn drives_transmission(&self) -> bool {
@@ -145,10 +153,15 @@ impl AnyRecovery {
     pub fn new(cfg: &TcpConfig) -> Self {
         match cfg.recovery {
             Recovery::Reno => AnyRecovery::Reno(Reno::new(cfg.dupack_threshold, cfg.mss_bytes)),
-            Recovery::NewReno => {
-                AnyRecovery::NewReno(NewReno::new(cfg.dupack_threshold, cfg.mss_bytes, cfg.newreno_timer))
+            Recovery::NewReno => AnyRecovery::NewReno(NewReno::new(
+                cfg.dupack_threshold,
+                cfg.mss_bytes,
+                cfg.newreno_timer,
+                cfg.newreno_reentry,
+            )),
+            Recovery::Sack => {
+                AnyRecovery::Sack(Sack::new(cfg.dupack_threshold, cfg.mss_bytes, cfg.rescue_retransmission))
             }
-            Recovery::Sack => AnyRecovery::Sack(Sack::new(cfg.dupack_threshold, cfg.mss_bytes)),
         }
     }
 }
@@ -222,6 +235,10 @@ impl LossRecovery for AnyRecovery {
 
     fn on_rto(&mut self, seq: Outstanding, board: &mut Scoreboard) {
         each!(self, r => r.on_rto(seq, board))
+    }
+
+    fn pipe_at_timeout(&mut self, board: &mut Scoreboard, seq: Outstanding) -> u64 {
+        each!(self, r => r.pipe_at_timeout(board, seq))
     }
 
     fn drives_transmission(&self) -> bool {

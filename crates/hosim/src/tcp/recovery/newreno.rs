@@ -6,7 +6,7 @@
 use super::{first_unacked, AckInRecovery, LossRecovery, Outstanding, Reno};
 use crate::engine::time::SimTime;
 use crate::tcp::cc::{AnyCc, Controller};
-use crate::tcp::config::NewRenoTimer;
+use crate::tcp::config::{NewRenoReentry, NewRenoTimer};
 use crate::tcp::rto::RtoEstimator;
 use crate::tcp::scoreboard::Scoreboard;
 
@@ -17,17 +17,19 @@ pub struct NewReno {
     /// SMSS, bytes.
     mss: u64,
     timer: NewRenoTimer,
+    reentry: NewRenoReentry,
     /// RFC 6582 §3.2 `recover`, stored as one past the highest byte sent.
     recover_end: Option<u64>,
     partial_acks: u32,
 }
 
 impl NewReno {
-    pub fn new(dupthresh: u32, mss_bytes: u32, timer: NewRenoTimer) -> Self {
+    pub fn new(dupthresh: u32, mss_bytes: u32, timer: NewRenoTimer, reentry: NewRenoReentry) -> Self {
         NewReno {
             reno: Reno::new(dupthresh, mss_bytes),
             mss: mss_bytes as u64,
             timer,
+            reentry,
             recover_end: None,
             partial_acks: 0,
         }
@@ -41,11 +43,23 @@ impl NewReno {
             cwnd += self.mss;
         }
         cc.set_cwnd(cwnd.max(self.mss));
+        self.reno.forget_delivered(acked_bytes);
         self.partial_acks += 1;
         // RFC 6582 §4: Impatient restarts the timer on the first partial ACK only;
         // Slow-but-Steady on every partial ACK.
         let restart_timer = self.partial_acks == 1 || self.timer == NewRenoTimer::SlowButSteady;
         AckInRecovery::Continue { retransmit: first_unacked(board), restart_timer }
+    }
+
+    /// RFC 6582 §3.2 step 2: a new fast recovery only once the ACK has passed `recover`.
+    fn may_enter(&self, snd_una: u64) -> bool {
+        let Some(recover_end) = self.recover_end else { return true };
+        match self.reentry {
+            // The ACK covers more than `recover` (the basic rule).
+            NewRenoReentry::BeyondRecover => snd_una > recover_end,
+            // ns-3: the ACK reaches `recover` + 1.
+            NewRenoReentry::AtRecover => snd_una >= recover_end,
+        }
     }
 }
 
@@ -71,8 +85,7 @@ impl LossRecovery for NewReno {
     }
 
     fn on_dupack(&mut self, now: SimTime, cc: &mut AnyCc, board: &mut Scoreboard, seq: Outstanding) -> bool {
-        // RFC 6582 §3.2 step 2: enter only if the ACK covers more than `recover`.
-        self.reno.on_dupack(now, cc, board, seq) && self.recover_end.is_none_or(|r| seq.snd_una > r)
+        self.reno.on_dupack(now, cc, board, seq) && self.may_enter(seq.snd_una)
     }
 
     fn enter(
@@ -113,6 +126,10 @@ impl LossRecovery for NewReno {
         self.partial_acks = 0;
     }
 
+    fn pipe_at_timeout(&mut self, board: &mut Scoreboard, seq: Outstanding) -> u64 {
+        self.reno.pipe_at_timeout(board, seq)
+    }
+
     fn on_rto(&mut self, seq: Outstanding, _board: &mut Scoreboard) {
         // RFC 6582 §3.2 step 1: after a retransmission timeout, recover = HighData.
         self.recover_end = Some(seq.snd_max);
@@ -121,7 +138,7 @@ impl LossRecovery for NewReno {
 
 #[cfg(test)]
 mod tests {
-    use crate::tcp::config::Recovery;
+    use crate::tcp::config::{NewRenoReentry, Recovery, TcpConfig};
     use crate::tcp::fixtures::*;
 
     #[test]
@@ -152,6 +169,32 @@ mod tests {
         assert!(ack(&mut s, 210, 0).is_empty());
         assert_eq!(s.cwnd(), 10_000, "RFC 5681 §3.2 step 4: one SMSS per duplicate ACK");
         assert_eq!(ack(&mut s, 210, 0), vec![new_data(10)]);
+    }
+
+    /// After a full ACK of exactly `recover` (10000) the sender sent 10 and 11; three
+    /// duplicate ACKs of 10000 follow.
+    fn dupacks_at_recover(reentry: NewRenoReentry) -> crate::tcp::sender::TcpSender {
+        let mut s = in_fast_recovery(TcpConfig { newreno_reentry: reentry, ..config(Recovery::NewReno) });
+        ack(&mut s, 300, 4 * MSS);
+        assert_eq!(ack(&mut s, 400, 10 * MSS), vec![new_data(10), new_data(11)]);
+        for _ in 0..3 {
+            ack(&mut s, 500, 10 * MSS);
+        }
+        s
+    }
+
+    #[test]
+    fn newreno_after_full_ack_dupacks_at_recover_do_not_reenter_by_the_basic_rule() {
+        let s = dupacks_at_recover(NewRenoReentry::BeyondRecover);
+        assert!(!s.in_recovery(), "RFC 6582 §3.2 step 2: the ACK does not cover more than recover");
+        assert_eq!(s.stats.fast_recoveries, 1);
+    }
+
+    #[test]
+    fn newreno_after_full_ack_dupacks_at_recover_reenter_under_ns3_rule() {
+        let s = dupacks_at_recover(NewRenoReentry::AtRecover);
+        assert!(s.in_recovery(), "ns-3: m_highRxAckMark >= m_recover");
+        assert_eq!(s.stats.fast_recoveries, 2);
     }
 
     #[test]

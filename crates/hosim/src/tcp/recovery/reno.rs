@@ -15,11 +15,20 @@ pub struct Reno {
     mss: u64,
     dupacks: u32,
     in_recovery: bool,
+    /// Bytes presumed delivered above snd_una: one SMSS per duplicate ACK, less what later
+    /// cumulative ACKs covered (Linux `tcp_add_reno_sack` / `tcp_remove_reno_sacks`).
+    dup_delivered: u64,
 }
 
 impl Reno {
     pub fn new(dupthresh: u32, mss_bytes: u32) -> Self {
-        Reno { dupthresh, mss: mss_bytes as u64, dupacks: 0, in_recovery: false }
+        Reno { dupthresh, mss: mss_bytes as u64, dupacks: 0, in_recovery: false, dup_delivered: 0 }
+    }
+
+    /// A cumulative ACK of `acked_bytes` during recovery: all of it but the retransmitted
+    /// hole (one SMSS) had been counted by duplicate ACKs.
+    pub(super) fn forget_delivered(&mut self, acked_bytes: u64) {
+        self.dup_delivered -= self.dup_delivered.min(acked_bytes.saturating_sub(self.mss));
     }
 }
 
@@ -39,11 +48,13 @@ impl LossRecovery for Reno {
 
     fn count_dupack(&mut self) -> u32 {
         self.dupacks += 1;
+        self.dup_delivered += self.mss;
         self.dupacks
     }
 
     fn reset_dupacks(&mut self) {
         self.dupacks = 0;
+        self.dup_delivered = 0;
     }
 
     fn on_dupack(&mut self, _now: SimTime, cc: &mut AnyCc, _board: &mut Scoreboard, _seq: Outstanding) -> bool {
@@ -89,6 +100,13 @@ impl LossRecovery for Reno {
     fn exit(&mut self) {
         self.in_recovery = false;
         self.dupacks = 0;
+        self.dup_delivered = 0;
+    }
+
+    fn pipe_at_timeout(&mut self, _board: &mut Scoreboard, seq: Outstanding) -> u64 {
+        // RFC 6675 §4 pipe without SACK: the retransmitted hole at least stays in flight.
+        let flight = seq.flight_size();
+        flight - self.dup_delivered.min(flight.saturating_sub(self.mss))
     }
 }
 

@@ -23,12 +23,14 @@ pub struct Sack {
     high_rxt_end: u64,
     /// RFC 6675 RescueRxt.
     rescue_rxt: Option<u64>,
+    /// Whether NextSeg() rule (4), the rescue retransmission, is on (ns-3 omits it).
+    rescue: bool,
     /// Last SetPipe() value, bytes.
     pipe: u64,
 }
 
 impl Sack {
-    pub fn new(dupthresh: u32, mss_bytes: u32) -> Self {
+    pub fn new(dupthresh: u32, mss_bytes: u32, rescue: bool) -> Self {
         Sack {
             dupthresh,
             mss: mss_bytes,
@@ -38,6 +40,7 @@ impl Sack {
             blocked_until: 0,
             high_rxt_end: 0,
             rescue_rxt: None,
+            rescue,
             pipe: 0,
         }
     }
@@ -143,6 +146,11 @@ impl LossRecovery for Sack {
         self.rescue_rxt = None;
     }
 
+    fn pipe_at_timeout(&mut self, board: &mut Scoreboard, _seq: Outstanding) -> u64 {
+        // RFC 6675 §4 SetPipe(), after IsLost() for every segment.
+        self.set_pipe(board)
+    }
+
     fn drives_transmission(&self) -> bool {
         self.in_recovery
     }
@@ -181,7 +189,7 @@ impl LossRecovery for Sack {
         }
         // (4) one rescue retransmission per recovery of the highest unSACKed segment;
         // HighRxt is not updated.
-        if self.rescue_rxt.is_none_or(|r| snd_una > r) {
+        if self.rescue && self.rescue_rxt.is_none_or(|r| snd_una > r) {
             if let Some(i) = (0..n).rev().find(|&i| !board.get(i).sacked) {
                 self.rescue_rxt = Some(self.recovery_point);
                 return Some(NextSeg::Retransmit(i));
@@ -193,7 +201,7 @@ impl LossRecovery for Sack {
 
 #[cfg(test)]
 mod tests {
-    use crate::tcp::config::Recovery;
+    use crate::tcp::config::{Recovery, TcpConfig};
     use crate::tcp::fixtures::*;
 
     #[test]
@@ -237,6 +245,32 @@ mod tests {
         assert_eq!(s.cwnd(), 5500, "cwnd stays at the ssthresh set on entry");
         assert_eq!((s.stats.fast_recoveries, s.stats.episodes[0].end_ns), (1, Some(ms(300))));
         assert_eq!(s.inflight_bytes(), s.snd_max() - s.snd_una());
+    }
+
+    /// An application with ten segments, holes 1 and 8: recovery starts at segment 4's ACK
+    /// (ssthresh = cwnd = 4500); 5–7 arrive and NextSeg rule (3) resends 8; the original 9
+    /// then arrives. Rules (1)–(3) have nothing left and there is no new data.
+    fn sack_tail_with(rescue: bool) -> Vec<crate::tcp::sender::Segment> {
+        let cfg = TcpConfig { rescue_retransmission: rescue, ..config(Recovery::Sack) };
+        let mut s = established_with_data(cfg, 10 * MSS);
+        let mut peer = SackPeer::default();
+        let mut sent = Vec::new();
+        for seg in [0, 2, 3, 4, 5, 6, 7] {
+            sent.extend(peer.deliver(&mut s, 200, seg));
+        }
+        assert_eq!(sent, vec![retx(1), retx(8)]);
+        assert_eq!((s.cwnd(), s.ssthresh()), (4500, 4500));
+        peer.deliver(&mut s, 210, 9)
+    }
+
+    #[test]
+    fn sack_recovery_rescue_retransmission_resends_highest_unsacked_segment() {
+        assert_eq!(sack_tail_with(true), vec![retx(8)], "RFC 6675 NextSeg rule (4)");
+    }
+
+    #[test]
+    fn sack_recovery_without_rescue_retransmission_sends_nothing() {
+        assert!(sack_tail_with(false).is_empty(), "ns-3 omits rule (4)");
     }
 
     #[test]

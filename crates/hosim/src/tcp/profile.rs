@@ -1,0 +1,218 @@
+//! Named profiles: one bundle of defaults for every choice where the RFCs leave room and the
+//! reference stacks differ. `rfc` follows the RFCs (and is the default); `ns2`, `ns3` and
+//! `linux` reproduce the defaults of ns-2.35 (`tcl/lib/ns-default.tcl`, `Agent/TCP` and
+//! `Agent/TCPSink`), ns-3.44 (`tcp-socket.cc`, `tcp-socket-base.cc` attributes) and Linux
+//! (`include/net/tcp.h` constants, `net/ipv4/tcp_input.c`). docs/tcp.md has the table with the
+//! source of every value. A profile only sets defaults: a `tcp.*` key wins over it.
+//!
+//! `linux` is Linux's values with Reno window growth; CUBIC, PRR, RACK and F-RTO are not
+//! part of it yet.
+
+use serde::{Deserialize, Serialize};
+
+use super::config::{CaGrowth, CcKind, NewRenoReentry, NewRenoTimer, Recovery, RtoSsthresh, TcpConfig};
+use crate::engine::time::s_to_ns;
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Profile {
+    #[default]
+    Rfc,
+    Ns2,
+    Ns3,
+    Linux,
+}
+
+/// The set of profile-governed fields that a key set explicitly, one bit per field.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ProfileKeys(u32);
+
+impl ProfileKeys {
+    pub const MSS: ProfileKeys = ProfileKeys(1 << 0);
+    pub const HEADER: ProfileKeys = ProfileKeys(1 << 1);
+    pub const INITIAL_WINDOW: ProfileKeys = ProfileKeys(1 << 2);
+    pub const MIN_RTO: ProfileKeys = ProfileKeys(1 << 3);
+    pub const INITIAL_RTO: ProfileKeys = ProfileKeys(1 << 4);
+    pub const MAX_RTO: ProfileKeys = ProfileKeys(1 << 5);
+    pub const CLOCK_GRANULARITY: ProfileKeys = ProfileKeys(1 << 6);
+    pub const DELAYED_ACK: ProfileKeys = ProfileKeys(1 << 7);
+    pub const DELAYED_ACK_SEGMENTS: ProfileKeys = ProfileKeys(1 << 8);
+    pub const DELAYED_ACK_TIMEOUT: ProfileKeys = ProfileKeys(1 << 9);
+    pub const QUICKACK: ProfileKeys = ProfileKeys(1 << 10);
+    pub const RWND: ProfileKeys = ProfileKeys(1 << 11);
+    pub const LIMITED_TRANSMIT: ProfileKeys = ProfileKeys(1 << 12);
+    pub const NEWRENO_TIMER: ProfileKeys = ProfileKeys(1 << 13);
+    pub const NEWRENO_REENTRY: ProfileKeys = ProfileKeys(1 << 14);
+    pub const CA_GROWTH: ProfileKeys = ProfileKeys(1 << 15);
+    pub const RTO_SSTHRESH: ProfileKeys = ProfileKeys(1 << 16);
+    pub const RESCUE: ProfileKeys = ProfileKeys(1 << 17);
+
+    pub fn insert(&mut self, k: ProfileKeys) {
+        self.0 |= k.0;
+    }
+
+    pub fn contains(self, k: ProfileKeys) -> bool {
+        self.0 & k.0 == k.0
+    }
+}
+
+impl Profile {
+    pub fn name(self) -> &'static str {
+        match self {
+            Profile::Rfc => "rfc",
+            Profile::Ns2 => "ns2",
+            Profile::Ns3 => "ns3",
+            Profile::Linux => "linux",
+        }
+    }
+
+    /// The complete configuration of this profile, no key set. Loss recovery (SACK), the
+    /// controller (Reno), the initial ssthresh (arbitrarily high), DupThresh (3) and ECN (off)
+    /// are the same in all four and are chosen by their own keys.
+    pub fn config(self) -> TcpConfig {
+        let common = TcpConfig {
+            profile: self,
+            explicit: ProfileKeys::default(),
+            cc: CcKind::Reno,
+            recovery: Recovery::Sack,
+            initial_ssthresh_bytes: u64::MAX,
+            dupack_threshold: 3,
+            ecn: false,
+            // The `rfc` values; the arms below replace what differs.
+            newreno_timer: NewRenoTimer::Impatient,
+            newreno_reentry: NewRenoReentry::BeyondRecover,
+            ca_growth: CaGrowth::Bytes,
+            rto_ssthresh: RtoSsthresh::PipeHalf,
+            rescue_retransmission: true,
+            quickack_segments: 0,
+            mss_bytes: 1460,
+            header_bytes: 40,
+            initial_window_segments: 3,
+            limited_transmit: true,
+            min_rto_ns: s_to_ns(1.0),
+            initial_rto_ns: s_to_ns(1.0),
+            max_rto_ns: s_to_ns(60.0),
+            clock_granularity_ns: s_to_ns(0.001),
+            delayed_ack: true,
+            delayed_ack_segments: 2,
+            delayed_ack_timeout_ns: s_to_ns(0.2),
+            rwnd_bytes: 4 * 1024 * 1024,
+        };
+        match self {
+            Profile::Rfc => common,
+            // ns-default.tcl: Agent/TCP packetSize_ 1000, window_ 20, windowInit_ 2,
+            // minrto_ 0.2, rtxcur_init_ 3.0, maxrto_ 60, tcpTick_ 0.01, windowOption_ 1,
+            // singledup_ 1; Agent/TCPSink acknowledges every segment (TCPSink/DelAck
+            // interval_ 100ms); Agent/TCP/Newreno newreno_changes1_ 1 (Impatient).
+            Profile::Ns2 => TcpConfig {
+                mss_bytes: 1000,
+                initial_window_segments: 2,
+                min_rto_ns: s_to_ns(0.2),
+                initial_rto_ns: s_to_ns(3.0),
+                clock_granularity_ns: s_to_ns(0.01),
+                delayed_ack: false,
+                delayed_ack_timeout_ns: s_to_ns(0.1),
+                rwnd_bytes: 20 * 1000,
+                ca_growth: CaGrowth::PerAck,
+                rto_ssthresh: RtoSsthresh::CwndHalf,
+                rescue_retransmission: false,
+                ..common
+            },
+            // tcp-socket.cc: SegmentSize 536, InitialCwnd 10, DelAckCount 2, DelAckTimeout
+            // 200 ms, RcvBufSize 131072; tcp-socket-base.cc: MinRto 1 s, ClockGranularity
+            // 1 ms, Timestamp true (12 option bytes), LimitedTransmit true; RttEstimator
+            // InitialEstimation 1 s.
+            Profile::Ns3 => TcpConfig {
+                mss_bytes: 536,
+                header_bytes: 52,
+                initial_window_segments: 10,
+                quickack_segments: 1,
+                rwnd_bytes: 131_072,
+                newreno_timer: NewRenoTimer::SlowButSteady,
+                newreno_reentry: NewRenoReentry::AtRecover,
+                ca_growth: CaGrowth::PerAck,
+                rescue_retransmission: false,
+                ..common
+            },
+            // include/net/tcp.h: TCP_INIT_CWND 10, TCP_RTO_MIN 200 ms, TCP_TIMEOUT_INIT 1 s,
+            // TCP_RTO_MAX 120 s, TCP_DELACK_MIN 40 ms, TCP_MAX_QUICKACKS 16; timestamps on
+            // (net.ipv4.tcp_timestamps = 1): MSS 1448 on a 1500-byte MTU.
+            Profile::Linux => TcpConfig {
+                mss_bytes: 1448,
+                header_bytes: 52,
+                initial_window_segments: 10,
+                min_rto_ns: s_to_ns(0.2),
+                max_rto_ns: s_to_ns(120.0),
+                delayed_ack_timeout_ns: s_to_ns(0.04),
+                quickack_segments: 16,
+                newreno_timer: NewRenoTimer::SlowButSteady,
+                rto_ssthresh: RtoSsthresh::KeepInRecovery,
+                rescue_retransmission: false,
+                ..common
+            },
+        }
+    }
+
+    /// `base` moved to this profile: every profile-governed field takes this profile's value
+    /// unless a key set it (`base.explicit`); the other fields stay as they are.
+    pub fn rebase(self, base: &TcpConfig) -> TcpConfig {
+        let d = self.config();
+        let mut cfg = base.clone();
+        cfg.profile = self;
+        macro_rules! take {
+            ($($key:ident => $field:ident),* $(,)?) => {
+                $(if !base.explicit.contains(ProfileKeys::$key) {
+                    cfg.$field = d.$field;
+                })*
+            };
+        }
+        take!(
+            MSS => mss_bytes,
+            HEADER => header_bytes,
+            INITIAL_WINDOW => initial_window_segments,
+            MIN_RTO => min_rto_ns,
+            INITIAL_RTO => initial_rto_ns,
+            MAX_RTO => max_rto_ns,
+            CLOCK_GRANULARITY => clock_granularity_ns,
+            DELAYED_ACK => delayed_ack,
+            DELAYED_ACK_SEGMENTS => delayed_ack_segments,
+            DELAYED_ACK_TIMEOUT => delayed_ack_timeout_ns,
+            QUICKACK => quickack_segments,
+            RWND => rwnd_bytes,
+            LIMITED_TRANSMIT => limited_transmit,
+            NEWRENO_TIMER => newreno_timer,
+            NEWRENO_REENTRY => newreno_reentry,
+            CA_GROWTH => ca_growth,
+            RTO_SSTHRESH => rto_ssthresh,
+            RESCUE => rescue_retransmission,
+        );
+        cfg
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rebase_keeps_fields_set_by_a_key_and_takes_the_rest() {
+        let mut base = Profile::Rfc.config();
+        base.min_rto_ns = s_to_ns(1.0);
+        base.explicit.insert(ProfileKeys::MIN_RTO);
+        base.recovery = Recovery::NewReno;
+        let cfg = Profile::Linux.rebase(&base);
+        assert_eq!(cfg.profile, Profile::Linux);
+        assert_eq!(cfg.min_rto_ns, s_to_ns(1.0), "set by a key, equal to rfc's value, still kept");
+        assert_eq!(cfg.initial_window_segments, 10, "from the profile");
+        assert_eq!(cfg.recovery, Recovery::NewReno, "not profile-governed");
+    }
+
+    #[test]
+    fn default_config_is_the_rfc_profile() {
+        let cfg = TcpConfig::default();
+        assert_eq!(
+            (cfg.profile, cfg.rto_ssthresh, cfg.ca_growth),
+            (Profile::Rfc, RtoSsthresh::PipeHalf, CaGrowth::Bytes)
+        );
+    }
+}
