@@ -6,8 +6,8 @@
 mod common;
 
 use hosim::engine::time::s_to_ns;
-use hosim::tcp::{CaGrowth, NewRenoTimer, Profile, Recovery, RtoSsthresh};
 use hosim::sim::World;
+use hosim::tcp::{CaGrowth, NewRenoTimer, Profile, Recovery, RtoSsthresh};
 
 /// Three flows on `common::line`'s path: `a` takes `[tcp]` as it is, `b` and `c` their own
 /// tables.
