@@ -42,6 +42,6 @@ mod fixtures;
 mod newreno_timer_tests;
 
 pub use config::{CcKind, NewRenoTimer, Recovery, TcpConfig};
-pub use path::{AccessKind, Handoff, PathChange};
+pub use path::{AccessKind, DelayShift, Handoff, PathChange};
 pub use receiver::TcpReceiver;
 pub use sender::{Segment, TcpSender};
