@@ -58,7 +58,8 @@ pub struct HandoffLog {
     pub hops: u32,
 }
 
-/// Delay and jitter at the destination, per bin of the series and overall.
+/// Delay and jitter at the destination, per bin of the series and overall, and the sender's
+/// state sampled at each arrival of a data packet at the destination.
 #[derive(Clone, Debug, Default)]
 pub struct Metrics {
     bin_ns: SimTime,
@@ -68,6 +69,21 @@ pub struct Metrics {
     jitter_sum_ns: Vec<u128>,
     jitter_n: Vec<u64>,
     last_delay_ns: Option<SimTime>,
+    /// Per bin: bytes on the wire received, and sums of the samples taken at each arrival.
+    rx_bytes: Vec<u64>,
+    rtt_sum_ns: Vec<u128>,
+    rtt_n: Vec<u64>,
+    cwnd_sum: Vec<u128>,
+    queue_sum: Vec<u64>,
+}
+
+/// The sender and network state sampled at an arrival.
+struct Sample {
+    bytes: u32,
+    latest_rtt_ns: Option<SimTime>,
+    cwnd_bytes: u64,
+    /// Packets queued at the mobile's two uplinks (the bottleneck interfaces).
+    queue_pkts: u64,
 }
 
 impl Metrics {
@@ -76,16 +92,24 @@ impl Metrics {
     }
 
     /// A data packet sent at `sent_ns` reached the destination at `now`.
-    fn on_delivery(&mut self, now: SimTime, sent_ns: SimTime) {
+    fn on_delivery(&mut self, now: SimTime, sent_ns: SimTime, x: Sample) {
         let delay = now - sent_ns;
         let b = (now / self.bin_ns) as usize;
         if self.pkts.len() <= b {
-            for v in [&mut self.pkts, &mut self.jitter_n] {
+            for v in [&mut self.pkts, &mut self.jitter_n, &mut self.rx_bytes, &mut self.rtt_n, &mut self.queue_sum] {
                 v.resize(b + 1, 0);
             }
-            self.delay_sum_ns.resize(b + 1, 0);
-            self.jitter_sum_ns.resize(b + 1, 0);
+            for v in [&mut self.delay_sum_ns, &mut self.jitter_sum_ns, &mut self.rtt_sum_ns, &mut self.cwnd_sum] {
+                v.resize(b + 1, 0);
+            }
         }
+        self.rx_bytes[b] += x.bytes as u64;
+        if let Some(r) = x.latest_rtt_ns {
+            self.rtt_sum_ns[b] += r as u128;
+            self.rtt_n[b] += 1;
+        }
+        self.cwnd_sum[b] += x.cwnd_bytes as u128;
+        self.queue_sum[b] += x.queue_pkts;
         self.pkts[b] += 1;
         self.delay_sum_ns[b] += delay as u128;
         if let Some(prev) = self.last_delay_ns {
@@ -229,7 +253,14 @@ impl Agent for VerticalHandoff {
     fn on_packet(&mut self, cx: &mut Cx, n: NodeId, pkt: Packet) {
         if n == self.dest {
             if pkt.flow == self.flow && pkt.is_data() {
-                self.metrics.on_delivery(cx.now(), pkt.sent_ns);
+                let sender = &cx.flows()[self.flow as usize].sender;
+                let sample = Sample {
+                    bytes: pkt.size_bytes,
+                    latest_rtt_ns: sender.rtt().latest_rtt_ns(),
+                    cwnd_bytes: sender.cwnd(),
+                    queue_pkts: self.up.iter().map(|l| cx.links()[*l as usize].queue.len_pkts() as u64).sum(),
+                };
+                self.metrics.on_delivery(cx.now(), pkt.sent_ns, sample);
                 if self.record_uids {
                     self.delivered_uids.insert(pkt.uid);
                 }
@@ -301,13 +332,20 @@ impl HandoffEntry {
     }
 }
 
-/// Delay and jitter per bin (`series_bin_s`); null where no packet arrived.
+/// Per bin (`series_bin_s`), from the data packets reaching the destination: their count,
+/// mean one-way delay and jitter, the throughput (bytes on the wire), and the means of the
+/// sender's latest RTT sample, its cwnd and the mobile's uplink queues sampled at each arrival;
+/// null where no packet arrived.
 #[derive(Serialize)]
 struct Series {
     bin_s: f64,
     pkts: Vec<u64>,
     delay_mean_s: Vec<Option<f64>>,
     jitter_mean_s: Vec<Option<f64>>,
+    rx_bps: Vec<f64>,
+    rtt_mean_s: Vec<Option<f64>>,
+    cwnd_mean_bytes: Vec<Option<f64>>,
+    queue_mean_pkts: Vec<Option<f64>>,
 }
 
 /// The top-level `vertical` entry.
@@ -346,6 +384,20 @@ impl VerticalHandoff {
             pkts: m.pkts.clone(),
             delay_mean_s: m.delay_sum_ns.iter().zip(&m.pkts).map(|(s, k)| Metrics::mean_s(*s, *k)).collect(),
             jitter_mean_s: m.jitter_sum_ns.iter().zip(&m.jitter_n).map(|(s, k)| Metrics::mean_s(*s, *k)).collect(),
+            rx_bps: m.rx_bytes.iter().map(|b| *b as f64 * 8.0 / ns_to_s(m.bin_ns)).collect(),
+            rtt_mean_s: m.rtt_sum_ns.iter().zip(&m.rtt_n).map(|(s, k)| Metrics::mean_s(*s, *k)).collect(),
+            cwnd_mean_bytes: m
+                .cwnd_sum
+                .iter()
+                .zip(&m.pkts)
+                .map(|(s, k)| (*k > 0).then(|| *s as f64 / *k as f64))
+                .collect(),
+            queue_mean_pkts: m
+                .queue_sum
+                .iter()
+                .zip(&m.pkts)
+                .map(|(s, k)| (*k > 0).then(|| *s as f64 / *k as f64))
+                .collect(),
         };
         VerticalEntry {
             adaptation: self.cfg.adaptation.name(),
