@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+import click
 import pytest
-from click.testing import CliRunner
 
-from hosim.cli import cli
+from hosim.cli import REPRODUCTIONS
 from hosim.reproduce import vertical
 
 
@@ -36,6 +36,6 @@ def test_verdict_needs_the_right_direction_and_half_the_claimed_factor():
     assert vertical._verdict(None, 3.0) == "not reproduced"
 
 
-def test_reproduce_group_lists_vertical_handoff():
-    out = CliRunner().invoke(cli, ["reproduce", "--help"])
-    assert out.exit_code == 0 and "vertical-handoff" in out.output
+def test_reproduce_group_registers_vertical_handoff():
+    assert REPRODUCTIONS["vertical-handoff"] == "hosim.reproduce.vertical"
+    assert isinstance(vertical.cli, click.Command) and vertical.cli.name == "vertical-handoff"
