@@ -5,7 +5,8 @@ Runs the `vertical` preset (Fig. 1: a mobile source with a 19 Mb/s WiFi and a 3 
 interface, soft handoffs every 15 s over 100 s, starting in WiFi) with TCP NewReno
 (`vertical.adaptation = "none"`) and TCP-CLAH (`"clah"`) at application rates of 10, 15 and
 20 Mb/s, plus a sensitivity grid at 20 Mb/s over the choices the paper leaves open (cellular
-delay, queue size, receiver window). From the per-bin series of the run summary (delay, jitter,
+delay, queue size, receiver window), CLAH's BDP variant and break-before-make handoffs.
+From the per-bin series of the run summary (delay, jitter,
 RTT, cwnd, uplink queue, throughput, 0.1 s bins) it computes whole-run means and means over the
 first `WINDOW_S` seconds after each handoff, checks the paper's claims one by one and writes
 figures (matplotlib, Agg) and `<out>/data/vertical-handoff.json`;
@@ -45,6 +46,7 @@ SENSITIVITY: dict[str, dict[str, Any]] = {
     "queues 200": {"vertical.wifi_queue_pkts": 200, "vertical.cellular_queue_pkts": 200},
     "rwnd 4 MB": {"tcp.rwnd_bytes": 4_000_000},
     "clah path BDP": {"vertical.clah_bdp": "path"},
+    "hard handoffs": {"vertical.mode": "hard"},
 }
 #: The paper's jitter claims: NewReno / CLAH mean jitter ("about 75 %" read as 1.75x).
 JITTER_CLAIMS = {10e6: 3.0, 15e6: 5.0, 20e6: 1.75}
