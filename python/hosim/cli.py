@@ -682,6 +682,7 @@ REPRODUCTIONS = {
     "drop-or-forward": "hosim.reproduce.fcp",
     "lte-x2": "hosim.reproduce.lte_x2",
     "hsdpa": "hosim.reproduce.hsdpa",
+    "vertical-handoff": "hosim.reproduce.vertical",
 }
 
 

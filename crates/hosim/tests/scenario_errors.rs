@@ -126,3 +126,37 @@ fn bad_flow_profile_is_named_by_its_flow() {
     let e = err(text, &[]);
     assert!(e.contains("flows[0].tcp.profile") && e.contains("bsd"), "{e}");
 }
+
+#[test]
+fn bad_vertical_keys_give_one_line_errors_naming_the_key() {
+    let good = "topology = \"vertical\"\nduration_s = 10\n[vertical]\n";
+    assert!(load(good, "s.toml", &[]).is_ok());
+    let cases: &[(&str, &str)] = &[
+        ("vertical.interval_s", "0"),
+        ("vertical.first", "\"satellite\""),
+        ("vertical.mode", "\"warm\""),
+        ("vertical.adaptation", "\"westwood\""),
+        ("vertical.adaptation", "\"freeze\""),
+        ("vertical.adaptation", "\"daniel-kojo\""),
+        ("vertical.clah_bdp", "\"guess\""),
+        ("vertical.clah_dupack_resume_s", "0"),
+        ("vertical.wifi_bps", "0"),
+        ("vertical.wifi_delay_s", "-0.001"),
+        ("vertical.wifi_queue_pkts", "0"),
+        ("vertical.cellular_bps", "-3e6"),
+        ("vertical.cellular_delay_s", "nan"),
+        ("vertical.cellular_queue_pkts", "0"),
+        ("vertical.core_bps", "0.5"),
+        ("vertical.core_delay_s", "-1"),
+        ("vertical.core_queue_pkts", "0"),
+        ("vertical.app_rate_bps", "0"),
+        ("vertical.series_bin_s", "0"),
+        ("vertical.series_bin_s", "1e-9"),
+        ("vertical.teleport", "1"),
+    ];
+    for (key, value) in cases {
+        let e = err(good, &[(key, value)]);
+        let leaf = key.rsplit('.').next().unwrap();
+        assert!(e.contains(leaf), "{key}={value}: {e}");
+    }
+}

@@ -22,6 +22,11 @@ pub const PRESETS: &[(&str, &str, &str)] = &[
         "HSDPA (Ren et al. 2008): TCP over a varying-rate downlink, optionally through the window adaptation proxy",
         include_str!("../../../../presets/hsdpa.toml"),
     ),
+    (
+        "vertical",
+        "Sinky & Hamdaoui: WiFi <-> cellular soft handoffs of a mobile source every 15 s, TCP NewReno or TCP-CLAH",
+        include_str!("../../../../presets/vertical.toml"),
+    ),
 ];
 
 pub fn find(name: &str) -> Option<&'static str> {

@@ -10,7 +10,7 @@ use serde::de::DeserializeOwned;
 
 use super::dumbbell::{self, DumbbellSection};
 use super::schema::Scenario;
-use crate::mobility::{fcp, hsdpa_proxy, lte_x2};
+use crate::mobility::{fcp, hsdpa_proxy, lte_x2, vertical};
 use crate::sim::Sim;
 use crate::spec::{Check, Graph, ScenarioError};
 
@@ -152,6 +152,14 @@ const HSDPA: Sectioned<hsdpa_proxy::HsdpaSection> = Sectioned {
     },
 };
 
+const VERTICAL: Sectioned<vertical::VerticalSection> = Sectioned {
+    topology: "vertical",
+    section: "vertical",
+    validate: |v, s, c| v.validate(c, s.duration_s),
+    expand: vertical::expand,
+    install: vertical::install,
+};
+
 /// The templates a scenario may name.
 pub struct Registry {
     templates: Vec<Box<dyn Template>>,
@@ -173,6 +181,7 @@ impl Registry {
                 Box::new(FCP),
                 Box::new(LTE_X2),
                 Box::new(HSDPA),
+                Box::new(VERTICAL),
             ],
         }
     }

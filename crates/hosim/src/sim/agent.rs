@@ -13,6 +13,7 @@ use crate::engine::rng::Rng;
 use crate::engine::time::SimTime;
 use crate::net::packet::{Packet, PacketKind};
 use crate::net::{AgentId, FlowId, Link, LinkId, Node, NodeId, NodeKind};
+use crate::tcp::path::PathChange;
 use crate::tcp::sender::WindowControl;
 
 use super::flow::Flow;
@@ -151,6 +152,15 @@ impl<'a> Cx<'a> {
     pub fn set_window_control(&mut self, f: FlowId, wc: WindowControl) {
         let w = &mut *self.world;
         w.flows[f as usize].sender.set_window_control(w.now, wc, &mut w.seg_buf);
+        w.flush_segments(f);
+    }
+
+    /// Cross-layer notification: flow `f`'s packets now take another path. The sender's
+    /// controller, recovery and path reaction answer it (`TcpSender::on_path_change`), then it
+    /// sends what its window allows.
+    pub fn notify_path_change(&mut self, f: FlowId, change: &PathChange) {
+        let w = &mut *self.world;
+        w.flows[f as usize].sender.on_path_change(w.now, change, &mut w.seg_buf);
         w.flush_segments(f);
     }
 }

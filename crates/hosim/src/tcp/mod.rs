@@ -44,7 +44,7 @@ mod fixtures;
 mod newreno_timer_tests;
 
 pub use config::{CaGrowth, CcKind, NewRenoReentry, NewRenoTimer, Recovery, RtoSsthresh, TcpConfig};
-pub use path::{AccessKind, Handoff, PathChange};
+pub use path::{AccessKind, DelayShift, Handoff, PathChange};
 pub use profile::{Profile, ProfileKeys};
 pub use receiver::TcpReceiver;
 pub use sender::{Segment, TcpSender};

@@ -24,6 +24,16 @@ pub enum Handoff {
     Vertical,
 }
 
+/// How the new path's delay compares with the old one's, as a cross-layer notification says
+/// (Sinky & Hamdaoui, TCP-CLAH, Sec. IV.A: "handoff to low-delay" / "to high-delay").
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DelayShift {
+    ToLowDelay,
+    ToHighDelay,
+    /// The mechanism does not say.
+    Unknown,
+}
+
 /// A path change as the mechanism knows it at the moment the sender is told.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct PathChange {
@@ -34,6 +44,9 @@ pub struct PathChange {
     pub base_rtt_ns: Option<SimTime>,
     /// Bottleneck rate of the new path, if known.
     pub rate_hint_bps: Option<u64>,
+    /// Forward plus backward hop count of the new path, N = n + m of Sinky & Hamdaoui eq. (3).
+    pub hops: Option<u32>,
+    pub delay: DelayShift,
 }
 
 impl PathChange {
@@ -56,6 +69,8 @@ mod tests {
             access: AccessKind::Cellular,
             base_rtt_ns: Some(100_000_000),
             rate_hint_bps: Some(8_000_000),
+            hops: None,
+            delay: DelayShift::ToHighDelay,
         };
         assert_eq!(change.bdp_bytes(), Some(100_000), "8 Mbit/s * 100 ms = 100 kB");
         assert_eq!(PathChange { rate_hint_bps: None, ..change }.bdp_bytes(), None);

@@ -15,6 +15,10 @@ use super::window::ExternalRepair;
 use crate::engine::time::{s_to_ns, SimTime};
 use crate::net::packet::{PacketKind, SackBlocks};
 
+mod clah;
+
+pub use clah::{clah_bdp_bytes, BdpEstimate, ClahConfig, DupackResume, HandoffState, PathReaction};
+
 /// A segment the sender wants on the wire. The caller turns it into a packet.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Segment {
@@ -97,6 +101,8 @@ pub struct TcpSender {
     /// RFC 3168 §6.1.2: at most one window reduction per window of data.
     ecn_recover_end: u64,
     cwr_pending: bool,
+    /// Cross-layer reaction to path changes (`clah.rs`).
+    handoff: HandoffState,
     pub stats: SenderStats,
 }
 
@@ -126,6 +132,7 @@ impl TcpSender {
             last_event_ns: 0,
             ecn_recover_end: 0,
             cwr_pending: false,
+            handoff: HandoffState::default(),
             stats: SenderStats::default(),
         }
     }
@@ -220,6 +227,7 @@ impl TcpSender {
     pub fn on_path_change(&mut self, now: SimTime, change: &PathChange, out: &mut Vec<Segment>) {
         self.cc.on_path_change(now, change, &self.rto);
         self.recovery.on_path_change(now, change);
+        self.react_to_path_change(now, change);
         self.send_allowed(now, out);
     }
 
@@ -289,6 +297,7 @@ impl TcpSender {
         } else if ack == self.snd_una
             && self.snd_max > self.snd_una
             && self.recovery.is_duplicate(newly_sacked, rwnd_changed)
+            && !self.dupack_suppressed(now)
         {
             // A duplicate ACK as the recovery defines it (RFC 5681 §2, RFC 6675 §2).
             self.on_dupack(now, out);
@@ -733,6 +742,8 @@ mod tests {
             access: AccessKind::Cellular,
             base_rtt_ns: Some(ms(300)),
             rate_hint_bps: Some(1_000_000),
+            hops: None,
+            delay: crate::tcp::path::DelayShift::ToHighDelay,
         };
         let mut out = Vec::new();
         s.on_path_change(ms(150), &change, &mut out);

@@ -1,0 +1,246 @@
+//! The `[vertical]` scenario section: the Fig. 1 topology of Sinky & Hamdaoui (a mobile
+//! source with a WiFi and a cellular interface, a common destination), its periodic handoffs
+//! and the sender's reaction (docs/reproductions/vertical-handoff.md).
+//!
+//! The paper gives the access rates (54 Mb/s WiFi with 19 Mb/s achievable, 5.5 Mb/s cellular
+//! with 3 Mb/s achievable) and nothing else about the links. Defaults here (docs/scenarios.md
+//! says why): each access is a rate-limited link at its achievable rate; one-way access delay
+//! 5 ms (WiFi) and 50 ms (cellular); a 100 Mb/s, 10 ms wired hop from each access to the
+//! destination; 100-packet DropTail queues (the ns-3 default `DropTailQueue` limit, the paper's
+//! simulator).
+
+use serde::Deserialize;
+
+use crate::spec::{Check, ScenarioError};
+
+/// The two access networks of Fig. 1.
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum Network {
+    /// Network 1: WiFi, low delay, high rate.
+    Wifi,
+    /// Network 2: cellular, high delay, low rate.
+    Cellular,
+}
+
+impl Network {
+    pub fn other(self) -> Network {
+        match self {
+            Network::Wifi => Network::Cellular,
+            Network::Cellular => Network::Wifi,
+        }
+    }
+
+    pub fn index(self) -> usize {
+        match self {
+            Network::Wifi => 0,
+            Network::Cellular => 1,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Network::Wifi => "wifi",
+            Network::Cellular => "cellular",
+        }
+    }
+}
+
+/// Section III: how the old link ends.
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum Mode {
+    /// Make before break: packets already queued on the old interface are still sent.
+    Soft,
+    /// Break before make: packets queued on the old interfaces (both directions) are lost.
+    Hard,
+}
+
+/// The sender's reaction to the cross-layer notification.
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum Adaptation {
+    /// TCP NewReno (TCP-NR): the notification is ignored.
+    None,
+    /// TCP-CLAH, Algorithms 1 and 2.
+    Clah,
+    /// Freeze-TCP (Goff et al.): not implemented yet.
+    Freeze,
+    /// Daniel & Kojo's cross-layer TCP: not implemented yet.
+    DanielKojo,
+}
+
+impl Adaptation {
+    pub fn name(self) -> &'static str {
+        match self {
+            Adaptation::None => "none",
+            Adaptation::Clah => "clah",
+            Adaptation::Freeze => "freeze",
+            Adaptation::DanielKojo => "daniel-kojo",
+        }
+    }
+}
+
+/// CLAH's "path BDP".
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum ClahBdp {
+    /// BDP_UB = S x N (eq. 3).
+    UpperBound,
+    /// Access rate x base RTT of the new path.
+    Path,
+}
+
+/// `[vertical]`. Rates in bit/s, times in seconds, queues in packets.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct VerticalSection {
+    /// Time between handoffs; the first one is at `interval_s`.
+    #[serde(default = "d_interval_s")]
+    pub interval_s: f64,
+    /// The network the mobile starts in.
+    #[serde(default = "d_first")]
+    pub first: Network,
+    #[serde(default = "d_mode")]
+    pub mode: Mode,
+    #[serde(default = "d_adaptation")]
+    pub adaptation: Adaptation,
+    #[serde(default = "d_clah_bdp")]
+    pub clah_bdp: ClahBdp,
+    /// When dupack detection resumes after a CLAH handoff to low delay: absent, when all data
+    /// sent before the handoff is acknowledged; else this many seconds after the handoff.
+    pub clah_dupack_resume_s: Option<f64>,
+    #[serde(default = "d_wifi_bps")]
+    pub wifi_bps: f64,
+    #[serde(default = "d_wifi_delay_s")]
+    pub wifi_delay_s: f64,
+    #[serde(default = "d_queue_pkts")]
+    pub wifi_queue_pkts: u32,
+    #[serde(default = "d_cellular_bps")]
+    pub cellular_bps: f64,
+    #[serde(default = "d_cellular_delay_s")]
+    pub cellular_delay_s: f64,
+    #[serde(default = "d_queue_pkts")]
+    pub cellular_queue_pkts: u32,
+    /// The wired hop from each access network to the destination.
+    #[serde(default = "d_core_bps")]
+    pub core_bps: f64,
+    #[serde(default = "d_core_delay_s")]
+    pub core_delay_s: f64,
+    #[serde(default = "d_core_queue_pkts")]
+    pub core_queue_pkts: u32,
+    /// Rate of the source application at the mobile.
+    #[serde(default = "d_app_rate_bps")]
+    pub app_rate_bps: f64,
+    /// Bin width of the delay and jitter series in the summary.
+    #[serde(default = "d_series_bin_s")]
+    pub series_bin_s: f64,
+}
+
+fn d_interval_s() -> f64 {
+    15.0
+}
+fn d_first() -> Network {
+    Network::Wifi
+}
+fn d_mode() -> Mode {
+    Mode::Soft
+}
+fn d_adaptation() -> Adaptation {
+    Adaptation::None
+}
+fn d_clah_bdp() -> ClahBdp {
+    ClahBdp::UpperBound
+}
+fn d_wifi_bps() -> f64 {
+    19e6
+}
+fn d_wifi_delay_s() -> f64 {
+    0.005
+}
+fn d_cellular_bps() -> f64 {
+    3e6
+}
+fn d_cellular_delay_s() -> f64 {
+    0.050
+}
+fn d_queue_pkts() -> u32 {
+    100
+}
+fn d_core_bps() -> f64 {
+    100e6
+}
+fn d_core_delay_s() -> f64 {
+    0.010
+}
+fn d_core_queue_pkts() -> u32 {
+    1000
+}
+fn d_app_rate_bps() -> f64 {
+    20e6
+}
+fn d_series_bin_s() -> f64 {
+    0.1
+}
+
+impl Default for VerticalSection {
+    fn default() -> Self {
+        toml::from_str("").expect("all vertical keys have defaults")
+    }
+}
+
+impl VerticalSection {
+    /// (rate, one-way delay, queue) of a network's access link.
+    pub fn access(&self, n: Network) -> (f64, f64, u32) {
+        match n {
+            Network::Wifi => (self.wifi_bps, self.wifi_delay_s, self.wifi_queue_pkts),
+            Network::Cellular => (self.cellular_bps, self.cellular_delay_s, self.cellular_queue_pkts),
+        }
+    }
+
+    /// Round-trip propagation delay through network `n`, seconds.
+    pub fn base_rtt_s(&self, n: Network) -> f64 {
+        2.0 * (self.access(n).1 + self.core_delay_s)
+    }
+
+    pub fn validate(&self, c: &Check, duration_s: f64) -> Result<(), ScenarioError> {
+        c.positive("vertical.interval_s", self.interval_s)?;
+        for (k, v) in [
+            ("wifi_bps", self.wifi_bps),
+            ("cellular_bps", self.cellular_bps),
+            ("core_bps", self.core_bps),
+            ("app_rate_bps", self.app_rate_bps),
+        ] {
+            c.positive(&format!("vertical.{k}"), v)?;
+            if v < 1.0 {
+                return Err(c.err(&format!("vertical.{k}"), &format!("must be >= 1 bit/s, got {v}")));
+            }
+        }
+        c.non_negative("vertical.wifi_delay_s", self.wifi_delay_s)?;
+        c.non_negative("vertical.cellular_delay_s", self.cellular_delay_s)?;
+        c.non_negative("vertical.core_delay_s", self.core_delay_s)?;
+        c.at_least("vertical.wifi_queue_pkts", self.wifi_queue_pkts as u64, 1)?;
+        c.at_least("vertical.cellular_queue_pkts", self.cellular_queue_pkts as u64, 1)?;
+        c.at_least("vertical.core_queue_pkts", self.core_queue_pkts as u64, 1)?;
+        c.positive("vertical.series_bin_s", self.series_bin_s)?;
+        if duration_s / self.series_bin_s > 1e6 {
+            return Err(c.err("vertical.series_bin_s", &format!("more than 1e6 bins over duration_s = {duration_s}")));
+        }
+        if let Some(t) = self.clah_dupack_resume_s {
+            c.positive("vertical.clah_dupack_resume_s", t)?;
+        }
+        if matches!(self.adaptation, Adaptation::Freeze | Adaptation::DanielKojo) {
+            return Err(c.err(
+                "vertical.adaptation",
+                &format!("`{}` is not implemented yet; use `none` or `clah`", self.adaptation.name()),
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// Node names of the template.
+pub const MOBILE: &str = "mobile";
+pub const DEST: &str = "dest";
+/// The access point of each network, by `Network::index`.
+pub const ACCESS: [&str; 2] = ["ap", "bs"];

@@ -1,0 +1,126 @@
+//! The `vertical` template: Fig. 1 of Sinky & Hamdaoui, and the handoff agent installed on it.
+//!
+//! ```text
+//!            +-- ap (Network 1, WiFi) ------+
+//!   mobile --+                              +-- dest
+//!            +-- bs (Network 2, cellular) --+
+//! ```
+//!
+//! The mobile is the source: one TCP flow mobile -> dest fed by a rate-limited application.
+//! Each access link (mobile <-> ap, mobile <-> bs) is a rate-limited link at the network's
+//! achievable rate; its queue at the mobile is the bottleneck interface of Fig. 6. The agent
+//! points the mobile's route to dest and dest's route to the mobile at one network at a time.
+
+use super::config::{Adaptation, ClahBdp, Network, VerticalSection, ACCESS, DEST, MOBILE};
+use super::{Metrics, VerticalHandoff};
+use crate::engine::time::s_to_ns;
+use crate::net::{FlowId, LinkId, NodeId};
+use crate::sim::Sim;
+use crate::spec::graph::{link, node, AppKind, FlowSpec, Graph, NodeKindName};
+use crate::spec::{Check, ScenarioError};
+use crate::tcp::sender::{BdpEstimate, ClahConfig, DupackResume, PathReaction};
+
+pub fn expand(v: &VerticalSection) -> Graph {
+    let mut g = Graph::default();
+    g.nodes.push(node(MOBILE.into(), NodeKindName::Host));
+    for a in ACCESS {
+        g.nodes.push(node(a.into(), NodeKindName::Router));
+    }
+    g.nodes.push(node(DEST.into(), NodeKindName::Host));
+    for n in [Network::Wifi, Network::Cellular] {
+        let (rate, delay, queue) = v.access(n);
+        g.links.push(link(MOBILE, ACCESS[n.index()], rate, delay, queue));
+        g.links.push(link(ACCESS[n.index()], DEST, v.core_bps, v.core_delay_s, v.core_queue_pkts));
+    }
+    g.flows.push(FlowSpec {
+        name: Some("mobile".into()),
+        src: MOBILE.into(),
+        dst: DEST.into(),
+        app: AppKind::Rate,
+        bytes: None,
+        rate_bps: Some(v.app_rate_bps),
+        start_s: 0.0,
+        tcp: None,
+        drop_segments: Vec::new(),
+        drop_retransmissions: Vec::new(),
+    });
+    for a in ACCESS {
+        g.traced_queues.push(format!("{MOBILE}->{a}"));
+    }
+    g
+}
+
+/// The sender's reaction `vertical.adaptation` selects.
+pub fn reaction(v: &VerticalSection) -> PathReaction {
+    match v.adaptation {
+        Adaptation::Clah => PathReaction::Clah(ClahConfig {
+            bdp: match v.clah_bdp {
+                ClahBdp::UpperBound => BdpEstimate::UpperBound,
+                ClahBdp::Path => BdpEstimate::Path,
+            },
+            dupack_resume: match v.clah_dupack_resume_s {
+                None => DupackResume::PreHandoffAcked,
+                Some(t) => DupackResume::After(s_to_ns(t)),
+            },
+        }),
+        Adaptation::None | Adaptation::Freeze | Adaptation::DanielKojo => PathReaction::None,
+    }
+}
+
+/// Installs the handoff agent: it owns both access points and the destination, attaches the
+/// mobile to `first` and schedules the handoffs.
+pub fn install(v: &VerticalSection, sim: &mut Sim, c: &Check) -> Result<(), ScenarioError> {
+    let w = &sim.world;
+    let missing = || c.err("topology", "the vertical template's graph is incomplete");
+    let node = |name: &str| w.nodes.iter().position(|n| n.name == name).map(|i| i as NodeId).ok_or_else(missing);
+    let link = |from: &str, to: &str| {
+        let name = format!("{from}->{to}");
+        w.links.iter().position(|l| l.name == name).map(|i| i as LinkId).ok_or_else(missing)
+    };
+    let (mobile, dest) = (node(MOBILE)?, node(DEST)?);
+    let access = [node(ACCESS[0])?, node(ACCESS[1])?];
+    let up = [link(MOBILE, ACCESS[0])?, link(MOBILE, ACCESS[1])?];
+    let down = [link(ACCESS[0], MOBILE)?, link(ACCESS[1], MOBILE)?];
+    let from_dest = [link(DEST, ACCESS[0])?, link(DEST, ACCESS[1])?];
+    let flow = w.flows.iter().position(|f| f.src == mobile).ok_or_else(missing)? as FlowId;
+    sim.world.flows[flow as usize].sender.set_path_reaction(reaction(v));
+    let h = VerticalHandoff {
+        cfg: v.clone(),
+        flow,
+        mobile,
+        dest,
+        access,
+        up,
+        down,
+        from_dest,
+        at: v.first,
+        record_uids: false,
+        log: Vec::new(),
+        delivered_uids: Default::default(),
+        late_drops: 0,
+        metrics: Metrics::new(s_to_ns(v.series_bin_s).max(1)),
+    };
+    sim.add_agent(|cx| h.start(cx));
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn default_expansion_is_fig_1_with_two_access_links_and_one_rate_flow() {
+        let v = VerticalSection::default();
+        let g = expand(&v);
+        assert_eq!(g.nodes.len(), 4);
+        assert_eq!(g.links.len(), 4);
+        let find = |from: &str, to: &str| g.links.iter().find(|l| l.from == from && l.to == to).unwrap();
+        let wifi = find(MOBILE, "ap");
+        assert_eq!((wifi.rate_bps, wifi.delay_s, wifi.queue_packets), (19e6, 0.005, Some(100)));
+        let cell = find(MOBILE, "bs");
+        assert_eq!((cell.rate_bps, cell.delay_s, cell.queue_packets), (3e6, 0.050, Some(100)));
+        assert_eq!((g.flows[0].app, g.flows[0].rate_bps), (AppKind::Rate, Some(20e6)));
+        assert!((v.base_rtt_s(Network::Wifi) - 0.030).abs() < 1e-12);
+        assert!((v.base_rtt_s(Network::Cellular) - 0.120).abs() < 1e-12);
+    }
+}
