@@ -48,7 +48,7 @@ fn run(
     overrides: Vec<(String, String)>,
     traces: bool,
 ) -> PyResult<(String, PyObject)> {
-    let opts = hosim::RunOptions { seed, overrides, traces };
+    let opts = hosim::RunOptions { seed, overrides, traces, ..Default::default() };
     let text = scenario_toml.to_string();
     let src = source.to_string();
     let out = py.allow_threads(move || hosim::run(&text, &src, &opts)).map_err(|e| match e {
