@@ -19,6 +19,7 @@ import os
 import re
 import sys
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from datetime import date, datetime, time
 from pathlib import Path
 from typing import Any, NamedTuple, Union
@@ -272,11 +273,23 @@ def run_raw(
     seed: int | None = None,
     overrides: Sequence[tuple[str, str]] = (),
     traces: bool = True,
+    capture: Capture | None = None,
 ) -> Result:
     """Like ``run`` but with overrides already as ``(dotted key, raw TOML value)`` pairs,
     exactly as ``--set key=value`` gives them; a value that is not TOML is taken as a string."""
     text, source = load_scenario(scenario)
-    return run_text(text, source, seed=seed, overrides=overrides, traces=traces)
+    return run_text(text, source, seed=seed, overrides=overrides, traces=traces, capture=capture)
+
+
+@dataclass(frozen=True)
+class Capture:
+    """Packet capture of a run (docs/cli.md, "Packet capture"): written into ``dir``; ``links``
+    (names or ``"all"``) and ``format`` (``"pcapng"`` or ``"pcap"``) override the scenario's
+    ``[capture]`` section."""
+
+    dir: str | os.PathLike[str]
+    links: Sequence[str] | None = None
+    format: str | None = None
 
 
 def run_text(
@@ -285,10 +298,17 @@ def run_text(
     seed: int | None = None,
     overrides: Sequence[tuple[str, str]] = (),
     traces: bool = True,
+    capture: Capture | None = None,
 ) -> Result:
     """Run scenario TOML ``text``; ``source`` names it in error messages."""
     seed = _check_seed(seed, source)
-    summary_json, trace_columns = native().run(text, source, seed, list(overrides), bool(traces))
+    if capture is None:
+        summary_json, trace_columns = native().run(text, source, seed, list(overrides), bool(traces))
+    else:
+        links = None if capture.links is None else list(capture.links)
+        summary_json, trace_columns = native().run(
+            text, source, seed, list(overrides), bool(traces), os.fspath(capture.dir), links, capture.format
+        )
     return Result(json.loads(summary_json), {name: trace_frame(name, cols) for name, cols in trace_columns.items()})
 
 

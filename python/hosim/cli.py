@@ -22,6 +22,7 @@ import click
 from hosim import __version__
 from hosim.cli_options import runner_options
 from hosim.errors import InvariantError, ScenarioError
+from hosim.plot_cmd import plot_group
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -273,16 +274,26 @@ def cli() -> None:
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Write summary.json and every non-empty trace as <name>.parquet into this directory.")
 @click.option("--no-traces", is_flag=True, help="With --out, write only summary.json (faster).")
+@click.option("--pcap", default=None, metavar="LINK[,LINK...]",
+              help="Capture packets of these links (or 'all') into --out DIR (docs/cli.md).")
+@click.option("--pcap-format", type=click.Choice(["pcapng", "pcap"]), default=None,
+              help="pcapng: one file, an interface per link (default); pcap: one file per link.")
 def run_command(
-    scenario: str, seed: int | None, sets: tuple[str, ...], as_json: bool, out: Path | None, no_traces: bool
+    scenario: str, seed: int | None, sets: tuple[str, ...], as_json: bool, out: Path | None, no_traces: bool,
+    pcap: str | None, pcap_format: str | None,
 ) -> None:
     """Run one scenario and print per-flow and per-queue results.
 
     SCENARIO is a TOML file or a preset name (see `hosim presets`)."""
-    from hosim.api import run_raw
+    from hosim.api import Capture, run_raw
 
     overrides = _parse_sets(sets)
-    result = run_raw(scenario, seed=seed, overrides=overrides, traces=out is not None and not no_traces)
+    if (pcap or pcap_format) and out is None:
+        _fail("--pcap needs --out DIR: the packet captures are written into DIR")
+    links = [name.strip() for name in pcap.split(",") if name.strip()] if pcap else None
+    capture = Capture(out, links, pcap_format) if out is not None else None
+    result = run_raw(scenario, seed=seed, overrides=overrides, traces=out is not None and not no_traces,
+                     capture=capture)
     written = result.write(out) if out is not None else []
     if as_json:
         click.echo(result.summary_json())
@@ -487,6 +498,9 @@ def reproduce_group() -> None:
     """Re-run a paper's experiments and write the figures and data behind
     docs/reproductions/. Every run goes through the result cache, so an interrupted
     reproduction resumes where it stopped; see 'hosim reproduce PAPER --help'."""
+
+
+cli.add_command(plot_group)
 
 
 if __name__ == "__main__":
