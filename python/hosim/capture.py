@@ -92,7 +92,8 @@ def _inner_tcp(ip: bytes) -> bytes | None:
 
 def tcp_segments(run_dir: str | Path, flow_index: int) -> pd.DataFrame:
     """Every TCP segment of flow ``flow_index`` in the capture: one row per packet per link with
-    ``link``, ``time_s``, ``dir`` ("data" towards the receiver, "ack" back), ``seq`` and ``ack``
+    ``link``, ``time_s``, ``ip_id`` (the IPv4 identification: the packet's id, low 16 bits, the same
+    on every link), ``dir`` ("data" towards the receiver, "ack" back), ``seq`` and ``ack``
     as flow byte offsets (the capture's initial sequence numbers are 0), ``len``, ``window``
     (bytes, scaled), ``syn``, ``sack`` (list of (start, end) offsets)."""
     sender_port = SENDER_PORT_BASE + flow_index
@@ -112,7 +113,7 @@ def tcp_segments(run_dir: str | Path, flow_index: int) -> pd.DataFrame:
         if sender_port not in (sport, dport):
             continue
         direction = "data" if sport == sender_port else "ack"
-        total = struct.unpack_from("!H", pkt, 2)[0]
+        total, ip_id = struct.unpack_from("!HH", pkt, 2)
         hlen = (off_flags >> 4) * 4
         opts = _options(tcp[20:hlen])
         if flags & _TH_SYN:
@@ -120,6 +121,7 @@ def tcp_segments(run_dir: str | Path, flow_index: int) -> pd.DataFrame:
         rows.append({
             "link": link,
             "time_s": ts / 1e9,
+            "ip_id": ip_id,
             "dir": direction,
             "seq": (seq - 1) % _SEQ_WRAP,
             "ack": (ack - 1) % _SEQ_WRAP,
@@ -128,7 +130,7 @@ def tcp_segments(run_dir: str | Path, flow_index: int) -> pd.DataFrame:
             "syn": bool(flags & _TH_SYN),
             "sack": [((s - 1) % _SEQ_WRAP, (e - 1) % _SEQ_WRAP) for s, e in opts.get("sack", [])],
         })
-    columns = ["link", "time_s", "dir", "seq", "ack", "len", "window", "syn", "sack"]
+    columns = ["link", "time_s", "ip_id", "dir", "seq", "ack", "len", "window", "syn", "sack"]
     return pd.DataFrame(rows, columns=columns)
 
 

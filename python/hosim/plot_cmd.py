@@ -4,7 +4,7 @@
   packet capture (``hosim run --pcap LINKS``): the flow's data segments as vertical bars at
   their send time on the sender's first captured link (retransmissions in red), the ACK line
   and the receive-window line (ACK + advertised window) from its ACKs where they come closest
-  to the sender, SACK blocks as short bars, and the handovers of ``summary.json``.
+  to the sender (the last link the flow's first ACK crosses), SACK blocks as short bars, and the handovers of ``summary.json``.
 - ``hosim plot cwnd|queue|rate|goodput RUN_DIR``: the Parquet traces against time, one line
   per flow or link.
 
@@ -70,10 +70,12 @@ def seq_data(run_dir: str | Path, flow: str, start: float | None = None, end: fl
     if data.empty or acks.empty:
         raise click.UsageError(f"{run}: the capture has no data or no ACKs of flow {flow!r}; capture the "
                                "sender's links (hosim run --pcap LINKS or --pcap all)")
-    # The sender's first link sees each segment first; its ACKs come closest on the link that
-    # carries them last.
-    data_link = data.groupby("link")["time_s"].min().idxmin()
-    ack_link = acks.groupby("link")["time_s"].min().idxmax()
+    # The sender's first link sees the first segment first; the first ACK comes closest to the
+    # sender on the last link it crosses (the same packet keeps its IPv4 id on every link).
+    data_link = data.loc[data["time_s"].idxmin(), "link"]
+    first_ack = acks.loc[acks["time_s"].idxmin()]
+    same = acks[(acks["ip_id"] == first_ack["ip_id"]) & (acks["ack"] == first_ack["ack"])]
+    ack_link = same.loc[same["time_s"].idxmax(), "link"]
     data = data[data["link"] == data_link].sort_values("time_s", kind="stable")
     acks = acks[acks["link"] == ack_link].sort_values("time_s", kind="stable")
     seg_end = data["seq"] + data["len"]
