@@ -115,9 +115,9 @@ def tcp_segments(run_dir: str | Path, flow_index: int) -> pd.DataFrame:
         direction = "data" if sport == sender_port else "ack"
         total, ip_id = struct.unpack_from("!HH", pkt, 2)
         hlen = (off_flags >> 4) * 4
-        opts = _options(tcp[20:hlen])
+        wscale, sack = _options(tcp[20:hlen])
         if flags & _TH_SYN:
-            shift[direction] = opts.get("wscale", 0)
+            shift[direction] = wscale
         rows.append({
             "link": link,
             "time_s": ts / 1e9,
@@ -128,15 +128,16 @@ def tcp_segments(run_dir: str | Path, flow_index: int) -> pd.DataFrame:
             "len": total - ihl - hlen,
             "window": window << (0 if flags & _TH_SYN else shift[direction]),
             "syn": bool(flags & _TH_SYN),
-            "sack": [((s - 1) % _SEQ_WRAP, (e - 1) % _SEQ_WRAP) for s, e in opts.get("sack", [])],
+            "sack": [((s - 1) % _SEQ_WRAP, (e - 1) % _SEQ_WRAP) for s, e in sack],
         })
     columns = ["link", "time_s", "ip_id", "dir", "seq", "ack", "len", "window", "syn", "sack"]
     return pd.DataFrame(rows, columns=columns)
 
 
-def _options(raw: bytes) -> dict[str, object]:
-    """The TCP options the plots use: window scale and SACK blocks (RFC 7323, RFC 2018)."""
-    out: dict[str, object] = {}
+def _options(raw: bytes) -> tuple[int, list[tuple[int, int]]]:
+    """The TCP options the plots use: window scale (0 if absent) and SACK blocks (RFC 7323,
+    RFC 2018)."""
+    wscale, sack = 0, []
     i = 0
     while i < len(raw):
         kind = raw[i]
@@ -150,8 +151,8 @@ def _options(raw: bytes) -> dict[str, object]:
         length = raw[i + 1]
         value = raw[i + 2 : i + length]
         if kind == 3 and len(value) == 1:
-            out["wscale"] = value[0]
+            wscale = value[0]
         elif kind == 5:
-            out["sack"] = [struct.unpack_from("!II", value, k) for k in range(0, len(value) - 7, 8)]
+            sack = [struct.unpack_from("!II", value, k) for k in range(0, len(value) - 7, 8)]
         i += length
-    return out
+    return wscale, sack

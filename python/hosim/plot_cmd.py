@@ -4,7 +4,8 @@
   packet capture (``hosim run --pcap LINKS``): the flow's data segments as vertical bars at
   their send time on the sender's first captured link (retransmissions in red), the ACK line
   and the receive-window line (ACK + advertised window) from its ACKs where they come closest
-  to the sender (the last link the flow's first ACK crosses), SACK blocks as short bars, and the handovers of ``summary.json``.
+  to the sender (the last link the flow's first ACK crosses), SACK blocks as short bars, and
+  the handovers of ``summary.json``.
 - ``hosim plot cwnd|queue|rate|goodput RUN_DIR``: the Parquet traces against time, one line
   per flow or link.
 
@@ -114,6 +115,9 @@ def seq_figure(series: dict[str, Any], title: str = "") -> Figure:
         part = data[data["retx"] == retx]
         if not part.empty:
             ax.vlines(part["time_s"], part["seq"] * kb, part["end"] * kb, colors=color, linewidth=1.2, label=label)
+    retx = data[data["retx"]]
+    # A segment is a short bar at this scale: a retransmission also gets a marker ("R" in tcptrace).
+    ax.scatter(retx["time_s"], retx["end"] * kb, marker="x", color="red", s=36, zorder=3)
     ax.step(acks["time_s"], acks["ack"] * kb, where="post", color="tab:green", linewidth=1.0, label="ACK")
     ax.step(acks["time_s"], acks["window_end"] * kb, where="post", color="tab:olive", linewidth=0.8,
             label="receive window")
