@@ -196,3 +196,23 @@ def test_unknown_link_is_an_input_error_naming_the_key(tmp_path: Path, capsys: p
     assert main(["run", "lte-x2", *SETS, "--out", str(tmp_path), "--pcap", "nowhere"]) == 2
     err = capsys.readouterr().err
     assert "capture.links" in err and "nowhere" in err
+
+
+def test_scenario_capture_section_with_snaplen_keeps_the_original_length(tmp_path: Path) -> None:
+    sets = ["--set", "duration_s=1", "--set", "lte_x2.handover_at_s=0.5",
+            "--set", 'capture.links=["srv_ue_ref->sgw"]', "--set", "capture.snaplen=64"]
+    assert main(["run", "lte-x2", *sets, "--out", str(tmp_path), "--no-traces"]) == 0
+    summary = json.loads((tmp_path / "summary.json").read_text())
+    assert summary["capture"]["snaplen"] == 64
+    with open(tmp_path / "capture.pcapng", "rb") as f:
+        data = f.read()
+    lengths = []
+    at = 0
+    while at < len(data):
+        block_type, length = struct.unpack_from("<II", data, at)
+        if block_type == 6:
+            lengths.append(struct.unpack_from("<II", data, at + 20))
+        at += length
+    assert len(lengths) == summary["capture"]["links"][0]["packets"]
+    assert all(cap == min(orig, 64) for cap, orig in lengths)
+    assert max(orig for _, orig in lengths) == 20 + 20 + 1460
