@@ -216,3 +216,12 @@ def test_scenario_capture_section_with_snaplen_keeps_the_original_length(tmp_pat
     assert len(lengths) == summary["capture"]["links"][0]["packets"]
     assert all(cap == min(orig, 64) for cap, orig in lengths)
     assert max(orig for _, orig in lengths) == 20 + 20 + 1460
+
+
+def test_api_run_takes_a_capture(tmp_path: Path) -> None:
+    import hosim
+    from hosim.api import Capture
+
+    result = hosim.run("dumbbell", overrides={"duration_s": 1}, traces=False, capture=Capture(tmp_path, ["all"]))
+    assert result.summary["capture"]["files"] == ["capture.pcapng"]
+    assert (tmp_path / "capture.pcapng").stat().st_size > 0

@@ -252,6 +252,7 @@ def run(
     seed: int | None = None,
     overrides: Mapping[str, Any] | None = None,
     traces: bool = True,
+    capture: Capture | None = None,
 ) -> Result:
     """Run one scenario and return its summary and traces.
 
@@ -261,11 +262,12 @@ def run(
     overrides: ``{"dotted.key": value}`` applied on top of the scenario, like ``--set``.
     traces: record the trace tables (cwnd, rtt, ...); turn off for speed when only the
         summary is needed.
+    capture: write a packet capture (``Capture(dir, links, format)``, see docs/cli.md).
 
     Raises ``ScenarioError`` for invalid input and ``InvariantError`` if the simulator
     detects a bug in itself.
     """
-    return run_raw(scenario, seed=seed, overrides=override_pairs(overrides), traces=traces)
+    return run_raw(scenario, seed=seed, overrides=override_pairs(overrides), traces=traces, capture=capture)
 
 
 def run_raw(
