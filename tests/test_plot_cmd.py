@@ -67,6 +67,7 @@ def test_seq_window_and_handover_marks(run_dir: Path) -> None:
     assert series["handovers"].to_dict("records") == [{"start_s": h["start_s"], "end_s": h["end_s"]}]
     figure = seq_figure(series)
     ax = figure.axes[0]
+    assert ax.get_xlim() == (2.2, 2.8)
     assert [t.get_text() for t in ax.get_legend().get_texts()][:1] == ["data"]
 
 

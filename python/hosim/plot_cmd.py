@@ -94,6 +94,7 @@ def seq_data(run_dir: str | Path, flow: str, start: float | None = None, end: fl
         "handovers": handovers,
         "data_link": data_link,
         "ack_link": ack_link,
+        "window": (start, end),
     }
 
 
@@ -127,8 +128,12 @@ def seq_figure(series: dict[str, Any], title: str = "") -> Figure:
     for i, (h0, h1) in enumerate(zip(series["handovers"]["start_s"], series["handovers"]["end_s"])):
         ax.axvspan(h0, h1, color="tab:blue", alpha=0.12, label="handover" if i == 0 else None)
         ax.axvline(h0, color="tab:blue", linewidth=0.8, linestyle="--")
+    t0, t1 = series.get("window", (None, None))
     if not data.empty:
-        ax.set_xlim(data["time_s"].min(), max(data["time_s"].max(), acks["time_s"].max() if len(acks) else 0))
+        t0 = data["time_s"].min() if t0 is None else t0
+        t1 = max(data["time_s"].max(), acks["time_s"].max() if len(acks) else 0) if t1 is None else t1
+    if t0 is not None and t1 is not None:
+        ax.set_xlim(t0, t1)
     ax.set_xlabel(f"time (s); data on {series['data_link']}, ACKs on {series['ack_link']}")
     ax.set_ylabel("sequence offset (kB)")
     ax.grid(True, alpha=0.3)
