@@ -12,9 +12,14 @@ def run(
     seed: int | None,
     overrides: list[tuple[str, str]],
     traces: bool,
+    capture_dir: str | None = None,
+    capture_links: list[str] | None = None,
+    capture_format: str | None = None,
 ) -> tuple[str, dict[str, dict[str, list[float | int | str]]]]:
     """Run a scenario with ``seed`` (None: the scenario's ``seed``, else 1); returns the summary
-    as JSON text and, when ``traces``, the trace tables as {name: {column: values}}."""
+    as JSON text and, when ``traces``, the trace tables as {name: {column: values}}. With
+    ``capture_dir``, the packet capture of ``capture_links`` (else the scenario's ``[capture]``)
+    is written there; a write failure raises OSError."""
 
 def presets() -> list[tuple[str, str, str]]:
     """(name, one-line description, TOML text) of every embedded preset."""

@@ -22,6 +22,7 @@ import os
 import re
 import sys
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from datetime import date, datetime, time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple, Union
@@ -282,6 +283,7 @@ def run(
     seed: int | None = None,
     overrides: Mapping[str, Any] | None = None,
     traces: bool = True,
+    capture: Capture | None = None,
 ) -> Result:
     """Run one scenario and return its summary and traces.
 
@@ -291,11 +293,12 @@ def run(
     overrides: ``{"dotted.key": value}`` applied on top of the scenario, like ``--set``.
     traces: record the trace tables (cwnd, rtt, ...); turn off for speed when only the
         summary is needed.
+    capture: write a packet capture (``Capture(dir, links, format)``, see docs/cli.md).
 
     Raises ``ScenarioError`` for invalid input and ``InvariantError`` if the simulator
     detects a bug in itself.
     """
-    return run_raw(scenario, seed=seed, overrides=override_pairs(overrides), traces=traces)
+    return run_raw(scenario, seed=seed, overrides=override_pairs(overrides), traces=traces, capture=capture)
 
 
 def run_raw(
@@ -304,13 +307,25 @@ def run_raw(
     overrides: Sequence[tuple[str, str]] = (),
     traces: bool = True,
     unset: Sequence[str] = (),
+    capture: Capture | None = None,
 ) -> Result:
     """Like ``run`` but with overrides already as ``(dotted key, raw TOML value)`` pairs,
     exactly as ``--set key=value`` gives them; a value that is not TOML is taken as a string.
     ``unset``: dotted keys removed from the scenario first (``--unset``, see ``remove_keys``)."""
     text, source = load_scenario(scenario)
     text = remove_keys(text, unset, source) if unset else text
-    return run_text(text, source, seed=seed, overrides=overrides, traces=traces)
+    return run_text(text, source, seed=seed, overrides=overrides, traces=traces, capture=capture)
+
+
+@dataclass(frozen=True)
+class Capture:
+    """Packet capture of a run (docs/cli.md, "Packet capture"): written into ``dir``; ``links``
+    (names or ``"all"``) and ``format`` (``"pcapng"`` or ``"pcap"``) override the scenario's
+    ``[capture]`` section."""
+
+    dir: str | os.PathLike[str]
+    links: Sequence[str] | None = None
+    format: str | None = None
 
 
 def run_text(
@@ -319,10 +334,17 @@ def run_text(
     seed: int | None = None,
     overrides: Sequence[tuple[str, str]] = (),
     traces: bool = True,
+    capture: Capture | None = None,
 ) -> Result:
     """Run scenario TOML ``text``; ``source`` names it in error messages."""
     seed = _check_seed(seed, source)
-    summary_json, trace_columns = native().run(text, source, seed, list(overrides), bool(traces))
+    if capture is None:
+        summary_json, trace_columns = native().run(text, source, seed, list(overrides), bool(traces))
+    else:
+        links = None if capture.links is None else list(capture.links)
+        summary_json, trace_columns = native().run(
+            text, source, seed, list(overrides), bool(traces), os.fspath(capture.dir), links, capture.format
+        )
     return Result.from_columns(json.loads(summary_json), trace_columns)
 
 

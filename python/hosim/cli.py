@@ -23,6 +23,7 @@ import click
 from hosim import __version__
 from hosim.cli_options import runner_options
 from hosim.errors import Interrupted, InvariantError, ScenarioError
+from hosim.plot_cmd import plot_group
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -356,9 +357,13 @@ def cli() -> None:
 @click.option("--force", is_flag=True,
               help="Write into --out even if it is a non-empty directory that no earlier `hosim run` wrote.")
 @click.option("--csv", "as_csv", is_flag=True, help="Print the flow, queue and handover tables as CSV on stdout.")
+@click.option("--pcap", default=None, metavar="LINK[,LINK...]",
+              help="Capture packets of these links (or 'all') into --out DIR (docs/cli.md).")
+@click.option("--pcap-format", type=click.Choice(["pcapng", "pcap"]), default=None,
+              help="pcapng: one file, an interface per link (default); pcap: one file per link.")
 def run_command(
     scenario: str, seed: int | None, sets: tuple[str, ...], as_json: bool, out: Path | None, no_traces: bool,
-    unsets: tuple[str, ...], force: bool, as_csv: bool,
+    unsets: tuple[str, ...], force: bool, as_csv: bool, pcap: str | None, pcap_format: str | None,
 ) -> None:
     """Run one scenario and print per-flow and per-queue results.
 
@@ -373,14 +378,21 @@ def run_command(
         _fail("--json and --csv: choose one")
     overrides = _parse_sets(sets)
     _warn_scenario(scenario, [(k, _toml_value(v)) for k, v in overrides], unsets)
+    if (pcap or pcap_format) and out is None:
+        _fail("--pcap needs --out DIR: the packet captures are written into DIR")
     previous = _prepare_out(out, "run", force) if out is not None else None
+    links = [name.strip() for name in pcap.split(",") if name.strip()] if pcap else None
+    capture = api.Capture(out, links, pcap_format) if out is not None else None
     result = api.run_raw(scenario, seed=seed, overrides=overrides, traces=out is not None and not no_traces,
-                         unset=unsets)
+                         unset=unsets, capture=capture)
     for warning in empty_flow_warnings(result.summary):
         _warn(warning)
     written: list[Path] = []
     if out is not None:
         written = result.write(out)
+        if "capture" in result.summary:
+            # The core wrote the captures into `out` during the run.
+            written += sorted(p for p in out.iterdir() if p.suffix in (".pcap", ".pcapng"))
         fields = {"seed": seed, "overrides": overrides, "unset": list(unsets),
                   "files": [p.name for p in written]}
         _remove_stale(out, previous, written)
@@ -708,6 +720,9 @@ def reproduce_group() -> None:
     """Re-run a paper's experiments and write the figures and data behind
     docs/reproductions/. Every run goes through the result cache, so an interrupted
     reproduction resumes where it stopped; see 'hosim reproduce PAPER --help'."""
+
+
+cli.add_command(plot_group)
 
 
 if __name__ == "__main__":

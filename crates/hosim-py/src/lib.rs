@@ -4,7 +4,7 @@
 #![allow(clippy::useless_conversion)]
 
 use pyo3::create_exception;
-use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::exceptions::{PyOSError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 
@@ -37,9 +37,11 @@ fn table_dict<'py>(
     Ok(d)
 }
 
-/// run(scenario_toml, source, seed, overrides, traces) -> (summary_json, traces)
+/// run(scenario_toml, source, seed, overrides, traces, capture_dir=None, capture_links=None,
+/// capture_format=None) -> (summary_json, traces)
 #[pyfunction]
-#[pyo3(signature = (scenario_toml, source, seed, overrides, traces))]
+#[pyo3(signature = (scenario_toml, source, seed, overrides, traces, capture_dir=None, capture_links=None, capture_format=None))]
+#[allow(clippy::too_many_arguments)]
 fn run(
     py: Python<'_>,
     scenario_toml: &str,
@@ -47,13 +49,18 @@ fn run(
     seed: Option<u64>,
     overrides: Vec<(String, String)>,
     traces: bool,
+    capture_dir: Option<std::path::PathBuf>,
+    capture_links: Option<Vec<String>>,
+    capture_format: Option<String>,
 ) -> PyResult<(String, PyObject)> {
-    let opts = hosim::RunOptions { seed, overrides, traces };
+    let capture = hosim::CaptureOptions { dir: capture_dir, links: capture_links, format: capture_format };
+    let opts = hosim::RunOptions { seed, overrides, traces, capture };
     let text = scenario_toml.to_string();
     let src = source.to_string();
     let out = py.allow_threads(move || hosim::run(&text, &src, &opts)).map_err(|e| match e {
         hosim::Error::Scenario(e) => ScenarioError::new_err(e.message),
         hosim::Error::Invariant(m) => InvariantError::new_err(m),
+        hosim::Error::Io(m) => PyOSError::new_err(m),
     })?;
     let summary = serde_json::to_string(&out.summary).map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
     let tables = PyDict::new_bound(py);

@@ -31,7 +31,7 @@ fn main() {
         None => std::fs::read_to_string(&scenario).expect("scenario file"),
     };
     for seed in first..=last {
-        let opts = hosim::RunOptions { seed: Some(seed), overrides: sets.clone(), traces };
+        let opts = hosim::RunOptions { seed: Some(seed), overrides: sets.clone(), traces, ..Default::default() };
         match hosim::run(&text, &scenario, &opts) {
             Ok(out) => {
                 let mut v = json!({ "summary": out.summary });

@@ -9,7 +9,7 @@ fn main() {
         Some(t) => t.to_string(),
         None => std::fs::read_to_string(&arg).expect("scenario file"),
     };
-    let opts = hosim::RunOptions { seed: Some(1), overrides: sets, traces: false };
+    let opts = hosim::RunOptions { seed: Some(1), overrides: sets, traces: false, ..Default::default() };
     match hosim::run(&text, &arg, &opts) {
         Ok(out) => println!("{}", serde_json::to_string_pretty(&out.summary).unwrap()),
         Err(e) => {

@@ -29,7 +29,10 @@ pub mod sim;
 pub mod spec;
 pub mod tcp;
 
+use std::path::PathBuf;
 use std::time::Instant;
+
+use observe::pcap::{Capture, CaptureFormat, FlowWire};
 
 pub use observe::{TraceKind, TraceTable, Traces};
 pub use scenario::ScenarioError;
@@ -41,6 +44,8 @@ pub enum Error {
     Scenario(ScenarioError),
     /// A simulator invariant was violated: a bug.
     Invariant(String),
+    /// An output file could not be written (a packet capture).
+    Io(String),
 }
 
 impl std::fmt::Display for Error {
@@ -48,6 +53,7 @@ impl std::fmt::Display for Error {
         match self {
             Error::Scenario(e) => write!(f, "{e}"),
             Error::Invariant(m) => write!(f, "invariant violated: {m}"),
+            Error::Io(m) => f.write_str(m),
         }
     }
 }
@@ -76,6 +82,18 @@ pub struct RunOptions {
     pub seed: Option<u64>,
     pub overrides: Vec<(String, String)>,
     pub traces: bool,
+    pub capture: CaptureOptions,
+}
+
+/// Packet capture (`observe::pcap`); set fields override the scenario's `[capture]`.
+#[derive(Clone, Debug, Default)]
+pub struct CaptureOptions {
+    /// Directory of the capture files. Without one nothing is captured.
+    pub dir: Option<PathBuf>,
+    /// Link names, or `all`.
+    pub links: Option<Vec<String>>,
+    /// `pcapng` or `pcap`.
+    pub format: Option<String>,
 }
 
 /// Parses, builds and runs a scenario. The seed is `opts.seed`, else the scenario's `seed`,
@@ -85,12 +103,17 @@ pub fn run(text: &str, source: &str, opts: &RunOptions) -> Result<RunOutput, Err
     let seed = opts.seed.or(scenario.seed).unwrap_or(1);
     let mut sim = scenario::build::build(&scenario, source, seed)?;
     sim.world.obs.set_tracing(opts.traces);
+    let capture = start_capture(&scenario, source, &opts.capture, &mut sim.world)?;
     let t0 = Instant::now();
     sim.run();
     let wall = t0.elapsed().as_secs_f64();
+    sim.world.obs.finish().map_err(|e| Error::Io(format!("writing the packet capture: {e}")))?;
     let violations = metrics::summary::check_invariants(&sim);
     let name = scenario.name.clone().unwrap_or_else(|| source.to_string());
-    let summary = metrics::summary::summary(&sim, &name, seed, wall, &violations);
+    let mut summary = metrics::summary::summary(&sim, &name, seed, wall, &violations);
+    if let (Some(c), Some(map)) = (capture, summary.as_object_mut()) {
+        map.insert("capture".into(), capture_entry(&c, &sim.world));
+    }
     if !violations.is_empty() {
         return Err(Error::Invariant(violations.join("; ")));
     }
@@ -113,4 +136,86 @@ pub fn run(text: &str, source: &str, opts: &RunOptions) -> Result<RunOutput, Err
         traces: world.obs.take_traces(),
         goodput,
     })
+}
+
+/// What a run captures: the format, the files and the captured links by id.
+struct CaptureInfo {
+    format: CaptureFormat,
+    snaplen: u32,
+    files: Vec<String>,
+    links: Vec<bool>,
+}
+
+/// Adds the packet capture the options and the scenario's `[capture]` ask for, if any and if
+/// there is a directory to write it to.
+fn start_capture(
+    s: &scenario::Scenario,
+    source: &str,
+    opts: &CaptureOptions,
+    world: &mut sim::World,
+) -> Result<Option<CaptureInfo>, Error> {
+    let Some(dir) = opts.dir.as_ref() else { return Ok(None) };
+    let Some(names) = opts.links.as_ref().or(s.capture.links.as_ref()) else { return Ok(None) };
+    let format_name = opts.format.as_deref().or(s.capture.format.as_deref()).unwrap_or("pcapng");
+    let format = CaptureFormat::parse(format_name).ok_or_else(|| {
+        ScenarioError::new(source, "capture.format", &format!("unknown format {format_name:?} (pcapng, pcap)"))
+    })?;
+    let mut links = vec![false; world.links.len()];
+    for name in names {
+        if name == "all" {
+            links.iter_mut().for_each(|on| *on = true);
+            continue;
+        }
+        let Some(i) = world.links.iter().position(|l| &l.name == name) else {
+            let known: Vec<&str> = world.links.iter().map(|l| l.name.as_str()).collect();
+            let problem = format!("unknown link {name:?} (links: all, {})", known.join(", "));
+            return Err(ScenarioError::new(source, "capture.links", &problem).into());
+        };
+        links[i] = true;
+    }
+    let flows = world
+        .flows
+        .iter()
+        .map(|f| {
+            let c = &f.sender.cfg;
+            FlowWire { mss_bytes: c.mss_bytes, sack: c.sack(), ecn: c.ecn, rwnd_bytes: c.rwnd_bytes }
+        })
+        .collect();
+    let snaplen = s.capture.snaplen.unwrap_or(0);
+    let named: Vec<(String, bool)> = world.links.iter().zip(&links).map(|(l, on)| (l.name.clone(), *on)).collect();
+    let cap = Capture::create(dir, format, &named, flows, snaplen)
+        .map_err(|e| Error::Io(format!("{}: cannot create the packet capture: {e}", dir.display())))?;
+    let files = cap.files().iter().filter_map(|p| p.file_name()).map(|f| f.to_string_lossy().into_owned()).collect();
+    world.obs.add(Box::new(cap));
+    Ok(Some(CaptureInfo { format, snaplen, files, links }))
+}
+
+/// The summary's `capture` entry: per captured link, the packets the capture holds, which
+/// are those that started transmission: `transmitted` plus the one in service at the end.
+fn capture_entry(c: &CaptureInfo, world: &sim::World) -> serde_json::Value {
+    let links: Vec<serde_json::Value> = world
+        .links
+        .iter()
+        .zip(&c.links)
+        .filter(|(_, on)| **on)
+        .map(|(l, _)| {
+            let in_service = l.in_service.is_some() as u64;
+            let file = match c.format {
+                CaptureFormat::PcapNg => observe::pcap::PCAPNG_FILE.to_string(),
+                CaptureFormat::Pcap => observe::pcap::pcap_file_name(&l.name),
+            };
+            serde_json::json!({
+                "name": l.name,
+                "file": file,
+                "transmitted": l.stats.transmitted,
+                "in_service_at_end": in_service,
+                "packets": l.stats.transmitted + in_service,
+            })
+        })
+        .collect();
+    let format = match c.format {
+        CaptureFormat::PcapNg => "pcapng",
+        CaptureFormat::Pcap => "pcap",
+    };
+    serde_json::json!({ "format": format, "point": "transmit", "snaplen": c.snaplen, "files": c.files, "links": links })
 }

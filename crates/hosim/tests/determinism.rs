@@ -7,6 +7,7 @@ fn run(seed: u64) -> (String, hosim::RunOutput) {
         seed: Some(seed),
         overrides: vec![("duration_s".into(), "10".into()), ("dumbbell.loss".into(), "0.01".into())],
         traces: true,
+        ..Default::default()
     };
     let mut out = hosim::run(text, "dumbbell", &opts).expect("run");
     out.summary.as_object_mut().unwrap().remove("wall_time_s");

@@ -231,6 +231,7 @@ fn fcp_preset_reports_throughput_fraction_and_handovers() {
             ("fcp.handover_interval_rtt".into(), "20".into()),
         ],
         traces: false,
+        ..Default::default()
     };
     let out = hosim::run(text, "fcp", &opts).expect("preset runs");
     let s = &out.summary;

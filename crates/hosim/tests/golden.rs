@@ -66,6 +66,7 @@ fn summary_text(preset: &str, seed: u64, overrides: &[(&str, &str)]) -> String {
         seed: Some(seed),
         overrides: overrides.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(),
         traces: false,
+        ..Default::default()
     };
     let mut out = hosim::run(text, preset, &opts).expect("preset runs");
     out.summary.as_object_mut().expect("summary is an object").remove("wall_time_s");

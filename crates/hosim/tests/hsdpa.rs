@@ -6,7 +6,12 @@ use hosim::{run, Error, RunOptions, TraceKind};
 use serde_json::Value;
 
 fn opts(sets: &[(&str, &str)], traces: bool) -> RunOptions {
-    RunOptions { seed: Some(1), overrides: sets.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(), traces }
+    RunOptions {
+        seed: Some(1),
+        overrides: sets.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(),
+        traces,
+        ..Default::default()
+    }
 }
 
 fn preset() -> &'static str {

@@ -20,7 +20,7 @@ fn sets(kv: &[(&str, &str)]) -> Vec<(String, String)> {
 
 /// Runs the preset with overrides; panics on invalid input or a violated invariant.
 fn summary(kv: &[(&str, &str)], seed: u64) -> Value {
-    let opts = RunOptions { seed: Some(seed), overrides: sets(kv), traces: false };
+    let opts = RunOptions { seed: Some(seed), overrides: sets(kv), traces: false, ..Default::default() };
     match hosim::run(text(), PRESET, &opts) {
         Ok(out) => out.summary,
         Err(e) => panic!("{e}"),
@@ -278,7 +278,7 @@ fn bad_lte_x2_values_are_one_line_errors_naming_the_key() {
         ("lte_x2.ecn", "true", "lte_x2.ecn"),
     ];
     for (key, value, named) in cases {
-        let opts = RunOptions { seed: Some(1), overrides: sets(&[(key, value)]), traces: false };
+        let opts = RunOptions { seed: Some(1), overrides: sets(&[(key, value)]), traces: false, ..Default::default() };
         let err = match hosim::run(text(), PRESET, &opts) {
             Ok(_) => panic!("{key} = {value} was accepted"),
             Err(e) => e.to_string(),
@@ -287,15 +287,23 @@ fn bad_lte_x2_values_are_one_line_errors_naming_the_key() {
         assert!(!err.contains('\n'), "{err}");
     }
     let early = sets(&[("lte_x2.path_switch", "predicted"), ("lte_x2.handover_at_s", "0.05")]);
-    let err = hosim::run(text(), PRESET, &RunOptions { seed: Some(1), overrides: early, traces: false })
-        .err()
-        .unwrap()
-        .to_string();
+    let err = hosim::run(
+        text(),
+        PRESET,
+        &RunOptions { seed: Some(1), overrides: early, traces: false, ..Default::default() },
+    )
+    .err()
+    .unwrap()
+    .to_string();
     assert!(err.contains("key `lte_x2.handover_at_s`"), "{err}");
     let wrong_topology = sets(&[("topology", "dumbbell")]);
-    let err = hosim::run(text(), PRESET, &RunOptions { seed: Some(1), overrides: wrong_topology, traces: false })
-        .err()
-        .unwrap()
-        .to_string();
+    let err = hosim::run(
+        text(),
+        PRESET,
+        &RunOptions { seed: Some(1), overrides: wrong_topology, traces: false, ..Default::default() },
+    )
+    .err()
+    .unwrap()
+    .to_string();
     assert!(err.contains("key `lte_x2`"), "{err}");
 }

@@ -69,7 +69,7 @@ fn explicit_key_wins_over_the_profile_and_flow_keys_win_over_tcp_table() {
 #[test]
 fn summary_names_each_flows_profile() {
     let text = common::line("profile = \"linux\"", "", 0.5, 10e6);
-    let opts = hosim::RunOptions { seed: Some(1), overrides: vec![], traces: false };
+    let opts = hosim::RunOptions { seed: Some(1), overrides: vec![], traces: false, ..Default::default() };
     let out = hosim::run(&text, "t", &opts).expect("runs");
     assert_eq!(out.summary["flows"][0]["profile"], "linux");
     let out = hosim::run(&common::line("", "", 0.5, 10e6), "t", &opts).expect("runs");

@@ -78,6 +78,7 @@ fn dumbbell_four_flows_fill_the_bottleneck_fairly() {
         seed: Some(1),
         overrides: vec![("dumbbell.flows".into(), "4".into()), ("duration_s".into(), "60".into())],
         traces: false,
+        ..Default::default()
     };
     let s = hosim::run(text, "dumbbell", &opts).expect("run").summary;
     let goodputs: Vec<f64> =

@@ -204,6 +204,7 @@ fn preset_hands_off_every_interval_alternating_and_is_deterministic() {
         seed: Some(5),
         overrides: vec![("duration_s".into(), "40".into()), ("vertical.adaptation".into(), "clah".into())],
         traces: true,
+        ..Default::default()
     };
     let out = hosim::run(text, "vertical", &opts).expect("preset runs");
     let s = &out.summary;

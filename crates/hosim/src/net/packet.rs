@@ -62,6 +62,10 @@ pub struct Tunnel {
     pub inner_ecn: Ecn,
     /// GTP-U End Marker (TS 29.281 §7.3.2): no user payload; the last packet on the old path.
     pub end_marker: bool,
+    /// Tunnel Endpoint Identifier of the outer GTP-U header (TS 29.281 §5.1): chosen by the
+    /// tunnel's receiving end. Only a capture reads it; it fits in the padding of `Tunnel`,
+    /// so the packet does not grow (`tunnel_teid_does_not_grow_the_packet`).
+    pub teid: u32,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -163,6 +167,11 @@ mod tests {
         s.push((40, 50));
         assert_eq!(s.option_bytes(), 28);
         assert!(!s.push((60, 70)), "a fourth block does not fit");
+    }
+
+    #[test]
+    fn tunnel_teid_does_not_grow_the_packet() {
+        assert_eq!(std::mem::size_of::<Packet>(), 144, "144 bytes before the TEID");
     }
 
     #[test]

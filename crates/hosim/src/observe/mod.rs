@@ -7,6 +7,7 @@
 //! queue trace listens at enqueue and transmit of traced links; further observers (a packet
 //! capture, a test probe) implement [`Observer`] and are added to the simulation.
 
+pub mod pcap;
 pub mod trace;
 
 pub use trace::{TraceKind, TraceTable, Traces};
@@ -41,6 +42,10 @@ pub trait Observer {
     /// The points this observer wants, as `LinkPoint::bit`s or-ed together.
     fn points(&self) -> u8;
     fn on_link(&mut self, point: LinkPoint, now: SimTime, l: LinkId, link: &Link, pkt: &Packet);
+    /// Called once when the run has ended: flush what is buffered, report a failed write.
+    fn finish(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
 }
 
 /// The traces and the observers of one run.
@@ -95,6 +100,11 @@ impl Observers {
                 o.on_link(point, now, l, link, pkt);
             }
         }
+    }
+
+    /// Ends every observer ([`Observer::finish`]); the first error is returned.
+    pub fn finish(&mut self) -> std::io::Result<()> {
+        self.extra.iter_mut().try_for_each(|o| o.finish())
     }
 
     /// Hands over the recorded traces.

@@ -29,6 +29,8 @@ pub struct Scenario {
     #[serde(default)]
     pub trace: TraceSection,
     #[serde(default)]
+    pub capture: CaptureSection,
+    #[serde(default)]
     pub nodes: Vec<NodeSpec>,
     #[serde(default)]
     pub links: Vec<LinkSpec>,
@@ -50,6 +52,19 @@ pub struct TraceSection {
     pub interval_s: Option<f64>,
     /// Link queues whose length is traced, by link name. Default: the template's choice.
     pub queues: Option<Vec<String>>,
+}
+
+/// `[capture]`: packet capture of links (`crate::observe::pcap`), written when the run has an
+/// output directory (`hosim run --out DIR`).
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CaptureSection {
+    /// Link names, or `["all"]`.
+    pub links: Option<Vec<String>>,
+    /// `pcapng` (default: one file, one interface per link) or `pcap` (one file per link).
+    pub format: Option<String>,
+    /// Bytes kept of each packet (the checksums still cover the whole packet); 0: all.
+    pub snaplen: Option<u32>,
 }
 
 impl Scenario {

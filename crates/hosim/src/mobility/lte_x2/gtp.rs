@@ -12,25 +12,42 @@ use crate::net::NodeId;
 /// Outer IPv4 (20) + UDP (8) + GTP-U (8) header bytes added by encapsulation.
 pub const GTP_OVERHEAD_BYTES: u32 = 36;
 
-/// Puts `pkt` into a tunnel from `from` to `to`. A packet already in a tunnel (forwarding at
-/// the source eNodeB) gets a new outer header and keeps its inner one. `outer_ect`: the
-/// tunnel entry declares the outer header ECN-capable, so an AQM may mark it.
-pub fn encapsulate(pkt: &mut Packet, from: NodeId, to: NodeId, outer_ect: bool) {
-    if pkt.tunnel.is_none() {
-        pkt.tunnel = Some(Tunnel { inner_src: pkt.src, inner_dst: pkt.dst, inner_ecn: pkt.ecn, end_marker: false });
-        pkt.size_bytes += GTP_OVERHEAD_BYTES;
+/// The S1-U downlink TEID that eNodeB `enb` allocates for UE `ue`'s bearer (TS 23.401
+/// §5.3.4.1: the eNodeB chooses its own TEIDs); 0x1EEE_UUUU with eNodeB and UE indices.
+pub fn s1u_teid(enb: usize, ue: usize) -> u32 {
+    0x1000_0000 | ((enb as u32 & 0xfff) << 16) | (ue as u32 & 0xffff)
+}
+
+/// The X2 downlink forwarding TEID the target allocates for handover `ho` (TS 36.423 §8.2.1,
+/// "DL Forwarding GTP Tunnel Endpoint"); 0x2000_HHHH with the handover index.
+pub fn x2_teid(ho: usize) -> u32 {
+    0x2000_0000 | (ho as u32 & 0xffff)
+}
+
+/// Puts `pkt` into a tunnel from `from` to `to` with TEID `teid`. A packet already in a tunnel
+/// (forwarding at the source eNodeB) gets a new outer header and keeps its inner one.
+/// `outer_ect`: the tunnel entry declares the outer header ECN-capable, so an AQM may mark it.
+pub fn encapsulate(pkt: &mut Packet, from: NodeId, to: NodeId, teid: u32, outer_ect: bool) {
+    match pkt.tunnel.as_mut() {
+        Some(t) => t.teid = teid,
+        None => {
+            pkt.tunnel =
+                Some(Tunnel { inner_src: pkt.src, inner_dst: pkt.dst, inner_ecn: pkt.ecn, end_marker: false, teid });
+            pkt.size_bytes += GTP_OVERHEAD_BYTES;
+        }
     }
     pkt.src = from;
     pkt.dst = to;
     pkt.ecn = if outer_ect { Ecn::Ect } else { Ecn::NotEct };
 }
 
-/// A GTP-U End Marker from `from` to `to` for the bearer of UE node `ue`: a header-only packet.
-pub fn end_marker(template: Packet, from: NodeId, to: NodeId, ue: NodeId, outer_ect: bool) -> Packet {
+/// A GTP-U End Marker from `from` to `to` for the bearer of UE node `ue`, tunnel `teid`: a
+/// header-only packet.
+pub fn end_marker(template: Packet, (from, to): (NodeId, NodeId), ue: NodeId, teid: u32, outer_ect: bool) -> Packet {
     let mut pkt = template;
     pkt.size_bytes = GTP_OVERHEAD_BYTES;
     pkt.len = 0;
-    pkt.tunnel = Some(Tunnel { inner_src: from, inner_dst: ue, inner_ecn: Ecn::NotEct, end_marker: true });
+    pkt.tunnel = Some(Tunnel { inner_src: from, inner_dst: ue, inner_ecn: Ecn::NotEct, end_marker: true, teid });
     pkt.src = from;
     pkt.dst = to;
     pkt.ecn = if outer_ect { Ecn::Ect } else { Ecn::NotEct };
@@ -84,9 +101,10 @@ mod tests {
     #[test]
     fn encapsulation_hides_inner_addresses_and_ecn() {
         let mut p = data(Ecn::NotEct);
-        encapsulate(&mut p, 1, 2, true);
+        encapsulate(&mut p, 1, 2, s1u_teid(0, 0), true);
         assert_eq!((p.src, p.dst, p.ecn, p.size_bytes), (1, 2, Ecn::Ect, 1536));
-        encapsulate(&mut p, 2, 3, false);
+        encapsulate(&mut p, 2, 3, x2_teid(0), false);
+        assert_eq!(p.tunnel.map(|t| t.teid), Some(x2_teid(0)), "the new tunnel's TEID");
         assert_eq!(
             (p.src, p.dst, p.ecn, p.size_bytes),
             (2, 3, Ecn::NotEct, 1536),
@@ -105,7 +123,7 @@ mod tests {
             (Ecn::NotEct, false, Decap::DropMarked),
         ] {
             let mut p = data(inner);
-            encapsulate(&mut p, 1, 2, true);
+            encapsulate(&mut p, 1, 2, s1u_teid(0, 0), true);
             p.ecn = Ecn::Ce; // a RED queue on the way marked the outer header
             assert_eq!(decapsulate(&mut p, through), expect, "inner {inner:?}, through {through}");
             if expect == Decap::DeliverMarked {

@@ -322,7 +322,7 @@ impl LteX2 {
             // The old path is already empty: forwarding ends with what was queued.
             self.handovers[h].forwarding = false;
             if forwarded_any {
-                let em = self.new_end_marker(cx, ue, source, target);
+                let em = self.new_end_marker(cx, h);
                 cx.forward(self.enbs[source].node, em);
             } else {
                 step(cx, h, now + self.cfg.x2_latency_ns, Step::NothingForwarded);
@@ -373,7 +373,7 @@ impl LteX2 {
         let (to, ue_node, ect) = (self.enbs[source].node, self.ues[ue].node, self.cfg.outer_ect);
         let flow = self.ues[ue].flow.unwrap_or(0);
         let base = cx.new_packet(flow, sgw, to, PacketKind::Data);
-        let em = gtp::end_marker(base, sgw, to, ue_node, ect);
+        let em = gtp::end_marker(base, (sgw, to), ue_node, gtp::s1u_teid(source, ue), ect);
         cx.forward(sgw, em);
     }
 
@@ -392,7 +392,7 @@ impl LteX2 {
                 ho.forwarding = false;
                 let (src, tgt, ue_node, ect) =
                     (self.enbs[ho.source].node, self.enbs[ho.target].node, self.ues[u].node, self.cfg.outer_ect);
-                let em = gtp::end_marker(pkt, src, tgt, ue_node, ect);
+                let em = gtp::end_marker(pkt, (src, tgt), ue_node, gtp::x2_teid(h), ect);
                 cx.forward(src, em);
                 return;
             }
@@ -440,16 +440,17 @@ impl LteX2 {
         let ho = &mut self.handovers[h];
         ho.forwarded_packets += 1;
         let (src, tgt) = (self.enbs[ho.source].node, self.enbs[ho.target].node);
-        gtp::encapsulate(&mut pkt, src, tgt, self.cfg.outer_ect);
+        gtp::encapsulate(&mut pkt, src, tgt, gtp::x2_teid(h), self.cfg.outer_ect);
         cx.forward(src, pkt);
     }
 
-    fn new_end_marker(&mut self, cx: &mut Cx, ue: usize, source: usize, target: usize) -> Packet {
+    fn new_end_marker(&mut self, cx: &mut Cx, h: usize) -> Packet {
+        let (ue, source, target) = (self.handovers[h].ue, self.handovers[h].source, self.handovers[h].target);
         let (src, tgt, ue_node, ect) =
             (self.enbs[source].node, self.enbs[target].node, self.ues[ue].node, self.cfg.outer_ect);
         let flow = self.ues[ue].flow.unwrap_or(0);
         let base = cx.new_packet(flow, src, tgt, PacketKind::Data);
-        gtp::end_marker(base, src, tgt, ue_node, ect)
+        gtp::end_marker(base, (src, tgt), ue_node, gtp::x2_teid(h), ect)
     }
 }
 

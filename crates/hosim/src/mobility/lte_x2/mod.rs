@@ -143,7 +143,7 @@ impl LteX2 {
             if let Some(u) = self.ue_at(pkt.dst) {
                 let path = self.ues[u].path;
                 self.sgw_tunnelled[path] += 1;
-                gtp::encapsulate(&mut pkt, n, self.enbs[path].node, self.cfg.outer_ect);
+                gtp::encapsulate(&mut pkt, n, self.enbs[path].node, gtp::s1u_teid(path, u), self.cfg.outer_ect);
             }
         }
         cx.forward(n, pkt);

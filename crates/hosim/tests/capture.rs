@@ -1,0 +1,104 @@
+//! Packet capture (`observe::pcap`) through `hosim::run`: it does not change the run, and the
+//! files hold, per link, the packets the summary says the link started to transmit.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use hosim::{CaptureOptions, RunOptions};
+use pcap_file::pcap::PcapReader;
+use pcap_file::pcapng::{Block, PcapNgReader};
+
+const PRESET: &str = "lte-x2";
+
+fn run(capture: CaptureOptions) -> serde_json::Value {
+    let text = hosim::scenario::presets::find(PRESET).expect("preset");
+    let overrides = vec![("duration_s".to_string(), "2.6".to_string())];
+    let opts = RunOptions { seed: Some(1), overrides, capture, ..Default::default() };
+    let mut summary = hosim::run(text, PRESET, &opts).expect("run").summary;
+    summary.as_object_mut().expect("an object").remove("wall_time_s");
+    summary
+}
+
+fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("hosim-capture-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
+
+/// (link name, packets in the file) of every captured link in the summary.
+fn expected(summary: &serde_json::Value) -> BTreeMap<String, u64> {
+    let links = summary["capture"]["links"].as_array().expect("capture.links");
+    links.iter().map(|l| (l["name"].as_str().expect("name").to_string(), l["packets"].as_u64().expect("n"))).collect()
+}
+
+#[test]
+fn capture_changes_nothing_in_the_run_but_the_capture_entry() {
+    let dir = temp_dir("same");
+    let plain = run(CaptureOptions::default());
+    let mut captured = run(CaptureOptions { dir: Some(dir.clone()), links: Some(vec!["all".into()]), format: None });
+    assert!(captured.as_object_mut().expect("object").remove("capture").is_some());
+    assert_eq!(plain, captured);
+    std::fs::remove_dir_all(dir).expect("clean up");
+}
+
+#[test]
+fn pcapng_holds_one_interface_per_link_and_the_packets_it_transmitted() {
+    let dir = temp_dir("ng");
+    let summary = run(CaptureOptions { dir: Some(dir.clone()), links: Some(vec!["all".into()]), format: None });
+    let mut reader = PcapNgReader::new(std::fs::File::open(dir.join("capture.pcapng")).expect("file")).expect("pcapng");
+    let (mut names, mut counts) = (Vec::new(), BTreeMap::<String, u64>::new());
+    while let Some(block) = reader.next_block() {
+        match block.expect("a valid block") {
+            Block::InterfaceDescription(_) => names.push(reader.interfaces().last().expect("the IDB").clone()),
+            Block::EnhancedPacket(p) => {
+                let idb = &names[p.interface_id as usize];
+                let name = idb.options.iter().find_map(|o| match o {
+                    pcap_file::pcapng::blocks::interface_description::InterfaceDescriptionOption::IfName(n) => {
+                        Some(n.to_string())
+                    }
+                    _ => None,
+                });
+                *counts.entry(name.expect("if_name")).or_default() += 1;
+                assert!(etherparse::SlicedPacket::from_ip(&p.data).is_ok(), "an IPv4 packet");
+            }
+            _ => {}
+        }
+    }
+    let want = expected(&summary);
+    assert_eq!(names.len(), want.len());
+    for (name, n) in &want {
+        assert_eq!(counts.get(name).copied().unwrap_or(0), *n, "link {name}");
+    }
+    std::fs::remove_dir_all(dir).expect("clean up");
+}
+
+#[test]
+fn classic_pcap_writes_a_file_per_chosen_link() {
+    let dir = temp_dir("classic");
+    let links = Some(vec!["router->senb".to_string(), "senb->router".to_string()]);
+    let summary = run(CaptureOptions { dir: Some(dir.clone()), links, format: Some("pcap".into()) });
+    for (name, n) in expected(&summary) {
+        let file = hosim::observe::pcap::pcap_file_name(&name);
+        let mut reader = PcapReader::new(std::fs::File::open(dir.join(&file)).expect("file")).expect("pcap");
+        assert_eq!(reader.header().ts_resolution, pcap_file::TsResolution::MicroSecond);
+        let mut count = 0;
+        while let Some(p) = reader.next_packet() {
+            p.expect("a valid record");
+            count += 1;
+        }
+        assert_eq!(count, n, "{file}");
+    }
+    std::fs::remove_dir_all(dir).expect("clean up");
+}
+
+#[test]
+fn unknown_capture_link_is_an_input_error_naming_the_key() {
+    let text = hosim::scenario::presets::find(PRESET).expect("preset");
+    let capture = CaptureOptions { dir: Some(temp_dir("bad")), links: Some(vec!["nowhere".into()]), format: None };
+    let err = hosim::run(text, PRESET, &RunOptions { capture, ..Default::default() }).err().expect("an error");
+    let msg = err.to_string();
+    assert!(
+        matches!(err, hosim::Error::Scenario(_)) && msg.contains("capture.links") && msg.contains("nowhere"),
+        "{msg}"
+    );
+}
