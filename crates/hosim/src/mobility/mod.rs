@@ -5,8 +5,11 @@
 //! - `fcp/`: drop / forward / forward-and-rearrange handovers below a first common parent
 //!   (Cohen & Levin);
 //! - `lte_x2/`: LTE X2 handover with forwarding, end marker and reordering (Pacifico et al.);
-//! - `hsdpa_proxy/`: the HSDPA radio downlink and its window adaptation proxy (Ren et al.).
+//! - `hsdpa_proxy/`: the HSDPA radio downlink and its window adaptation proxy (Ren et al.);
+//! - `inter_rat/`: LTE <-> UMTS handover with forwarding, bicasting or neither (3GPP
+//!   contribution on back-to-back loss at inter-RAT handover).
 
 pub mod fcp;
 pub mod hsdpa_proxy;
+pub mod inter_rat;
 pub mod lte_x2;

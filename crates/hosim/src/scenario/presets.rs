@@ -22,6 +22,11 @@ pub const PRESETS: &[(&str, &str, &str)] = &[
         "HSDPA (Ren et al. 2008): TCP over a varying-rate downlink, optionally through the window adaptation proxy",
         include_str!("../../../../presets/hsdpa.toml"),
     ),
+    (
+        "inter-rat",
+        "Inter-RAT handover LTE <-> UMTS (3GPP, back-to-back loss): forwarding / bicasting / none, TCP SACK recovery and convergence time",
+        include_str!("../../../../presets/inter-rat.toml"),
+    ),
 ];
 
 pub fn find(name: &str) -> Option<&'static str> {
