@@ -462,6 +462,7 @@ REPRODUCTIONS = {
     "drop-or-forward": "hosim.reproduce.fcp",
     "lte-x2": "hosim.reproduce.lte_x2",
     "hsdpa": "hosim.reproduce.hsdpa",
+    "inter-rat": "hosim.reproduce.inter_rat",
 }
 
 
