@@ -124,6 +124,22 @@ def detail_table(points: dict[str, dict[str, Any]]) -> str:
     return head + "\n".join(lines) + "\n"
 
 
+#: The Appendix B case under other loss-recovery rules and Note 1's buffer limit.
+STALL_VARIANTS = {
+    "sack (RFC 6675)": {},
+    "newreno impatient (RFC 6582)": {"tcp.recovery": "newreno", "tcp.newreno_timer": "impatient"},
+    "newreno slow-but-steady": {"tcp.recovery": "newreno", "tcp.newreno_timer": "slow-but-steady"},
+    "reno": {"tcp.recovery": "reno"},
+    "sack, eNB buffer 40 ms (Note 1)": {"inter_rat.ran_buffer_s": 0.04},
+}
+
+
+def stall_variants(runner: Runner) -> dict[str, dict[str, Any]]:
+    specs = [(name, {**overrides(1, 1, 0.01, "155M", "bicasting"), **o}) for name, o in STALL_VARIANTS.items()]
+    summaries = runner.summaries([make_task(PRESET, SEED, o) for _, o in specs])
+    return {name: handover(s) for (name, _), s in zip(specs, summaries)}
+
+
 def sensitivity(runner: Runner) -> dict[str, Any]:
     """Convergence time of three representative points over W x f."""
     cases = {"1->1 10ms RF forwarding": overrides(1, 1, 0.01, "RF", "forwarding"),
@@ -209,9 +225,14 @@ def cli(out: Path, seeds: int, jobs: int, cache_dir: Path | None, no_plots: bool
         note1 = grid(runner, FIG4[:1] + FIG4[2:3], schemes=("forwarding", "bicasting", "none"),
                      **{"inter_rat.ran_buffer_s": 0.04})
         note1_100 = grid(runner, FIG4[2:3], schemes=("bicasting",), **{"inter_rat.ran_buffer_s": 0.13})
+        # 10 Mb/s moves 20 MB in 16 s: the file is done before the 90 s handover. The same rows
+        # with an unlimited transfer show what the handover would do.
+        bulk = grid(runner, [r for r in FIG4 if r[0] in ("5->5, 10 ms", "10->10, 10 ms")],
+                    schemes=("forwarding", "bicasting"), **{"inter_rat.file_bytes": 0})
+        stall = stall_variants(runner)
         sens = sensitivity(runner)
     data = {"fig4": fig4, "fig5": fig5, "note2": note2, "note1_40ms": note1, "note1_130ms": note1_100,
-            "sensitivity": sens}
+            "bulk": bulk, "stall": stall, "sensitivity": sens}
     (out / "data").mkdir(parents=True, exist_ok=True)
     (out / "data" / "inter-rat.json").write_text(json.dumps(data, indent=1, sort_keys=True))
     md = [fig_table(fig4, FIG4, "Figure 4 (no rate change, bicasting 10 ms before the move)"),
@@ -220,6 +241,9 @@ def cli(out: Path, seeds: int, jobs: int, cache_dir: Path | None, no_plots: bool
           + detail_table(note2),
           "**Note 1** (eNB buffer limit 40 ms of radio time)\n\n" + detail_table(note1),
           "**Note 1** (eNB buffer limit 130 ms, 100 ms Internet RTT)\n\n" + detail_table(note1_100),
+          "**Unlimited transfer** (file_bytes = 0)\n\n" + detail_table(bulk),
+          "**Appendix B case under other recovery rules** (1->1, 10 ms, S1 155 Mb/s, bicasting 10 ms)\n\n"
+          + detail_table(stall),
           "**Convergence-time sensitivity** (s; W = window, f = fraction)\n\n" + sensitivity_table(sens),
           "**Every point of Figures 4 and 5**\n\n" + detail_table({**fig4, **fig5})]
     (out / "data" / "inter-rat-tables.md").write_text("\n".join(md))

@@ -22,9 +22,12 @@
 //!   transmits after bicasting started reaches the UE twice;
 //! - `none`: everything left in the source RAN is lost.
 //!
-//! The source RAN is the S1 (or Iu) link from the anchor and the RAN node's buffer: the
-//! anchor's choice applies to packets as they leave the anchor. A packet already handed to the
-//! radio when the UE leaves (at most one, being transmitted) still reaches the UE.
+//! Where the window waits. With S1 = RF the bottleneck is the anchor's output to S1
+//! ("buffering takes place mainly above the eNB"): the anchor's buffer sits above its path
+//! switch and bicasting point, so packets waiting there when bicasting starts are bicast, and
+//! those waiting at the path switch go to the target. The source RAN is the S1 (or Iu) link
+//! and the RAN node's buffer; a packet already handed to the radio when the UE leaves (at most
+//! one, being transmitted) still reaches the UE.
 //!
 //! Files: `config.rs` (`[inter_rat]`), `template.rs` (the Fig. A.1 graph, installing the
 //! agent), `ran.rs` (a radio access node), `convergence.rs` (the convergence time, a pure
@@ -81,6 +84,8 @@ enum Timer {
     Switch,
     /// Sample the receiver's delivered bytes.
     Sample,
+    /// The anchor finished handing a packet to its access link.
+    AnchorDone,
 }
 
 impl Timer {
@@ -91,6 +96,7 @@ impl Timer {
             Timer::Detach => 3,
             Timer::Switch => 4,
             Timer::Sample => 5,
+            Timer::AnchorDone => 6,
         }
     }
 
@@ -100,7 +106,8 @@ impl Timer {
             2 => Timer::BicastStart,
             3 => Timer::Detach,
             4 => Timer::Switch,
-            _ => Timer::Sample,
+            5 => Timer::Sample,
+            _ => Timer::AnchorDone,
         }
     }
 }
@@ -171,6 +178,14 @@ pub struct InterRat {
     pub forward_link: LinkId,
     /// The RAN the anchor sends the UE's downlink to.
     pub path: usize,
+    /// The anchor's buffer for the UE's downlink, above the path switch and the bicasting
+    /// point: it feeds the current path's access link one packet at a time, at its rate.
+    pub anchor_queue: std::collections::VecDeque<Packet>,
+    pub anchor_busy: bool,
+    /// Access link rate (bit/s) towards each RAN.
+    pub access_bps: [u64; 2],
+    /// Packets that entered / left the anchor's buffer (conservation check).
+    pub anchor_stats: (u64, u64),
     /// The RAN serving the UE; None during the interruption.
     pub attached: Option<usize>,
     pub bicasting: bool,
@@ -188,9 +203,29 @@ pub struct InterRat {
 }
 
 impl InterRat {
+    /// A downlink packet reaches the anchor: it waits in the anchor's buffer.
+    fn anchor_downlink(&mut self, cx: &mut Cx, pkt: Packet) {
+        self.anchor_queue.push_back(pkt);
+        self.anchor_stats.0 += 1;
+        self.anchor_kick(cx);
+    }
+
+    /// If the anchor's access link is free, the head packet leaves the anchor.
+    fn anchor_kick(&mut self, cx: &mut Cx) {
+        if self.anchor_busy {
+            return;
+        }
+        let Some(pkt) = self.anchor_queue.pop_front() else { return };
+        self.anchor_stats.1 += 1;
+        self.anchor_busy = true;
+        let done = cx.now() + tx_time_ns(pkt.size_bytes, self.access_bps[self.path]);
+        cx.schedule(done, Timer::AnchorDone.tag());
+        self.anchor_send(cx, pkt);
+    }
+
     /// A downlink packet leaves the anchor: on the current path, and while bicasting a copy
     /// to the target.
-    fn anchor_downlink(&mut self, cx: &mut Cx, pkt: Packet) {
+    fn anchor_send(&mut self, cx: &mut Cx, pkt: Packet) {
         let path = self.path;
         if path == SOURCE && self.record_uids {
             self.uids.to_source.push(pkt.uid);
@@ -355,15 +390,22 @@ impl Agent for InterRat {
             Timer::Detach => self.detach(cx),
             Timer::Switch => self.switch(cx),
             Timer::Sample => self.sample(cx),
+            Timer::AnchorDone => {
+                self.anchor_busy = false;
+                self.anchor_kick(cx);
+            }
         }
     }
 
     fn held_packets(&self) -> u64 {
-        self.rans.iter().map(|r| r.held()).sum()
+        self.rans.iter().map(|r| r.held()).sum::<u64>() + self.anchor_queue.len() as u64
     }
 
     /// Each RAN's buffers hold what entered them minus what left.
     fn check(&self) -> Vec<String> {
+        let (into, out) = self.anchor_stats;
+        let anchor = (into != out + self.anchor_queue.len() as u64)
+            .then(|| format!("anchor: buffered {into} != left {out} + held {}", self.anchor_queue.len()));
         self.rans
             .iter()
             .filter(|r| r.stats.buffered != r.stats.unbuffered + r.held())
@@ -376,6 +418,7 @@ impl Agent for InterRat {
                     r.held()
                 )
             })
+            .chain(anchor)
             .collect()
     }
 

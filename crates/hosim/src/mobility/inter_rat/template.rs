@@ -83,6 +83,11 @@ pub fn install(d: &InterRatSection, sim: &mut Sim) {
     });
 }
 
+/// The rate of the anchor's link to RAN node `ran`.
+fn access_bps(d: &InterRatSection, ran: &str) -> u64 {
+    (if ran == "enb" { d.s1_rate_bps() } else { d.core_bps }).round() as u64
+}
+
 fn system(d: &InterRatSection, cx: &mut Cx) -> InterRat {
     let id = |cx: &Cx, name: &str| cx.node_id(name).expect("template node");
     let link_id = |cx: &Cx, name: &str| cx.link_id(name).expect("template link");
@@ -129,6 +134,10 @@ fn system(d: &InterRatSection, cx: &mut Cx) -> InterRat {
         to_ran,
         forward_link,
         path: SOURCE,
+        anchor_queue: Default::default(),
+        anchor_busy: false,
+        access_bps: [access_bps(d, names[SOURCE]), access_bps(d, names[TARGET])],
+        anchor_stats: (0, 0),
         attached: Some(SOURCE),
         bicasting: false,
         record_uids: false,
