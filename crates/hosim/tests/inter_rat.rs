@@ -94,6 +94,18 @@ fn bicasting_loses_what_reached_the_source_before_it_started_and_was_not_sent() 
 }
 
 #[test]
+fn bicasting_with_s1_at_the_radio_rate_loses_nothing_since_the_window_waits_above_the_anchor() {
+    // S1 = RF: the anchor's output to S1 is the bottleneck and its buffer sits above the
+    // bicasting point: what leaves it while bicasting is copied, what still waits at the path
+    // switch goes to the target. Only the packet on S1 when bicasting starts can be lost.
+    let w = sim(&[("inter_rat.scheme", "bicasting"), ("inter_rat.s1_bps", "rf")]);
+    let a = agent(&w);
+    assert!(a.counts.bicast_copies >= 5, "110 ms of 1 Mb/s is bicast: {}", a.counts.bicast_copies);
+    assert!(a.counts.lost_in_source <= 1, "at most the packet on S1 at the start: {}", a.counts.lost_in_source);
+    assert_complete(&w);
+}
+
+#[test]
 fn bicasting_duplicates_exactly_what_the_source_sent_after_it_started() {
     // At 50 Mb/s the source's queue drains within the 10 ms of bicasting: it sends bicast
     // packets before the UE leaves.
@@ -180,4 +192,5 @@ fn the_summary_reports_the_handover_and_its_convergence_time() {
     // forwarded data flows.
     assert!((0.1..0.2).contains(&c), "{c}");
     assert_eq!(ho["retransmissions"], 0);
+    assert_eq!(ho["retransmissions_until_converged"], 0);
 }

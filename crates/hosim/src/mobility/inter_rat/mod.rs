@@ -24,8 +24,8 @@
 //!
 //! Where the window waits. With S1 = RF the bottleneck is the anchor's output to S1
 //! ("buffering takes place mainly above the eNB"): the anchor's buffer sits above its path
-//! switch and bicasting point, so packets waiting there when bicasting starts are bicast, and
-//! those waiting at the path switch go to the target. The source RAN is the S1 (or Iu) link
+//! switch and bicasting point: packets leaving it while bicasting are copied, and those still
+//! waiting at the path switch go to the target. The source RAN is the S1 (or Iu) link
 //! and the RAN node's buffer; a packet already handed to the radio when the UE leaves (at most
 //! one, being transmitted) still reaches the UE.
 //!
@@ -199,6 +199,8 @@ pub struct InterRat {
     bicast_originals: HashSet<u64>,
     /// (time, bytes delivered in order to the UE).
     pub deliveries: Vec<(SimTime, u64)>,
+    /// The sender's retransmissions so far, at each delivery sample.
+    pub retransmits: Vec<u64>,
     pub snap: Option<TcpSnap>,
 }
 
@@ -355,7 +357,9 @@ impl InterRat {
 
     fn sample(&mut self, cx: &mut Cx) {
         let now = cx.now();
-        self.deliveries.push((now, cx.flows()[self.flow as usize].delivered_bytes));
+        let f = &cx.flows()[self.flow as usize];
+        self.deliveries.push((now, f.delivered_bytes));
+        self.retransmits.push(f.sender.stats.retransmits);
         if now + self.cfg.sample_ns <= cx.end_ns() {
             cx.schedule(now + self.cfg.sample_ns, Timer::Sample.tag());
         }

@@ -30,6 +30,9 @@ pub struct InterRatEntry {
     /// TCP events from handover preparation (bicasting start, else the UE leaving) to the
     /// end of the run.
     pub retransmissions: u64,
+    /// Of those, the ones sent by the end of the convergence window (convergence time + W):
+    /// the handover's, without later unrelated events (None without a convergence time).
+    pub retransmissions_until_converged: Option<u64>,
     pub timeouts: u64,
     pub spurious_timeouts: u64,
     pub fast_recoveries: u64,
@@ -59,6 +62,14 @@ impl InterRat {
         (t.map(ns_to_s), Some(pre * 8.0))
     }
 
+    /// The sender's retransmissions at the end of the convergence window that starts `c`
+    /// seconds after the move (the last sample at or before it).
+    fn retransmits_by(&self, c: f64) -> u64 {
+        let at = self.cfg.detach_ns + (c * 1e9).round() as u64 + self.cfg.convergence_window_ns;
+        let i = self.deliveries.partition_point(|(t, _)| *t <= at);
+        self.retransmits[i.saturating_sub(1)]
+    }
+
     pub(super) fn summary(&self, world: &World) -> Report {
         let flow = &world.flows[self.flow as usize];
         let before = self.snap.unwrap_or_else(|| TcpSnap::of(flow));
@@ -81,6 +92,8 @@ impl InterRat {
             source_max_queued_packets: self.rans[SOURCE].stats.max_queued_packets,
             target_max_queued_packets: self.rans[TARGET].stats.max_queued_packets,
             retransmissions: after.retransmits - before.retransmits,
+            retransmissions_until_converged: convergence_time_s
+                .map(|c| self.retransmits_by(c).saturating_sub(before.retransmits)),
             timeouts: after.timeouts - before.timeouts,
             spurious_timeouts: after.spurious_timeouts - before.spurious_timeouts,
             fast_recoveries: after.fast_recoveries - before.fast_recoveries,

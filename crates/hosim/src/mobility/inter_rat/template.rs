@@ -146,6 +146,7 @@ fn system(d: &InterRatSection, cx: &mut Cx) -> InterRat {
         in_forwarding: Default::default(),
         bicast_originals: Default::default(),
         deliveries: Vec::new(),
+        retransmits: Vec::new(),
         snap: None,
     }
 }
