@@ -3,7 +3,7 @@ inter-RAT handover" (LTE -> UMTS): Figures 4 and 5 (#TCP retransmissions / conve
 for forwarding and bicasting, S1 = RF or 155 Mb/s), Note 2 (bicasting 50 ms before the UE
 moves), Note 1 (an eNB buffer of about one unloaded RTT) and Appendix B's stall.
 
-    hosim reproduce inter-rat --out docs/reproductions           # the whole grid (about a minute)
+    hosim reproduce inter-rat --out docs/reproductions           # every table (~15 s, release build)
     python -m hosim.reproduce.inter_rat ...                      # the same
 
 Nothing in the model is random (fixed start times, no random loss, no random scheduling), so
