@@ -695,6 +695,7 @@ REPRODUCTIONS = {
     "lte-x2": "hosim.reproduce.lte_x2",
     "hsdpa": "hosim.reproduce.hsdpa",
     "vertical-handoff": "hosim.reproduce.vertical",
+    "inter-rat": "hosim.reproduce.inter_rat",
 }
 
 

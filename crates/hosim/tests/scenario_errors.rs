@@ -160,3 +160,36 @@ fn bad_vertical_keys_give_one_line_errors_naming_the_key() {
         assert!(e.contains(leaf), "{key}={value}: {e}");
     }
 }
+
+#[test]
+fn every_bad_inter_rat_value_names_its_key() {
+    let text = hosim::scenario::presets::find("inter-rat").unwrap();
+    assert!(load(text, "s.toml", &[]).is_ok());
+    for (key, value, says) in [
+        ("inter_rat.scheme", "\"relay\"", "forwarding"),
+        ("inter_rat.direction", "\"lte-gsm\"", "lte-umts"),
+        ("inter_rat.source_rate_bps", "0", ">= 1000"),
+        ("inter_rat.target_rate_bps", "-1e6", ">= 1000"),
+        ("inter_rat.s1_bps", "\"fast\"", "\"rf\""),
+        ("inter_rat.s1_bps", "10", ">= 1000"),
+        ("inter_rat.core_bps", "nan", "finite"),
+        ("inter_rat.internet_rtt_s", "-0.01", ">= 0"),
+        ("inter_rat.interruption_s", "-0.1", ">= 0"),
+        ("inter_rat.bicast_lead_s", "-0.01", ">= 0"),
+        ("inter_rat.bicast_lead_s", "40", "handover_at_s - ftp_start_s"),
+        ("inter_rat.handover_at_s", "200", "end of the run"),
+        ("inter_rat.ftp_start_s", "95", "before handover_at_s"),
+        ("inter_rat.file_bytes", "-5", "file_bytes"),
+        ("inter_rat.ran_buffer_s", "-1", ">= 0"),
+        ("inter_rat.convergence_window_s", "0", "> 0"),
+        ("inter_rat.convergence_fraction", "1.5", "(0, 1]"),
+        ("inter_rat.sample_s", "0.5", "convergence_window_s"),
+        ("inter_rat.pre_window_s", "0", "> 0"),
+        ("inter_rat.radio_delay_s", "\"long\"", "radio_delay_s"),
+        ("inter_rat.handoverat_s", "90", "handoverat_s"),
+    ] {
+        let e = err(text, &[(key, value)]);
+        let leaf = key.rsplit('.').next().unwrap();
+        assert!(e.contains(leaf) && e.contains(says), "{key} = {value}: {e}");
+    }
+}

@@ -8,8 +8,11 @@
 //! - `hsdpa_proxy/`: the HSDPA radio downlink and its window adaptation proxy (Ren et al.);
 //! - `vertical/`: WiFi <-> cellular handoffs of a mobile source and TCP-CLAH's cross-layer
 //!   notification (Sinky & Hamdaoui).
+//! - `inter_rat/`: LTE <-> UMTS handover with forwarding, bicasting or neither (3GPP
+//!   contribution on back-to-back loss at inter-RAT handover).
 
 pub mod fcp;
 pub mod hsdpa_proxy;
+pub mod inter_rat;
 pub mod lte_x2;
 pub mod vertical;

@@ -27,6 +27,11 @@ pub const PRESETS: &[(&str, &str, &str)] = &[
         "Sinky & Hamdaoui: WiFi <-> cellular soft handoffs of a mobile source every 15 s, TCP NewReno or TCP-CLAH",
         include_str!("../../../../presets/vertical.toml"),
     ),
+    (
+        "inter-rat",
+        "Inter-RAT handover LTE <-> UMTS (3GPP, back-to-back loss): forwarding / bicasting / none, TCP SACK recovery and convergence time",
+        include_str!("../../../../presets/inter-rat.toml"),
+    ),
 ];
 
 pub fn find(name: &str) -> Option<&'static str> {

@@ -10,7 +10,7 @@ use serde::de::DeserializeOwned;
 
 use super::dumbbell::{self, DumbbellSection};
 use super::schema::Scenario;
-use crate::mobility::{fcp, hsdpa_proxy, lte_x2, vertical};
+use crate::mobility::{fcp, hsdpa_proxy, inter_rat, lte_x2, vertical};
 use crate::sim::Sim;
 use crate::spec::{Check, Graph, ScenarioError};
 
@@ -160,6 +160,17 @@ const VERTICAL: Sectioned<vertical::VerticalSection> = Sectioned {
     install: vertical::install,
 };
 
+const INTER_RAT: Sectioned<inter_rat::InterRatSection> = Sectioned {
+    topology: "inter-rat",
+    section: "inter_rat",
+    validate: |i, s, c| i.validate(c, s.duration_s),
+    expand: inter_rat::expand,
+    install: |i, sim, _| {
+        inter_rat::install(i, sim);
+        Ok(())
+    },
+};
+
 /// The templates a scenario may name.
 pub struct Registry {
     templates: Vec<Box<dyn Template>>,
@@ -182,6 +193,7 @@ impl Registry {
                 Box::new(LTE_X2),
                 Box::new(HSDPA),
                 Box::new(VERTICAL),
+                Box::new(INTER_RAT),
             ],
         }
     }

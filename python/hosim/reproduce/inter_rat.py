@@ -1,0 +1,311 @@
+"""Reproduction of the 3GPP contribution "TCP recovery after the back-to-back loss of an
+inter-RAT handover" (LTE -> UMTS): Figures 4 and 5 (#TCP retransmissions / convergence time
+for forwarding and bicasting, S1 = RF or 155 Mb/s), Note 2 (bicasting 50 ms before the UE
+moves), Note 1 (an eNB buffer of about one unloaded RTT) and Appendix B's stall.
+
+    hosim reproduce inter-rat --out docs/reproductions           # every table (~15 s, release build)
+    python -m hosim.reproduce.inter_rat ...                      # the same
+
+Nothing in the model is random (fixed start times, no random loss, no random scheduling), so
+every point is one run with seed 1; a second seed gives a byte-identical summary. Runs go
+through `hosim.runner` (parallel with `--jobs`, cached). Writes `<out>/data/inter-rat.json`
+(every point), `<out>/data/inter-rat-tables.md` (the tables of docs/reproductions/inter-rat.md)
+and `<out>/figures/inter-rat-stall.png` (Appendix B).
+"""
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import click
+
+from hosim.cli_options import runner_from_options, runner_options
+from hosim.runner import Runner, make_task
+
+PRESET = "inter-rat"
+SEED = 1
+S1 = {"RF": "rf", "155M": 155e6}
+
+#: (label, source Mb/s, target Mb/s, Internet RTT s) per row of Figures 4 and 5.
+FIG4 = [("1->1, 10 ms", 1, 1, 0.010), ("5->5, 10 ms", 5, 5, 0.010), ("1->1, 100 ms", 1, 1, 0.100),
+        ("10->10, 10 ms", 10, 10, 0.010)]
+FIG5 = [("1->10, 10 ms", 1, 10, 0.010), ("1->100, 10 ms", 1, 100, 0.010), ("1->10, 100 ms", 1, 10, 0.100)]
+
+#: The paper's cells: (row, S1, scheme) -> (#retransmissions, convergence time s).
+PAPER: dict[tuple[str, str, str], tuple[int, float]] = {}
+for _row, _cells in {
+    "1->1, 10 ms": ((0, 0.15), (1, 0.9), (0, 0.15), (41, 9.3)),
+    "5->5, 10 ms": ((0, 0.15), (0, 0.15), (0, 0.15), (35, 7.71)),
+    "1->1, 100 ms": ((0, 0.15), (2, 1.41), (0, 0.15), (33, 8.55)),
+    "10->10, 10 ms": ((0, 0.15), (0, 0.15), (0, 0.0), (26, 5.73)),
+    "1->10, 10 ms": ((0, 0.15), (1, 0.27), (0, 0.15), (41, 9.3)),
+    "1->100, 10 ms": ((0, 0.21), (1, 0.69), (0, 0.21), (41, 9.81)),
+    "1->10, 100 ms": ((0, 0.21), (1, 0.27), (0, 0.21), (41, 9.3)),
+}.items():
+    for (_s1, _scheme), _cell in zip([("RF", "forwarding"), ("RF", "bicasting"), ("155M", "forwarding"),
+                                      ("155M", "bicasting")], _cells):
+        PAPER[(_row, _s1, _scheme)] = _cell
+
+#: Note 2: bicasting 50 ms before the UE moves (S1 = 155 Mb/s, the case of long recovery).
+NOTE2 = {"1->1, 10 ms": 8.91, "1->1, 100 ms": 8.19}
+
+#: Ref [5] as quoted by the paper: convergence-time ranges (s). Table 1: WCDMA -> LTE with a
+#: rate increase, (forwarding, bicasting). Table 2: no rate change, (WCDMA -> LTE forwarding,
+#: bicasting, LTE -> WCDMA forwarding, bicasting). Ref [5]'s own setup is not given (S1 rate,
+#: bicasting lead); we run it on this model with both S1 settings and bicasting 10 ms.
+REF5_T1 = {"1->10, 10 ms": ("0-0.2", "0-0.3"), "1->100, 10 ms": ("2.5-3.2", "2.9-3.3"),
+           "1->10, 100 ms": ("5.4-8.6", "7.8-9.3")}
+REF5_T2 = {"1->1, 10 ms": ("0", "0-0.03", "0-0.4", "0-0.5"), "5->5, 10 ms": ("0", "0-0.06", "0-1.9", "0.9-2.2"),
+           "1->1, 100 ms": ("0", "0-0.3", "0-0.8", "0-1.6")}
+
+#: Convergence-time sensitivity: windows (s) and fractions.
+WINDOWS = (0.1, 0.2, 0.5, 1.0)
+FRACTIONS = (0.8, 0.9, 1.0)
+
+
+def overrides(src: float, tgt: float, rtt: float, s1: str, scheme: str, **extra: Any) -> dict[str, Any]:
+    return {"inter_rat.source_rate_bps": src * 1e6, "inter_rat.target_rate_bps": tgt * 1e6,
+            "inter_rat.internet_rtt_s": rtt, "inter_rat.s1_bps": S1[s1], "inter_rat.scheme": scheme, **extra}
+
+
+def handover(summary: dict[str, Any]) -> dict[str, Any]:
+    ho = dict(summary["handovers"][0])
+    ho["flow_retransmits"] = summary["flows"][0]["retransmits"]
+    return ho
+
+
+#: Extra seeds to run (`--seeds`): nothing is random, so they only confirm that every seed
+#: gives the same handover entry.
+SEEDS = [SEED]
+
+
+def grid(runner: Runner, rows: list[tuple[str, float, float, float]],
+         schemes=("forwarding", "bicasting", "none"), **extra: Any) -> dict[str, dict[str, Any]]:
+    specs = [(row, s1, scheme, overrides(src, tgt, rtt, s1, scheme, **extra))
+             for row, src, tgt, rtt in rows for s1 in S1 for scheme in schemes]
+    summaries = runner.summaries([make_task(PRESET, seed, o) for *_, o in specs for seed in SEEDS])
+    out = {}
+    for i, (row, s1, scheme, _) in enumerate(specs):
+        runs = [handover(s) for s in summaries[i * len(SEEDS):(i + 1) * len(SEEDS)]]
+        if any(r != runs[0] for r in runs[1:]):
+            raise click.ClickException(f"{row} {s1} {scheme}: seeds disagree although nothing is random")
+        out[f"{row}|{s1}|{scheme}"] = runs[0]
+    return out
+
+
+def retx(p: dict[str, Any]) -> str:
+    """Retransmissions until the convergence window closes, and all of them (from handover
+    preparation to the end of the run) in parentheses when they differ."""
+    r, total = p.get("retransmissions_until_converged"), p["retransmissions"]
+    return str(total) if r is None or r == total else f"{r} ({total})"
+
+
+def ref5_tables(t1: dict[str, dict[str, Any]], t2_up: dict[str, dict[str, Any]],
+                t2_down: dict[str, dict[str, Any]]) -> str:
+    """Ref [5] Tables 1-2: its ranges next to hosim's convergence times (S1 = RF / 155 Mb/s)."""
+    def cell(points, row, scheme):
+        return " / ".join(fmt_s(points[f"{row}|{s1}|{scheme}"]["convergence_time_s"]) for s1 in S1)
+
+    out = ["**Ref [5] Table 1** (WCDMA -> LTE, rate increase; convergence s: ref [5] ‖ hosim S1=RF / 155M)\n",
+           "| case | forwarding | bicasting |", "|---|---|---|"]
+    for row, (fwd, bic) in REF5_T1.items():
+        out.append(f"| {row} | {fwd} ‖ {cell(t1, row, 'forwarding')} | {bic} ‖ {cell(t1, row, 'bicasting')} |")
+    out += ["", "**Ref [5] Table 2** (no rate change; convergence s: ref [5] ‖ hosim S1=RF / 155M)\n",
+            "| case | WCDMA->LTE fwd | WCDMA->LTE bicast | LTE->WCDMA fwd | LTE->WCDMA bicast |",
+            "|---|---|---|---|---|"]
+    for row, (a, b, c, d) in REF5_T2.items():
+        out.append(f"| {row} | {a} ‖ {cell(t2_up, row, 'forwarding')} | {b} ‖ {cell(t2_up, row, 'bicasting')} | "
+                   f"{c} ‖ {cell(t2_down, row, 'forwarding')} | {d} ‖ {cell(t2_down, row, 'bicasting')} |")
+    return "\n".join(out) + "\n"
+
+
+def fmt_s(v: float | None) -> str:
+    return "n/a" if v is None else f"{v:.2f}"
+
+
+def fig_table(points: dict[str, dict[str, Any]], rows, title: str) -> str:
+    head = (f"**{title}** (paper ‖ hosim: #TCP retransmissions / convergence time s; hosim counts the "
+            "retransmissions until the convergence window closes, all of them in parentheses when more)\n\n"
+            "| case | S1=RF forwarding | S1=RF bicasting | 155M forwarding | 155M bicasting | "
+            "RF none | 155M none |\n|---|---|---|---|---|---|---|\n")
+    lines = []
+    for row, *_ in rows:
+        cells = []
+        for s1, scheme in [("RF", "forwarding"), ("RF", "bicasting"), ("155M", "forwarding"),
+                           ("155M", "bicasting")]:
+            p = points[f"{row}|{s1}|{scheme}"]
+            r, c = PAPER[(row, s1, scheme)]
+            cells.append(f"{r} / {c:g} ‖ {retx(p)} / {fmt_s(p['convergence_time_s'])}")
+        for s1 in S1:
+            p = points[f"{row}|{s1}|none"]
+            cells.append(f"{retx(p)} / {fmt_s(p['convergence_time_s'])}")
+        lines.append(f"| {row} | " + " | ".join(cells) + " |")
+    return head + "\n".join(lines) + "\n"
+
+
+def detail_table(points: dict[str, dict[str, Any]]) -> str:
+    head = ("| point | lost | forwarded | duplicated | retx to conv. (all) | timeouts (spurious) | fast rec. | "
+            "pre-rate Mb/s | conv. s | done s |\n|---|---|---|---|---|---|---|---|---|---|\n")
+    lines = []
+    for k, p in points.items():
+        pre = p["pre_rate_bps"]
+        lines.append(
+            f"| {k} | {p['lost_in_source_packets']} | {p['forwarded_packets']} | {p['duplicated_packets']} | "
+            f"{retx(p)} | {p['timeouts']} ({p['spurious_timeouts']}) | "
+            f"{p['fast_recoveries']} | "
+            f"{'n/a' if pre is None else f'{pre / 1e6:.3f}'} | {fmt_s(p['convergence_time_s'])} | "
+            f"{fmt_s(p['completion_s'])} |")
+    return head + "\n".join(lines) + "\n"
+
+
+#: The Appendix B case under other loss-recovery rules and Note 1's buffer limit.
+STALL_VARIANTS = {
+    "sack (RFC 6675)": {},
+    "newreno impatient (RFC 6582)": {"tcp.recovery": "newreno", "tcp.newreno_timer": "impatient"},
+    "newreno slow-but-steady": {"tcp.recovery": "newreno", "tcp.newreno_timer": "slow-but-steady"},
+    "reno": {"tcp.recovery": "reno"},
+    "sack, eNB buffer 40 ms (Note 1)": {"inter_rat.ran_buffer_s": 0.04},
+}
+
+
+def stall_variants(runner: Runner) -> dict[str, dict[str, Any]]:
+    specs = [(name, {**overrides(1, 1, 0.01, "155M", "bicasting"), **o}) for name, o in STALL_VARIANTS.items()]
+    summaries = runner.summaries([make_task(PRESET, SEED, o) for _, o in specs])
+    return {name: handover(s) for (name, _), s in zip(specs, summaries)}
+
+
+def sensitivity(runner: Runner) -> dict[str, Any]:
+    """Convergence time of three representative points over W x f."""
+    cases = {"1->1 10ms RF forwarding": overrides(1, 1, 0.01, "RF", "forwarding"),
+             "1->1 10ms RF bicasting": overrides(1, 1, 0.01, "RF", "bicasting"),
+             "1->1 10ms 155M bicasting": overrides(1, 1, 0.01, "155M", "bicasting"),
+             "1->10 10ms RF bicasting": overrides(1, 10, 0.01, "RF", "bicasting")}
+    specs = [(name, w, f, {**o, "inter_rat.convergence_window_s": w, "inter_rat.convergence_fraction": f})
+             for name, o in cases.items() for w in WINDOWS for f in FRACTIONS]
+    summaries = runner.summaries([make_task(PRESET, SEED, o) for *_, o in specs])
+    return {f"{name}|W={w}|f={f}": handover(s)["convergence_time_s"] for (name, w, f, _), s in zip(specs, summaries)}
+
+
+def sensitivity_table(sens: dict[str, Any]) -> str:
+    names = sorted({k.split("|")[0] for k in sens})
+    head = "| point | " + " | ".join(f"W={w} f={f}" for w in WINDOWS for f in FRACTIONS) + " |\n"
+    head += "|---" * (1 + len(WINDOWS) * len(FRACTIONS)) + "|\n"
+    return head + "\n".join(
+        f"| {n} | " + " | ".join(fmt_s(sens[f"{n}|W={w}|f={f}"]) for w in WINDOWS for f in FRACTIONS) + " |"
+        for n in names) + "\n"
+
+
+def stall_plot(out: Path, extra: dict[str, Any], name: str, title: str) -> Path:
+    """Appendix B: cwnd, ssthresh, pipe and delivered bytes around the handover (traces)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    import hosim
+
+    r = hosim.run(PRESET, seed=SEED, overrides={**overrides(1, 1, 0.01, "155M", "bicasting"), **extra},
+                  traces=True)
+    t0, t1 = 89.5, 100.0
+    fig, (ax1, ax2) = plt.subplots(2, 1, figsize=(9, 6), sharex=True)
+    for frame, col, label in [(r.cwnd, "cwnd_bytes", "cwnd"), (r.ssthresh, "ssthresh_bytes", "ssthresh"),
+                              (r.inflight, "inflight_bytes", "pipe (RFC 6675 SetPipe in recovery)")]:
+        f = frame[(frame["time_s"] >= t0) & (frame["time_s"] <= t1)]
+        ax1.step(f["time_s"], f[col] / 1460.0, where="post", label=label)
+    ax1.set_ylabel("segments")
+    ax1.set_ylim(0, 60)
+    ax1.legend(loc="upper right", fontsize=8)
+    g = r.goodput
+    g = g.assign(delivered=(g["goodput_bps"] * _interval(g) / 8.0).cumsum())
+    g = g[(g["time_s"] >= t0) & (g["time_s"] <= t1)]
+    ax2.plot(g["time_s"], (g["delivered"] - g["delivered"].iloc[0]) / 1460.0, label="delivered in order")
+    ax2.set_ylabel("segments since 89.5 s")
+    ax2.set_xlabel("time (s)")
+    for ax in (ax1, ax2):
+        ax.axvline(90.0, color="grey", lw=0.5)
+        ax.axvline(90.1, color="grey", lw=0.5)
+    ax1.set_title(title)
+    path = out / "figures" / f"inter-rat-{name}.png"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+def _interval(g) -> float:
+    times = sorted(set(g["time_s"]))
+    return times[1] - times[0] if len(times) > 1 else 1.0
+
+
+@click.command("inter-rat", short_help="3GPP inter-RAT back-to-back loss: Fig. 4/5, Notes 1/2, App. B.")
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=Path("docs/reproductions"),
+              show_default=True, help="Directory for data/ and figures/.")
+@click.option("--seeds", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Seeds per point. Nothing in the model is random: more seeds only check that "
+                   "every seed gives the same result.")
+@runner_options(default_jobs=1)
+@click.option("--no-plots", is_flag=True, help="Skip the Appendix B figures.")
+def cli(out: Path, seeds: int, jobs: int, cache_dir: Path | None, no_plots: bool, no_cache: bool) -> None:
+    """Reproduce Figures 4 and 5, Notes 1 and 2 and Appendix B of the inter-RAT contribution."""
+    SEEDS[:] = list(range(1, seeds + 1))
+    with runner_from_options(jobs, cache_dir, no_cache) as runner:
+        fig4 = grid(runner, FIG4)
+        fig5 = grid(runner, FIG5)
+        note2 = grid(runner, [r for r in FIG4 if r[0] in NOTE2], schemes=("bicasting",),
+                     **{"inter_rat.bicast_lead_s": 0.05})
+        # Note 1: the eNB drops new data beyond about one unloaded RTT of radio time (the
+        # unloaded RTT at 1 Mb/s and 10 ms Internet RTT is about 30 ms; 40 ms is "a bit more").
+        note1 = grid(runner, FIG4[:1] + FIG4[2:3], schemes=("forwarding", "bicasting", "none"),
+                     **{"inter_rat.ran_buffer_s": 0.04})
+        note1_100 = grid(runner, FIG4[2:3], schemes=("bicasting",), **{"inter_rat.ran_buffer_s": 0.13})
+        # 10 Mb/s moves 20 MB in 16 s: the file is done before the 90 s handover. The same rows
+        # with an unlimited transfer show what the handover would do.
+        bulk = grid(runner, [r for r in FIG4 if r[0] in ("5->5, 10 ms", "10->10, 10 ms")],
+                    schemes=("forwarding", "bicasting"), **{"inter_rat.file_bytes": 0})
+        stall = stall_variants(runner)
+        umts_lte = {"inter_rat.direction": "umts-lte"}
+        ref5_t1 = grid(runner, list(FIG5), schemes=("forwarding", "bicasting"), **umts_lte)
+        ref5_t2_up = grid(runner, [r for r in FIG4 if r[0] in REF5_T2], schemes=("forwarding", "bicasting"),
+                          **umts_lte)
+        ref5_t2_down = {k: v for k, v in {**fig4}.items() if k.split("|")[0] in REF5_T2}
+        sens = sensitivity(runner)
+    data = {"fig4": fig4, "fig5": fig5, "note2": note2, "note1_40ms": note1, "note1_130ms": note1_100,
+            "bulk": bulk, "stall": stall, "sensitivity": sens, "ref5_t1": ref5_t1, "ref5_t2_umts_lte": ref5_t2_up}
+    (out / "data").mkdir(parents=True, exist_ok=True)
+    (out / "data" / "inter-rat.json").write_text(json.dumps(data, indent=1, sort_keys=True))
+    md = [fig_table(fig4, FIG4, "Figure 4 (no rate change, bicasting 10 ms before the move)"),
+          fig_table(fig5, FIG5, "Figure 5 (rate change, bicasting 10 ms before the move)"),
+          "**Note 2** (bicasting 50 ms before the move; paper: convergence 8.91 s and 8.19 s at 155 Mb/s)\n\n"
+          + detail_table(note2),
+          "**Note 1** (eNB buffer limit 40 ms of radio time)\n\n" + detail_table(note1),
+          "**Note 1** (eNB buffer limit 130 ms, 100 ms Internet RTT)\n\n" + detail_table(note1_100),
+          "**Unlimited transfer** (file_bytes = 0)\n\n" + detail_table(bulk),
+          "**Appendix B case under other recovery rules** (1->1, 10 ms, S1 155 Mb/s, bicasting 10 ms)\n\n"
+          + detail_table(stall),
+          ref5_tables(ref5_t1, ref5_t2_up, ref5_t2_down),
+          "**Convergence-time sensitivity** (s; W = window, f = fraction)\n\n" + sensitivity_table(sens),
+          "**Every point of Figures 4 and 5**\n\n" + detail_table({**fig4, **fig5})]
+    (out / "data" / "inter-rat-tables.md").write_text("\n".join(md))
+    click.echo("\n".join(md))
+    if not no_plots:
+        for extra, name, title in [
+            ({}, "stall", "1->1 Mb/s, 10 ms, S1 155 Mb/s, bicasting 10 ms (Appendix B, top)"),
+            ({"inter_rat.s1_bps": "rf"}, "no-stall-rf", "1->1 Mb/s, 10 ms, S1 = RF, bicasting 10 ms"),
+            ({"inter_rat.ran_buffer_s": 0.04}, "note1", "as Appendix B, top, with Note 1's 40 ms eNB buffer"),
+        ]:
+            click.echo(f"wrote {stall_plot(out, extra, name, title)}")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """`python -m hosim.reproduce.inter_rat [OPTIONS]`: the same as `hosim reproduce inter-rat`."""
+    from hosim.cli import main as hosim_main
+
+    return hosim_main(["reproduce", "inter-rat", *(sys.argv[1:] if argv is None else argv)])
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
