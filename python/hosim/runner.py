@@ -11,9 +11,9 @@ tasks on an ``Executor`` and returns their summaries in task order, taking what 
 Runs are deterministic, so the summaries are the same whatever the executor, apart from
 ``wall_time_s`` (a cache hit returns the ``wall_time_s`` of the run that filled it).
 
-Adding an executor (a Dask cluster, say) means one class with the ``map`` method of
-``Executor``: apply a picklable module-level function to every task and yield
-``(index, value)`` pairs as they complete, in any order, calling ``progress`` after each.
+Adding an executor means one class with the ``map`` method of ``Executor``: apply a picklable
+module-level function to every task and yield ``(index, value)`` pairs as they complete, in any
+order, calling ``progress`` after each. ``hosim.cluster.DaskExecutor`` (``--cluster``) is one.
 """
 
 from __future__ import annotations
@@ -135,7 +135,8 @@ def run_task(task: Task) -> str | Failure:
 
 
 class Executor(Protocol):
-    """Runs a function over tasks. Implementations: ``InProcessExecutor``, ``ProcessExecutor``."""
+    """Runs a function over tasks. Implementations: ``InProcessExecutor``, ``ProcessExecutor``,
+    ``InterruptibleExecutor``, ``hosim.cluster.DaskExecutor``."""
 
     def map(
         self, fn: Callable[[Task], T], tasks: Sequence[Task], progress: Progress | None = None
@@ -459,9 +460,18 @@ class Runner:
 
     @classmethod
     def from_options(
-        cls, jobs: int | None = 1, cache_dir: str | os.PathLike[str] | None = None, cache: bool = True
+        cls,
+        jobs: int | None = 1,
+        cache_dir: str | os.PathLike[str] | None = None,
+        cache: bool = True,
+        cluster: str | None = None,
     ) -> Runner:
-        """The runner the command-line options describe (``--jobs``, ``--cache-dir``, ``--no-cache``)."""
+        """The runner the command-line options describe (``--jobs``, ``--cache-dir``,
+        ``--no-cache``, ``--cluster``: a ``hosim.cluster.DaskExecutor`` instead of ``jobs``)."""
+        if cluster is not None:
+            from hosim.cluster import DaskExecutor
+
+            return cls(DaskExecutor.from_spec(cluster), ResultCache.from_env(cache_dir, enabled=cache))
         return cls(make_executor(jobs), ResultCache.from_env(cache_dir, enabled=cache))
 
     def __enter__(self) -> Runner:
