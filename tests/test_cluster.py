@@ -17,8 +17,8 @@ import pytest
 
 import hosim
 from hosim.cli import main
-from hosim.cluster import MIN_BATCH_COST, estimated_cost, plan_batches
-from hosim.runner import Task
+from hosim.cluster import MIN_BATCH_COST, plan_batches
+from hosim.runner import Task, estimated_cost
 
 #: Bounded waits of the cluster test, in seconds.
 START_TIMEOUT_S = 30

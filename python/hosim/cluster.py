@@ -31,11 +31,10 @@ from __future__ import annotations
 import os
 import uuid
 from collections.abc import Callable, Iterator, Sequence
-from functools import lru_cache
 from typing import Any, TypeVar
 
 from hosim.errors import ClusterError
-from hosim.runner import Progress, Task, core_version
+from hosim.runner import Progress, Task, core_version, estimated_cost
 
 __all__ = [
     "BATCHES_PER_WORKER",
@@ -63,57 +62,6 @@ CONNECT_TIMEOUT_S = 30
 
 
 # --- batches -------------------------------------------------------------------------------------
-
-
-def estimated_cost(task: Task) -> float:
-    """``duration_s × flows`` of ``task`` (flow-seconds), from its scenario text and overrides:
-    flows are the ``flows`` count of the template's section (``dumbbell.flows``), the number of
-    ``[[flows]]`` of a graph, or the UEs of a cell (``lte_x2.target_ues`` + 1); at least 1 each."""
-    duration, scenario_counts = _scenario_cost_fields(task.scenario)
-    counts = dict(scenario_counts)
-    for key, literal in task.overrides:
-        name = key.rsplit(".", 1)[-1]
-        if key == "duration_s":
-            duration = _positive(literal, duration)
-        elif name in _COUNT_KEYS:
-            counts[name] = _positive(literal, counts.get(name, 1.0))
-    flows = counts.get("flows", 1.0) + counts.get("target_ues", 0.0)
-    return max(duration, 1e-3) * max(flows, 1.0)
-
-
-_COUNT_KEYS = ("flows", "target_ues")
-
-
-@lru_cache(maxsize=32)
-def _scenario_cost_fields(text: str) -> tuple[float, tuple[tuple[str, float], ...]]:
-    from hosim.api import _toml_loads
-
-    loads = _toml_loads()
-    try:
-        doc: dict[str, Any] = loads(text) if loads is not None else {}
-    except ValueError:
-        doc = {}
-    duration = _positive(doc.get("duration_s"), 10.0)
-    counts: dict[str, float] = {}
-    if isinstance(doc.get("flows"), list):
-        counts["flows"] = float(len(doc["flows"]))
-    for section in doc.values():
-        if isinstance(section, dict):
-            for key in _COUNT_KEYS:
-                if key in section:
-                    counts[key] = _positive(section[key], 1.0)
-    return duration, tuple(sorted(counts.items()))
-
-
-def _positive(value: Any, default: float) -> float:
-    if isinstance(value, str):
-        try:
-            value = float(value)
-        except ValueError:
-            return default
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
-        return default
-    return float(value)
 
 
 def plan_batches(costs: Sequence[float], workers: int) -> list[list[int]]:
@@ -236,6 +184,7 @@ class DaskExecutor:
         if self.client is None:
             raise ClusterError("the Dask executor is closed")
         distributed = _distributed()
+        self.client.wait_for_workers(1)  # a scheduler whose workers are still queued (SLURM): wait
         batches = plan_batches([estimated_cost(task) for task in tasks], self.workers())
         core = core_version()
         token = uuid.uuid4().hex[:12]
