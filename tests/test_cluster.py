@@ -191,3 +191,13 @@ def test_sweep_on_a_cluster_survives_a_killed_worker_and_keeps_each_run_once(das
     for table in ("flows", "queues", "handovers", "runs"):
         ours, theirs = ((d / f"{table}.csv").read_text() for d in (cluster_out, local_out))
         assert _without_wall_time(ours) == _without_wall_time(theirs), table
+
+    # The same cluster through the runner, as `hosim reproduce PAPER --cluster` uses it.
+    from hosim.runner import Runner, make_task
+
+    tasks = [make_task("lte-x2", seed, {"duration_s": 3}) for seed in (1, 2, 3)]
+    with Runner.from_options(cluster=address, cache=False) as runner:
+        remote = runner.summaries(tasks)
+    local = Runner(cache=None).summaries(tasks)
+    assert [{k: v for k, v in s.items() if k != "wall_time_s"} for s in remote] == \
+        [{k: v for k, v in s.items() if k != "wall_time_s"} for s in local]
