@@ -202,7 +202,6 @@ def run_campaign(
         check_seeds.after(None)
         try:
             if todo:
-                _import_in_background(("pandas", "pyarrow.parquet"))
                 with _executor(jobs, len(todo), cluster) as executor:
                     run_tasks([plan.tasks[i] for i in todo], executor, cache, advance,
                               plan.describe, on_result=keep)
@@ -214,24 +213,6 @@ def run_campaign(
                 "run the same command again to resume"
             ) from None
     return Campaign(result, written, resumed, len(todo))
-
-
-def _import_in_background(modules: Sequence[str]) -> None:
-    """Import ``modules`` (those the tables need) in a thread while the workers run, so that
-    their import time overlaps with the runs; a later ``import`` waits for it to finish."""
-    import importlib
-    import sys
-    import threading
-
-    def load() -> None:
-        for name in modules:
-            try:
-                importlib.import_module(name)
-            except ImportError:  # reported, if it matters, by the import that needs it
-                return
-
-    if any(name not in sys.modules for name in modules):
-        threading.Thread(target=load, name="hosim-imports", daemon=True).start()
 
 
 def _executor(jobs: int, runs: int, cluster: str | None) -> InterruptibleExecutor | DaskExecutor:
