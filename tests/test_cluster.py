@@ -3,6 +3,7 @@ and the one-line errors when Dask is missing or --jobs is given too."""
 
 from __future__ import annotations
 
+import faulthandler
 import json
 import os
 import signal
@@ -171,9 +172,12 @@ def test_sweep_on_a_cluster_survives_a_killed_worker_and_keeps_each_run_once(das
     killer = threading.Thread(target=_kill_a_busy_worker,
                               args=(address, workers, cluster_out / "runs", done, killed), daemon=True)
     killer.start()
+    # A sweep that hangs (a batch never re-run) must not hang the suite: dump the stacks and exit.
+    faulthandler.dump_traceback_later(4 * SWEEP_TIMEOUT_S, exit=True)
     try:
         assert main([*sweep, "--cluster", address, "--out", str(cluster_out)]) == 0
     finally:
+        faulthandler.cancel_dump_traceback_later()
         done.set()
         killer.join(timeout=10)
 
