@@ -5,6 +5,8 @@ the batches to a Dask distributed scheduler, longest first, and yields every run
 its batch completes, so a campaign keeps each run on disk as soon as it is back.
 
 >>> from hosim.cluster import DaskExecutor
+>>> from hosim.runner import make_task, run_tasks
+>>> tasks = [make_task("lte-x2", seed) for seed in range(1, 51)]
 >>> with DaskExecutor.from_spec("local:2") as executor:                 # a LocalCluster
 ...     summaries = run_tasks(tasks, executor)
 >>> DaskExecutor.from_spec("tcp://127.0.0.1:8786")                      # a running scheduler
