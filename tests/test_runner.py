@@ -191,3 +191,14 @@ def test_interruptible_executor_gives_the_same_results_and_is_killed_when_closed
         next(outcomes)
         outcomes.close()  # a failed run or Ctrl-C: the workers are killed, not waited for
         assert executor._pool is None
+
+
+def test_small_runs_travel_in_chunks_and_long_runs_one_by_one():
+    from hosim.runner import MAX_CHUNK, chunk_size
+
+    small = [Task("duration_s = 1\n[dumbbell]\nflows = 2\n", seed) for seed in range(50)]
+    long = [Task("duration_s = 400\n[dumbbell]\nflows = 4\n", seed) for seed in range(50)]
+    assert chunk_size(small, jobs=2) == 6  # at least 4 chunks per worker
+    assert chunk_size(small * 10, jobs=2) == MAX_CHUNK
+    assert chunk_size(small[:3], jobs=2) == 1
+    assert chunk_size(long, jobs=2) == 1

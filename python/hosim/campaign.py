@@ -24,12 +24,15 @@ import shutil
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from hosim.errors import Interrupted, ScenarioError
 from hosim.outdir import DirectoryLock, OutputError, atomic_write_text, prepare_output, write_manifest
 from hosim.runner import InterruptibleExecutor, Progress, ResultCache, Task, run_tasks
 from hosim.sweep import SweepPlan, SweepResult, write_tables
+
+if TYPE_CHECKING:
+    from hosim.cluster import DaskExecutor
 
 __all__ = ["RUNS_DIR", "Campaign", "Interrupted", "run_campaign", "task_key", "validate_plan"]
 
@@ -148,6 +151,7 @@ def run_campaign(
     seed_base: int = 1,
     unset: Sequence[str] = (),
     jobs: int = 1,
+    cluster: str | None = None,
     cache: ResultCache | None = None,
     force: bool = False,
     progress: Progress | None = None,
@@ -156,8 +160,11 @@ def run_campaign(
     label_columns: dict[str, Any] | None = None,
 ) -> Campaign:
     """Run ``plan`` into ``out`` (see the module doc). Every run goes to ``runs/`` as it
-    finishes; Ctrl-C kills the workers at once and raises ``Interrupted``. ``warn`` gets one
-    line when the first grid point's first two seeds give the same summary."""
+    finishes, once (a result for a run already kept is ignored); Ctrl-C kills the workers at
+    once and raises ``Interrupted``. The runs go to ``jobs`` local worker processes, or to the
+    Dask ``cluster`` (``local:N`` or a scheduler address, see ``hosim.cluster``), which is
+    started or connected to only once the grid is valid and something is left to run. ``warn``
+    gets one line when the first grid point's first two seeds give the same summary."""
     validate_plan(plan)
     previous = prepare_output(out, "sweep", force)
     wanted = manifest(plan, seeds, seed_base, unset, command_line)
@@ -180,6 +187,8 @@ def run_campaign(
 
         def keep(position: int, summary_json: str) -> None:
             index = todo[position]
+            if index in summaries:  # already kept: each run is written once
+                return
             atomic_write_text(runs_dir / f"{task_key(plan.tasks[index])}.json", summary_json)
             summaries[index] = summary_json
             check_seeds.after(index)
@@ -193,7 +202,7 @@ def run_campaign(
         check_seeds.after(None)
         try:
             if todo:
-                with InterruptibleExecutor(max(1, min(jobs, len(todo)))) as executor:
+                with _executor(jobs, len(todo), cluster) as executor:
                     run_tasks([plan.tasks[i] for i in todo], executor, cache, advance,
                               plan.describe, on_result=keep)
             result = plan.result([json.loads(summaries[i]) for i in range(len(plan.tasks))])
@@ -204,6 +213,14 @@ def run_campaign(
                 "run the same command again to resume"
             ) from None
     return Campaign(result, written, resumed, len(todo))
+
+
+def _executor(jobs: int, runs: int, cluster: str | None) -> InterruptibleExecutor | DaskExecutor:
+    if cluster is None:
+        return InterruptibleExecutor(max(1, min(jobs, runs)))
+    from hosim.cluster import DaskExecutor
+
+    return DaskExecutor.from_spec(cluster)
 
 
 def _identity(manifest: dict[str, Any]) -> dict[str, Any]:

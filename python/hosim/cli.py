@@ -21,8 +21,8 @@ from typing import TYPE_CHECKING, Any, NoReturn
 import click
 
 from hosim import __version__
-from hosim.cli_options import runner_options
-from hosim.errors import Interrupted, InvariantError, ScenarioError
+from hosim.cli_options import check_jobs_or_cluster, runner_options
+from hosim.errors import ClusterError, Interrupted, InvariantError, ScenarioError
 from hosim.plot_cmd import plot_group
 
 if TYPE_CHECKING:
@@ -70,6 +70,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _report("error", "interrupted", 130, exc)
     except Interrupted as exc:
         return _report("interrupted", str(exc), 130, exc)
+    except ClusterError as exc:
+        return _report("error", str(exc), 2, exc)
     except InvariantError as exc:
         return _report("internal error", f"simulator invariant violated (a bug in hosim): {exc}", 1, exc)
     except ValueError as exc:  # ScenarioError and invalid model parameters
@@ -562,8 +564,8 @@ def presets_command(show: str | None) -> None:
 @click.option("--csv", "as_csv", is_flag=True, help="Print the mean ± std table as CSV on stdout.")
 @click.option("--quiet", is_flag=True, help="No progress bar (it is also off when stdout is not a terminal).")
 def sweep_command(scenario: str, grid: tuple[str, ...], seeds: int, seed_base: int, sets: tuple[str, ...],
-                  unsets: tuple[str, ...], jobs: int | None, cache_dir: Path | None, no_cache: bool, out: Path,
-                  force: bool, as_csv: bool, quiet: bool) -> None:
+                  unsets: tuple[str, ...], jobs: int | None, cluster: str | None, cache_dir: Path | None,
+                  no_cache: bool, out: Path, force: bool, as_csv: bool, quiet: bool) -> None:
     """Run a grid of overrides times several seeds, in parallel, into a resumable directory.
 
     Every combination of the --grid values is run with seeds S..S+N-1 (traces off). Grid values
@@ -573,12 +575,13 @@ def sweep_command(scenario: str, grid: tuple[str, ...], seeds: int, seed_base: i
     runs (one row per run), each starting with the grid keys and seed and ending with the
     scenario and the --set values; results.parquet/.csv repeat the flows. The mean ± standard
     deviation over seeds per grid point is printed. Runs found in the result cache are not run
-    again."""
+    again. --cluster runs them on Dask workers instead of local processes (same tables)."""
     from hosim.api import parse_toml_value, toml_literal
     from hosim.campaign import run_campaign
     from hosim.runner import ResultCache, available_cores, progress_bar
     from hosim.sweep import plan_sweep, summarize
 
+    check_jobs_or_cluster(cluster)
     values = _parse_grid(grid)
     fixed = {key: parse_toml_value(raw) for key, raw in _parse_sets(sets)}
     for key in fixed.keys() & values.keys():
@@ -590,7 +593,8 @@ def sweep_command(scenario: str, grid: tuple[str, ...], seeds: int, seed_base: i
               **{k: v if isinstance(v, (bool, int, float, str)) else toml_literal(v) for k, v in fixed.items()}}
     with _interrupted_before_any_run(), progress_bar("sweep", not quiet) as progress:
         campaign = run_campaign(plan, out, seeds=seeds, seed_base=seed_base, unset=unsets,
-                                jobs=available_cores() if jobs is None else jobs, cache=cache, force=force,
+                                jobs=available_cores() if jobs is None else jobs, cluster=cluster, cache=cache,
+                                force=force,
                                 progress=progress, command_line=_command_line(), warn=_warn, label_columns=labels)
     result = campaign.result
     flows = result.flows

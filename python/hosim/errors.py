@@ -12,7 +12,7 @@ only ``hosim.models`` is used from a source checkout) stand-ins of the same name
 
 from __future__ import annotations
 
-__all__ = ["Interrupted", "InvariantError", "ScenarioError"]
+__all__ = ["ClusterError", "Interrupted", "InvariantError", "ScenarioError"]
 
 try:
     from hosim._native import InvariantError, ScenarioError
@@ -28,3 +28,8 @@ except ImportError:  # native module not built: keep hosim.models and the CLI he
 class Interrupted(Exception):
     """Ctrl-C during a command that keeps its finished work (``hosim sweep``); the message says
     what was kept and how to resume. The CLI prints it as one line and exits 130."""
+
+
+class ClusterError(RuntimeError):
+    """``--cluster`` cannot be used: Dask is not installed, the scheduler cannot be reached, or a
+    worker runs another hosim build. The CLI prints it as one line and exits 2."""

@@ -11,9 +11,9 @@ tasks on an ``Executor`` and returns their summaries in task order, taking what 
 Runs are deterministic, so the summaries are the same whatever the executor, apart from
 ``wall_time_s`` (a cache hit returns the ``wall_time_s`` of the run that filled it).
 
-Adding an executor (a Dask cluster, say) means one class with the ``map`` method of
-``Executor``: apply a picklable module-level function to every task and yield
-``(index, value)`` pairs as they complete, in any order, calling ``progress`` after each.
+Adding an executor means one class with the ``map`` method of ``Executor``: apply a picklable
+module-level function to every task and yield ``(index, value)`` pairs as they complete, in any
+order, calling ``progress`` after each. ``hosim.cluster.DaskExecutor`` (``--cluster``) is one.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from concurrent.futures import FIRST_COMPLETED, Future, wait
 from concurrent.futures import ProcessPoolExecutor as _Pool
 from contextlib import contextmanager
 from dataclasses import dataclass
-from functools import cache, partial
+from functools import cache, lru_cache, partial
 from pathlib import Path
 from typing import Any, NamedTuple, Protocol, TypeVar
 
@@ -50,6 +50,7 @@ __all__ = [
     "available_cores",
     "core_version",
     "default_cache_dir",
+    "estimated_cost",
     "make_executor",
     "make_task",
     "progress_bar",
@@ -131,11 +132,64 @@ def run_task(task: Task) -> str | Failure:
     return str(summary_json)
 
 
+def estimated_cost(task: Task) -> float:
+    """``duration_s × flows`` of ``task`` (flow-seconds), an estimate of its cost made before it
+    runs, from its scenario text and overrides:
+    flows are the ``flows`` count of the template's section (``dumbbell.flows``), the number of
+    ``[[flows]]`` of a graph, or the UEs of a cell (``lte_x2.target_ues`` + 1); at least 1 each."""
+    duration, scenario_counts = _scenario_cost_fields(task.scenario)
+    counts = dict(scenario_counts)
+    for key, literal in task.overrides:
+        name = key.rsplit(".", 1)[-1]
+        if key == "duration_s":
+            duration = _positive(literal, duration)
+        elif name in _COUNT_KEYS:
+            counts[name] = _positive(literal, counts.get(name, 1.0))
+    flows = counts.get("flows", 1.0) + counts.get("target_ues", 0.0)
+    return max(duration, 1e-3) * max(flows, 1.0)
+
+
+_COUNT_KEYS = ("flows", "target_ues")
+
+
+@lru_cache(maxsize=32)
+def _scenario_cost_fields(text: str) -> tuple[float, tuple[tuple[str, float], ...]]:
+    from hosim.api import _toml_loads
+
+    loads = _toml_loads()
+    try:
+        doc: dict[str, Any] = loads(text) if loads is not None else {}
+    except ValueError:
+        doc = {}
+    duration = _positive(doc.get("duration_s"), 10.0)
+    counts: dict[str, float] = {}
+    if isinstance(doc.get("flows"), list):
+        counts["flows"] = float(len(doc["flows"]))
+    for section in doc.values():
+        if isinstance(section, dict):
+            for key in _COUNT_KEYS:
+                if key in section:
+                    counts[key] = _positive(section[key], 1.0)
+    return duration, tuple(sorted(counts.items()))
+
+
+def _positive(value: Any, default: float) -> float:
+    if isinstance(value, str):
+        try:
+            value = float(value)
+        except ValueError:
+            return default
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
+        return default
+    return float(value)
+
+
 # --- executors -------------------------------------------------------------------------------
 
 
 class Executor(Protocol):
-    """Runs a function over tasks. Implementations: ``InProcessExecutor``, ``ProcessExecutor``."""
+    """Runs a function over tasks. Implementations: ``InProcessExecutor``, ``ProcessExecutor``,
+    ``InterruptibleExecutor``, ``hosim.cluster.DaskExecutor``."""
 
     def map(
         self, fn: Callable[[Task], T], tasks: Sequence[Task], progress: Progress | None = None
@@ -262,8 +316,9 @@ class InterruptibleExecutor:
             self._pool = _mp_context().Pool(self.jobs, initializer=_ignore_sigint)
         finished = False
         try:
+            chunk = chunk_size(tasks, self.jobs)
             for done, (index, value) in enumerate(
-                self._pool.imap_unordered(partial(_indexed, fn), enumerate(tasks)), start=1
+                self._pool.imap_unordered(partial(_indexed, fn), enumerate(tasks), chunksize=chunk), start=1
             ):
                 if progress is not None:
                     progress(done, len(tasks))
@@ -272,6 +327,21 @@ class InterruptibleExecutor:
         finally:
             if not finished:
                 self.terminate()
+
+
+#: Runs estimated below this many flow-seconds (``estimated_cost``; about 50 ms) travel to the
+#: worker processes in chunks, so that IPC and scheduling do not cost more than the runs.
+SMALL_RUN_COST = 400.0
+#: Most runs in one chunk: a chunk's runs reach the caller (and a campaign's ``runs/``) together.
+MAX_CHUNK = 8
+
+
+def chunk_size(tasks: Sequence[Task], jobs: int) -> int:
+    """Runs per message to a worker process: 1 for runs that are not small (each is kept as soon
+    as it finishes), else up to ``MAX_CHUNK``, leaving at least 4 chunks per worker."""
+    if not tasks or sum(estimated_cost(t) for t in tasks) / len(tasks) >= SMALL_RUN_COST:
+        return 1
+    return max(1, min(MAX_CHUNK, len(tasks) // (4 * jobs)))
 
 
 def _indexed(fn: Callable[[Task], T], item: tuple[int, Task]) -> tuple[int, T]:
@@ -301,7 +371,13 @@ def make_executor(jobs: int | None = None) -> InProcessExecutor | ProcessExecuto
 
 def _mp_context() -> multiprocessing.context.BaseContext:
     methods = multiprocessing.get_all_start_methods()
-    return multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
+    if "forkserver" not in methods:
+        return multiprocessing.get_context("spawn")
+    context = multiprocessing.get_context("forkserver")
+    # The fork server loads the native module once (besides the main module, as by default, so
+    # that functions defined there still unpickle): every worker starts with the simulator loaded.
+    context.set_forkserver_preload(["__main__", "hosim._native"])
+    return context
 
 
 # --- the result cache ------------------------------------------------------------------------
@@ -459,9 +535,18 @@ class Runner:
 
     @classmethod
     def from_options(
-        cls, jobs: int | None = 1, cache_dir: str | os.PathLike[str] | None = None, cache: bool = True
+        cls,
+        jobs: int | None = 1,
+        cache_dir: str | os.PathLike[str] | None = None,
+        cache: bool = True,
+        cluster: str | None = None,
     ) -> Runner:
-        """The runner the command-line options describe (``--jobs``, ``--cache-dir``, ``--no-cache``)."""
+        """The runner the command-line options describe (``--jobs``, ``--cache-dir``,
+        ``--no-cache``, ``--cluster``: a ``hosim.cluster.DaskExecutor`` instead of ``jobs``)."""
+        if cluster is not None:
+            from hosim.cluster import DaskExecutor
+
+            return cls(DaskExecutor.from_spec(cluster), ResultCache.from_env(cache_dir, enabled=cache))
         return cls(make_executor(jobs), ResultCache.from_env(cache_dir, enabled=cache))
 
     def __enter__(self) -> Runner:

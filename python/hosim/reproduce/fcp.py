@@ -454,7 +454,7 @@ def check_committed(
 @click.option("--quick", is_flag=True, help="Three Δ values, NewReno only (Fig. 6).")
 @click.pass_context
 def cli(ctx: click.Context, out: Path | None, force: bool, check: bool, against: Path | None, settings: str,
-        seeds: int, jobs: int, cache_dir: Path | None, no_cache: bool, quick: bool) -> None:
+        seeds: int, jobs: int, cluster: str | None, cache_dir: Path | None, no_cache: bool, quick: bool) -> None:
     """Reproduce Fig. 6 and 7 of Cohen & Levin: simulated vs predicted throughput fraction.
     Writes data/, figures/ and report.md into --out; --check compares a quick re-run with the
     committed numbers instead."""
@@ -466,12 +466,13 @@ def cli(ctx: click.Context, out: Path | None, force: bool, check: bool, against:
             raise click.BadParameter(f"unknown setting {s!r} (choose from {', '.join(SETTINGS)})",
                                      param_hint="'--settings'")
     if check:
-        with runner_from_options(jobs, cache_dir, no_cache) as runner:
+        with runner_from_options(jobs, cache_dir, no_cache, cluster) as runner:
             ctx.exit(check_committed(against, runner=runner).report())
     target = prepare("drop-or-forward", out, force)
     deltas = QUICK_DELTAS_RTT if quick else DELTAS_RTT
     table = []
-    with progress_on_stderr("drop-or-forward") as progress, runner_from_options(jobs, cache_dir, no_cache) as runner:
+    with progress_on_stderr("drop-or-forward") as progress, \
+            runner_from_options(jobs, cache_dir, no_cache, cluster) as runner:
         runner.progress = progress
         for s in chosen:
             points = Points(target / "data" / f"drop-or-forward-{s}.json")

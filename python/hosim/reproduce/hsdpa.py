@@ -410,7 +410,7 @@ def check_committed(against: Path | None = None, runner: Runner | None = None) -
 @runner_options(default_jobs=1)
 @click.pass_context
 def cli(ctx: click.Context, out: Path | None, force: bool, check: bool, against: Path | None, seeds: int, jobs: int,
-        cache_dir: Path | None, no_cache: bool) -> None:
+        cluster: str | None, cache_dir: Path | None, no_cache: bool) -> None:
     """Reproduce Ren, Huang, Liu, Lin, "Improving TCP Throughput over HSDPA Networks":
     Fig. 3, Fig. 7, Table I and the sensitivity runs, with the hsdpa preset. Writes the figures,
     hsdpa-results.json and report.md into --out; --check compares a quick re-run with the
@@ -418,10 +418,10 @@ def cli(ctx: click.Context, out: Path | None, force: bool, check: bool, against:
     from hosim.cli import _command_line
 
     if check:
-        with runner_from_options(jobs, cache_dir, no_cache) as runner:
+        with runner_from_options(jobs, cache_dir, no_cache, cluster) as runner:
             ctx.exit(check_committed(against, runner=runner).report())
     target = prepare("hsdpa", out, force)
-    with progress_on_stderr("hsdpa") as progress, runner_from_options(jobs, cache_dir, no_cache) as runner:
+    with progress_on_stderr("hsdpa") as progress, runner_from_options(jobs, cache_dir, no_cache, cluster) as runner:
         runner.progress = progress
         results = run_reproduction(target, seeds, runner=runner)
     report = write_hsdpa_report(target, results)

@@ -629,17 +629,17 @@ def check_committed(
 @runner_options(default_jobs=1)
 @click.pass_context
 def cli(ctx: click.Context, seeds: int, trace_seed: int, out: Path | None, force: bool, check: bool,
-        against: Path | None, jobs: int, cache_dir: Path | None, no_cache: bool) -> None:
+        against: Path | None, jobs: int, cluster: str | None, cache_dir: Path | None, no_cache: bool) -> None:
     """Reproduce Pacifico et al., "Improving TCP Performance During the Intra LTE Handover":
     Fig. 8-12 and Table IV, with the lte-x2 preset. Writes figures/, data/ and report.md into
     --out; --check compares a quick re-run with the committed numbers instead."""
     from hosim.cli import _command_line
 
     if check:
-        with runner_from_options(jobs, cache_dir, no_cache) as runner:
+        with runner_from_options(jobs, cache_dir, no_cache, cluster) as runner:
             ctx.exit(check_committed(against, runner=runner).report())
     target = prepare("lte-x2", out, force)
-    with progress_on_stderr("lte-x2") as progress, runner_from_options(jobs, cache_dir, no_cache) as runner:
+    with progress_on_stderr("lte-x2") as progress, runner_from_options(jobs, cache_dir, no_cache, cluster) as runner:
         runner.progress = progress
         data = run_reproduction(target, seeds, trace_seed, runner=runner)
     report = write_lte_report(target, data)
