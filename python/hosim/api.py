@@ -41,6 +41,7 @@ __all__ = [
     "run",
     "run_raw",
     "run_text",
+    "run_to_dir",
     "trace_frame",
     "toml_literal",
 ]
@@ -290,6 +291,45 @@ def run_text(
     seed = _check_seed(seed, source)
     summary_json, trace_columns = native().run(text, source, seed, list(overrides), bool(traces))
     return Result(json.loads(summary_json), {name: trace_frame(name, cols) for name, cols in trace_columns.items()})
+
+
+def run_to_dir(
+    scenario: ScenarioLike,
+    out_dir: str | os.PathLike[str],
+    seed: int | None = None,
+    overrides: Sequence[tuple[str, str]] = (),
+) -> tuple[Result, list[Path]]:
+    """Run ``scenario`` and stream its traces into ``out_dir`` (created if needed) while it
+    runs: every trace goes to ``<name>.parquet``, one row group per chunk of about 64k rows
+    (pyarrow's ``ParquetWriter``), so memory stays bounded however long the simulated time.
+    ``summary.json`` is written at the end. Returns the result (summary only: its trace
+    tables are empty) and the written paths."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    text, source = load_scenario(scenario)
+    seed = _check_seed(seed, source)
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    writers: dict[str, Any] = {}
+
+    def sink(name: str, columns: Mapping[str, Sequence[Any]]) -> None:
+        table = pa.table(dict(columns))
+        writer = writers.get(name)
+        if writer is None:
+            writer = writers[name] = pq.ParquetWriter(out / f"{name}.parquet", table.schema)
+        writer.write_table(table.cast(writer.schema))
+
+    try:
+        summary_json, _ = native().run(text, source, seed, list(overrides), True, sink)
+    finally:
+        for writer in writers.values():
+            writer.close()
+    summary = json.loads(summary_json)
+    summary_path = out / "summary.json"
+    summary_path.write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
+    written = [summary_path] + [out / f"{name}.parquet" for name in sorted(writers)]
+    return Result(summary, {}), written
 
 
 def _check_seed(seed: Any, source: str) -> int | None:

@@ -61,7 +61,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except click.ClickException as exc:
         return _report("error", exc.format_message(), 2, exc)
     except click.Abort as exc:
-        return _report("error", "interrupted", 130, exc)
+        # The core's KeyboardInterrupt says when: "interrupted at t = ... s".
+        return _report("error", str(exc.__cause__ or "") or "interrupted", 130, exc)
     except InvariantError as exc:
         return _report("internal error", f"simulator invariant violated (a bug in hosim): {exc}", 1, exc)
     except ValueError as exc:  # ScenarioError and invalid model parameters
@@ -282,8 +283,14 @@ def run_command(
     from hosim.api import run_raw
 
     overrides = _parse_sets(sets)
-    result = run_raw(scenario, seed=seed, overrides=overrides, traces=out is not None and not no_traces)
-    written = result.write(out) if out is not None else []
+    if out is not None and not no_traces:
+        from hosim.api import run_to_dir
+
+        # Traces stream to Parquet row groups while the run goes on: memory stays bounded.
+        result, written = run_to_dir(scenario, out, seed=seed, overrides=overrides)
+    else:
+        result = run_raw(scenario, seed=seed, overrides=overrides, traces=False)
+        written = result.write(out) if out is not None else []
     if as_json:
         click.echo(result.summary_json())
         return

@@ -29,8 +29,9 @@ pub const TRACE_CHUNK_ROWS: usize = 1 << 16;
 /// Events at one instant after which the run is declared stuck (a zero-length timer loop).
 pub const STUCK_EVENTS: u64 = 1 << 26;
 
-/// Receives trace rows in chunks: (kind, rows). The rows are cleared after the call.
-pub type TraceSink<'a> = &'a mut dyn FnMut(TraceKind, &TraceTable) -> Result<(), String>;
+/// Receives trace rows in chunks: (kind, rows, names of the ids: flows for per-flow kinds,
+/// else links). The rows are cleared after the call.
+pub type TraceSink<'a> = &'a mut dyn FnMut(TraceKind, &TraceTable, &[String]) -> Result<(), String>;
 
 /// What a run can be given besides its scenario: all optional, all called rarely (never per
 /// packet).
@@ -119,10 +120,20 @@ impl Sim {
         self.world.now = self.world.end_ns;
         self.world.finish_goodput();
         self.check_past()?;
-        if let Some(sink) = hooks.trace_sink.as_mut() {
-            self.world.obs.traces.flush(0, sink).map_err(Stop::Sink)?;
+        self.flush_traces(hooks, 0)
+    }
+
+    /// Hands the trace tables of at least `min_rows` rows to the sink, if there is one.
+    fn flush_traces(&mut self, hooks: &mut RunHooks, min_rows: usize) -> Result<(), Stop> {
+        let Some(sink) = hooks.trace_sink.as_mut() else { return Ok(()) };
+        let w = &mut self.world;
+        if !w.obs.traces.tables.iter().any(|t| !t.is_empty() && t.len() >= min_rows) {
+            return Ok(());
         }
-        Ok(())
+        let flows: Vec<String> = w.flows.iter().map(|f| f.name.clone()).collect();
+        let links: Vec<String> = w.links.iter().map(|l| l.name.clone()).collect();
+        let mut named = |kind: TraceKind, t: &TraceTable| sink(kind, t, if kind.per_flow() { &flows } else { &links });
+        w.obs.traces.flush(min_rows, &mut named).map_err(Stop::Sink)
     }
 
     /// The periodic look at the hooks. `last` is (time, events) when time last moved.
@@ -140,10 +151,7 @@ impl Sim {
                 return Err(Stop::Interrupted { at_ns: now });
             }
         }
-        if let Some(sink) = hooks.trace_sink.as_mut() {
-            self.world.obs.traces.flush(TRACE_CHUNK_ROWS, sink).map_err(Stop::Sink)?;
-        }
-        Ok(())
+        self.flush_traces(hooks, TRACE_CHUNK_ROWS)
     }
 
     fn check_past(&self) -> Result<(), Stop> {
