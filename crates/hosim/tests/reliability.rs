@@ -62,9 +62,9 @@ fn item4_times_beyond_the_longest_time_are_refused() {
 fn item4_an_event_scheduled_in_the_past_stops_the_run_with_an_internal_error() {
     let s = hosim::scenario::load(preset("dumbbell"), "dumbbell", &[]).unwrap();
     let mut sim = hosim::scenario::build::build(&s, "dumbbell", 1).unwrap();
-    // Move the queue's clock to 5 ns: the flows' starts at 0 are then in the past.
-    sim.world.events.schedule(5, hosim::sim::Event::FlowStart(0));
-    assert!(sim.world.events.pop_until(5).is_some());
+    // Move the queue's clock to 1 s: the flows' starts (within 10 ms) are then in the past.
+    sim.world.events.schedule(1_000_000_000, hosim::sim::Event::FlowStart(0));
+    assert!(sim.world.events.pop_until(1_000_000_000).is_some());
     match sim.run_hooked(&mut RunHooks::default()) {
         Err(Stop::Internal(m)) => assert!(m.contains("in the past"), "{m}"),
         other => panic!("expected an internal error, got {other:?}"),

@@ -279,8 +279,8 @@ impl TcpSection {
             cfg.ecn = v;
         }
         if cfg.mss_bytes as u64 + cfg.header_bytes as u64 > MAX_PACKET_BYTES {
-            let key =
-                if self.header_bytes.is_some() && self.mss_bytes.is_none() { "header_bytes" } else { "mss_bytes" };
+            // Name the one that is out of proportion.
+            let key = if cfg.header_bytes > cfg.mss_bytes { "header_bytes" } else { "mss_bytes" };
             return Err(c.err(
                 &k(key),
                 &format!(
