@@ -90,6 +90,7 @@ fn item6_ten_thousand_flows_build_fast_and_most_flows_deliver() {
         hosim::scenario::load(preset("dumbbell"), "dumbbell", &[("dumbbell.flows".into(), "10000".into())]).unwrap();
     let sim = hosim::scenario::build::build(&s, "dumbbell", 1).unwrap();
     let built = t0.elapsed().as_secs_f64();
+    eprintln!("10,000-flow dumbbell loaded and built in {built:.3} s");
     // Two routers keep tables; the 20,000 hosts route through their one link.
     let tables: usize = sim.world.nodes.iter().map(|n| n.routes.len()).sum();
     assert!(tables <= 2 * sim.world.nodes.len(), "{tables} route entries");
