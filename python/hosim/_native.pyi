@@ -1,10 +1,15 @@
 """Type stub for the Rust extension module ``hosim._native`` (crates/hosim-py)."""
 
+from collections.abc import Callable
+
 class ScenarioError(ValueError):
     """Invalid input; ``str(e)`` is one line naming the source, the key and the problem."""
 
 class InvariantError(RuntimeError):
     """A violated simulator invariant: a bug in hosim."""
+
+class InternalError(RuntimeError):
+    """The core stopped a run that went wrong (an event in the past, no progress): a bug."""
 
 def run(
     scenario_toml: str,
@@ -15,11 +20,15 @@ def run(
     capture_dir: str | None = None,
     capture_links: list[str] | None = None,
     capture_format: str | None = None,
+    trace_sink: Callable[[str, dict[str, list[float | int | str]]], object] | None = None,
 ) -> tuple[str, dict[str, dict[str, list[float | int | str]]]]:
     """Run a scenario with ``seed`` (None: the scenario's ``seed``, else 1); returns the summary
-    as JSON text and, when ``traces``, the trace tables as {name: {column: values}}. With
-    ``capture_dir``, the packet capture of ``capture_links`` (else the scenario's ``[capture]``)
-    is written there; a write failure raises OSError."""
+    as JSON text and, when ``traces`` and no ``trace_sink``, the trace tables as
+    {name: {column: values}} (at most 20 million rows, else RuntimeError). With ``trace_sink``
+    the tables are passed to it in chunks while the run goes on. With ``capture_dir``, the
+    packet capture of ``capture_links`` (else the scenario's ``[capture]``) is written there; a
+    write failure raises OSError. Signals are checked every 64k events: Ctrl-C ends the run
+    with KeyboardInterrupt("interrupted at t = ... s")."""
 
 def presets() -> list[tuple[str, str, str]]:
     """(name, one-line description, TOML text) of every embedded preset."""

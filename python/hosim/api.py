@@ -47,6 +47,7 @@ __all__ = [
     "run",
     "run_raw",
     "run_text",
+    "run_to_dir",
     "trace_frame",
     "toml_literal",
 ]
@@ -346,6 +347,65 @@ def run_text(
             text, source, seed, list(overrides), bool(traces), os.fspath(capture.dir), links, capture.format
         )
     return Result.from_columns(json.loads(summary_json), trace_columns)
+
+
+def run_to_dir(
+    scenario: ScenarioLike,
+    out_dir: str | os.PathLike[str],
+    seed: int | None = None,
+    overrides: Sequence[tuple[str, str]] = (),
+    unset: Sequence[str] = (),
+    capture: Capture | None = None,
+) -> tuple[Result, list[Path]]:
+    """Run ``scenario`` and stream its traces into ``out_dir`` (created if needed) while it
+    runs: every trace goes to ``<name>.parquet``, one row group per chunk of about 64k rows
+    (pyarrow's ``ParquetWriter``), so memory stays bounded however long the simulated time.
+    Each file is written under a temporary name and renamed when complete, so a killed run
+    leaves no truncated Parquet behind; ``summary.json`` is written (atomically) at the end.
+    ``unset`` and ``capture`` as in ``run_raw``. Returns the result (summary only: its trace
+    tables are empty) and the written paths."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from hosim.outdir import atomic_write_text
+
+    text, source = load_scenario(scenario)
+    text = remove_keys(text, unset, source) if unset else text
+    seed = _check_seed(seed, source)
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    writers: dict[str, Any] = {}
+
+    def sink(name: str, columns: Mapping[str, Sequence[Any]]) -> None:
+        table = pa.table(dict(columns))
+        writer = writers.get(name)
+        if writer is None:
+            writer = writers[name] = pq.ParquetWriter(out / f".{name}.parquet.partial", table.schema)
+        writer.write_table(table.cast(writer.schema))
+
+    cap_dir, cap_links, cap_format = (None, None, None)
+    if capture is not None:
+        cap_dir = os.fspath(capture.dir)
+        cap_links = None if capture.links is None else list(capture.links)
+        cap_format = capture.format
+    try:
+        summary_json, _ = native().run(
+            text, source, seed, list(overrides), True, cap_dir, cap_links, cap_format, trace_sink=sink
+        )
+    except BaseException:
+        for name, writer in writers.items():
+            writer.close()
+            (out / f".{name}.parquet.partial").unlink(missing_ok=True)
+        raise
+    for writer in writers.values():
+        writer.close()
+    for name in writers:
+        os.replace(out / f".{name}.parquet.partial", out / f"{name}.parquet")
+    summary = json.loads(summary_json)
+    summary_path = out / "summary.json"
+    atomic_write_text(summary_path, json.dumps(summary, indent=2) + "\n")
+    written = [summary_path] + [out / f"{name}.parquet" for name in sorted(writers)]
+    return Result(summary, {}), written
 
 
 def _check_seed(seed: Any, source: str) -> int | None:

@@ -67,7 +67,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except click.ClickException as exc:
         return _report("error", exc.format_message(), 2, exc)
     except click.Abort as exc:
-        return _report("error", "interrupted", 130, exc)
+        # The core's KeyboardInterrupt says when: "interrupted at t = ... s".
+        return _report("error", str(exc.__cause__ or "") or "interrupted", 130, exc)
     except Interrupted as exc:
         return _report("interrupted", str(exc), 130, exc)
     except ClusterError as exc:
@@ -385,13 +386,17 @@ def run_command(
     previous = _prepare_out(out, "run", force) if out is not None else None
     links = [name.strip() for name in pcap.split(",") if name.strip()] if pcap else None
     capture = api.Capture(out, links, pcap_format) if out is not None else None
-    result = api.run_raw(scenario, seed=seed, overrides=overrides, traces=out is not None and not no_traces,
-                         unset=unsets, capture=capture)
+    written: list[Path] = []
+    if out is not None and not no_traces:
+        # Traces stream to Parquet row groups while the run goes on: memory stays bounded.
+        result, written = api.run_to_dir(scenario, out, seed=seed, overrides=overrides, unset=unsets,
+                                         capture=capture)
+    else:
+        result = api.run_raw(scenario, seed=seed, overrides=overrides, traces=False, unset=unsets, capture=capture)
+        written = result.write(out) if out is not None else []
     for warning in empty_flow_warnings(result.summary):
         _warn(warning)
-    written: list[Path] = []
     if out is not None:
-        written = result.write(out)
         if "capture" in result.summary:
             # The core wrote the captures into `out` during the run.
             written += sorted(p for p in out.iterdir() if p.suffix in (".pcap", ".pcapng"))

@@ -20,6 +20,15 @@ create_exception!(
     PyRuntimeError,
     "A simulator invariant was violated (a bug in hosim)."
 );
+create_exception!(
+    hosim._native,
+    InternalError,
+    PyRuntimeError,
+    "The core stopped a run that went wrong (an event in the past, no progress): a bug in hosim."
+);
+
+/// Rows of traces a run may hold in memory when no sink takes them (all kinds together).
+const MEMORY_TRACE_ROWS: usize = 20_000_000;
 
 fn table_dict<'py>(
     py: Python<'py>,
@@ -38,9 +47,17 @@ fn table_dict<'py>(
 }
 
 /// run(scenario_toml, source, seed, overrides, traces, capture_dir=None, capture_links=None,
-/// capture_format=None) -> (summary_json, traces)
+///     capture_format=None, trace_sink=None) -> (summary_json, traces)
+///
+/// With `capture_dir`, packets of `capture_links` (names or "all"; default: the scenario's
+/// `[capture]`) are written there as pcapng or pcap (`capture_format`).
+/// The run checks for signals (Ctrl-C) every 64k events; a KeyboardInterrupt raised by a
+/// signal handler ends it as KeyboardInterrupt("interrupted at t = ... s"). With `trace_sink`,
+/// trace rows are passed in chunks of about 64k rows as `trace_sink(name, {column: values})`
+/// while the run goes on, and the returned traces are empty; without it they are returned, up
+/// to `MEMORY_TRACE_ROWS` rows in all (more is an error).
 #[pyfunction]
-#[pyo3(signature = (scenario_toml, source, seed, overrides, traces, capture_dir=None, capture_links=None, capture_format=None))]
+#[pyo3(signature = (scenario_toml, source, seed, overrides, traces, capture_dir=None, capture_links=None, capture_format=None, trace_sink=None))]
 #[allow(clippy::too_many_arguments)]
 fn run(
     py: Python<'_>,
@@ -52,25 +69,69 @@ fn run(
     capture_dir: Option<std::path::PathBuf>,
     capture_links: Option<Vec<String>>,
     capture_format: Option<String>,
+    trace_sink: Option<PyObject>,
 ) -> PyResult<(String, PyObject)> {
     let capture = hosim::CaptureOptions { dir: capture_dir, links: capture_links, format: capture_format };
     let opts = hosim::RunOptions { seed, overrides, traces, capture };
     let text = scenario_toml.to_string();
     let src = source.to_string();
-    let out = py.allow_threads(move || hosim::run(&text, &src, &opts)).map_err(|e| match e {
+    let mut sink_err: Option<PyErr> = None;
+    let mut mem: [hosim::TraceTable; 8] = Default::default();
+    let mut held = 0usize;
+    let result = py.allow_threads(|| {
+        // Ctrl-C: Python's handler raises KeyboardInterrupt inside check_signals.
+        let mut interrupt = || Python::with_gil(|py| py.check_signals().is_err());
+        let mut sink = |kind: hosim::TraceKind, t: &hosim::TraceTable, names: &[String]| -> Result<(), String> {
+            if let Some(cb) = &trace_sink {
+                return Python::with_gil(|py| {
+                    let (name, value_col) = kind.names();
+                    let id_col = if kind.per_flow() { "flow" } else { "queue" };
+                    let r =
+                        table_dict(py, t, id_col, value_col, names).and_then(|d| cb.call1(py, (name, d)).map(|_| ()));
+                    r.map_err(|e| {
+                        let m = e.to_string();
+                        sink_err.get_or_insert(e);
+                        m
+                    })
+                });
+            }
+            held += t.len();
+            if held > MEMORY_TRACE_ROWS {
+                return Err(format!(
+                    "traces: more than {MEMORY_TRACE_ROWS} rows would be held in memory; write them to files \
+                     with `hosim run --out DIR` (streamed), or shorten duration_s"
+                ));
+            }
+            let m = &mut mem[kind as usize];
+            m.time_ns.extend_from_slice(&t.time_ns);
+            m.id.extend_from_slice(&t.id);
+            m.value.extend_from_slice(&t.value);
+            Ok(())
+        };
+        let mut hooks = hosim::RunHooks { interrupt: Some(&mut interrupt), trace_sink: Some(&mut sink) };
+        hosim::run_with(&text, &src, &opts, &mut hooks)
+    });
+    if let Some(e) = sink_err {
+        return Err(e);
+    }
+    let out = result.map_err(|e| match e {
         hosim::Error::Scenario(e) => ScenarioError::new_err(e.message),
         hosim::Error::Invariant(m) => InvariantError::new_err(m),
         hosim::Error::Io(m) => PyOSError::new_err(m),
+        hosim::Error::Internal(m) => InternalError::new_err(m),
+        hosim::Error::Interrupted { at_s } => {
+            pyo3::exceptions::PyKeyboardInterrupt::new_err(format!("interrupted at t = {at_s} s"))
+        }
+        hosim::Error::Output(m) => PyRuntimeError::new_err(m),
     })?;
     let summary = serde_json::to_string(&out.summary).map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
     let tables = PyDict::new_bound(py);
-    if traces {
+    if traces && trace_sink.is_none() {
         for kind in hosim::TraceKind::ALL {
             let (name, value_col) = kind.names();
             let (id_col, names) = if kind.per_flow() { ("flow", &out.flow_names) } else { ("queue", &out.link_names) };
-            tables.set_item(name, table_dict(py, out.traces.table(kind), id_col, value_col, names)?)?;
+            tables.set_item(name, table_dict(py, &mem[kind as usize], id_col, value_col, names)?)?;
         }
-        tables.set_item("goodput", table_dict(py, &out.goodput, "flow", "goodput_bps", &out.flow_names)?)?;
     }
     Ok((summary, tables.into_any().unbind()))
 }
@@ -93,5 +154,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(version, m)?)?;
     m.add("ScenarioError", m.py().get_type_bound::<ScenarioError>())?;
     m.add("InvariantError", m.py().get_type_bound::<InvariantError>())?;
+    m.add("InternalError", m.py().get_type_bound::<InternalError>())?;
     Ok(())
 }

@@ -36,6 +36,7 @@ use observe::pcap::{Capture, CaptureFormat, FlowWire};
 
 pub use observe::{TraceKind, TraceTable, Traces};
 pub use scenario::ScenarioError;
+pub use sim::RunHooks;
 
 /// What can go wrong in a run.
 #[derive(Debug)]
@@ -46,6 +47,13 @@ pub enum Error {
     Invariant(String),
     /// An output file could not be written (a packet capture).
     Io(String),
+    /// The core caught itself misbehaving mid-run (an event scheduled in the past, a run that
+    /// makes no progress): a bug, reported instead of a wrong number.
+    Internal(String),
+    /// The interrupt hook stopped the run at this simulated time (seconds).
+    Interrupted { at_s: f64 },
+    /// The trace sink failed (the message is the sink's).
+    Output(String),
 }
 
 impl std::fmt::Display for Error {
@@ -54,6 +62,9 @@ impl std::fmt::Display for Error {
             Error::Scenario(e) => write!(f, "{e}"),
             Error::Invariant(m) => write!(f, "invariant violated: {m}"),
             Error::Io(m) => f.write_str(m),
+            Error::Internal(m) => write!(f, "internal error: {m}"),
+            Error::Interrupted { at_s } => write!(f, "interrupted at t = {at_s} s"),
+            Error::Output(m) => write!(f, "{m}"),
         }
     }
 }
@@ -73,7 +84,8 @@ pub struct RunOutput {
     pub traces: Traces,
     pub flow_names: Vec<String>,
     pub link_names: Vec<String>,
-    /// Goodput per flow and interval: (interval start s, flow index, bit/s).
+    /// Goodput per flow and interval: (interval start, flow index, bit/s). Empty when the
+    /// traces went to a sink (it is the sink's `TraceKind::Goodput`).
     pub goodput: TraceTable,
 }
 
@@ -99,13 +111,41 @@ pub struct CaptureOptions {
 /// Parses, builds and runs a scenario. The seed is `opts.seed`, else the scenario's `seed`,
 /// else 1.
 pub fn run(text: &str, source: &str, opts: &RunOptions) -> Result<RunOutput, Error> {
+    run_with(text, source, opts, &mut RunHooks::default())
+}
+
+/// Rows of goodput trace (flows x intervals) a run may write: a bound on the output that
+/// `trace.interval_s` would otherwise make as large as it likes.
+pub const MAX_GOODPUT_ROWS: u64 = 100_000_000;
+
+/// As [`run`], with hooks: an interrupt check and a trace sink that takes the traces in chunks
+/// as they are recorded (memory bounded by the topology, not by the simulated time).
+pub fn run_with(text: &str, source: &str, opts: &RunOptions, hooks: &mut RunHooks) -> Result<RunOutput, Error> {
     let scenario = scenario::load(text, source, &opts.overrides)?;
     let seed = opts.seed.or(scenario.seed).unwrap_or(1);
     let mut sim = scenario::build::build(&scenario, source, seed)?;
+    if opts.traces {
+        let w = &sim.world;
+        let rows = w.end_ns.div_ceil(w.trace_interval_ns).saturating_mul(w.flows.len() as u64);
+        if rows > MAX_GOODPUT_ROWS {
+            return Err(Error::Scenario(ScenarioError::new(
+                source,
+                "trace.interval_s",
+                &format!(
+                    "the goodput trace would have {rows} rows (flows x duration_s / interval_s); \
+                     at most {MAX_GOODPUT_ROWS}: make the interval longer"
+                ),
+            )));
+        }
+    }
     sim.world.obs.set_tracing(opts.traces);
     let capture = start_capture(&scenario, source, &opts.capture, &mut sim.world)?;
     let t0 = Instant::now();
-    sim.run();
+    sim.run_hooked(hooks).map_err(|stop| match stop {
+        sim::Stop::Interrupted { at_ns } => Error::Interrupted { at_s: engine::ns_to_s(at_ns) },
+        sim::Stop::Internal(m) => Error::Internal(m),
+        sim::Stop::Sink(m) => Error::Output(m),
+    })?;
     let wall = t0.elapsed().as_secs_f64();
     sim.world.obs.finish().map_err(|e| Error::Io(format!("writing the packet capture: {e}")))?;
     let violations = metrics::summary::check_invariants(&sim);
@@ -118,22 +158,13 @@ pub fn run(text: &str, source: &str, opts: &RunOptions) -> Result<RunOutput, Err
         return Err(Error::Invariant(violations.join("; ")));
     }
     let world = &mut sim.world;
-    let mut goodput = TraceTable::default();
-    if opts.traces {
-        let iv = world.trace_interval_ns;
-        let iv_s = engine::ns_to_s(iv);
-        for (fi, f) in world.flows.iter().enumerate() {
-            let bins = (world.end_ns.div_ceil(iv)) as usize;
-            for (b, bytes) in f.goodput_bins.iter().take(bins).enumerate() {
-                goodput.push(b as u64 * iv, fi as u32, *bytes as f64 * 8.0 / iv_s);
-            }
-        }
-    }
+    let mut traces = world.obs.take_traces();
+    let goodput = std::mem::take(&mut traces.tables[TraceKind::Goodput as usize]);
     Ok(RunOutput {
         summary,
         flow_names: world.flows.iter().map(|f| f.name.clone()).collect(),
         link_names: world.links.iter().map(|l| l.name.clone()).collect(),
-        traces: world.obs.take_traces(),
+        traces,
         goodput,
     })
 }

@@ -34,6 +34,10 @@ pub struct EventQueue<E> {
     heap: BinaryHeap<Entry<E>>,
     next_seq: u64,
     executed: u64,
+    /// Time of the last event popped: nothing may be scheduled before it.
+    now: SimTime,
+    /// The first attempt to schedule an event in the past, as (now, requested time).
+    past: Option<(SimTime, SimTime)>,
 }
 
 impl<E> Default for EventQueue<E> {
@@ -44,10 +48,17 @@ impl<E> Default for EventQueue<E> {
 
 impl<E> EventQueue<E> {
     pub fn new() -> Self {
-        EventQueue { heap: BinaryHeap::with_capacity(1024), next_seq: 0, executed: 0 }
+        EventQueue { heap: BinaryHeap::with_capacity(1024), next_seq: 0, executed: 0, now: 0, past: None }
     }
 
+    /// Schedules `event` at `time`. A time before the last popped event (an overflowed or
+    /// negative delay upstream) is a bug: the event is refused and the first such request is
+    /// kept for [`EventQueue::past_request`], which the run loop turns into an internal error.
     pub fn schedule(&mut self, time: SimTime, event: E) {
+        if time < self.now {
+            self.refuse_past(time);
+            return;
+        }
         self.heap.push(Entry { time, seq: self.next_seq, event });
         self.next_seq += 1;
     }
@@ -59,7 +70,18 @@ impl<E> EventQueue<E> {
         }
         let e = self.heap.pop()?;
         self.executed += 1;
+        self.now = e.time;
         Some((e.time, e.event))
+    }
+
+    #[cold]
+    fn refuse_past(&mut self, time: SimTime) {
+        self.past.get_or_insert((self.now, time));
+    }
+
+    /// The first refused request to schedule an event in the past: (now, requested time).
+    pub fn past_request(&self) -> Option<(SimTime, SimTime)> {
+        self.past
     }
 
     pub fn executed(&self) -> u64 {
@@ -97,6 +119,19 @@ mod tests {
         }
         let order: Vec<i32> = std::iter::from_fn(|| q.pop_until(5).map(|(_, e)| e)).collect();
         assert_eq!(order, (0..100).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn scheduling_before_the_last_popped_event_is_refused_and_recorded() {
+        let mut q = EventQueue::new();
+        q.schedule(10, 1);
+        assert_eq!(q.pop_until(100), Some((10, 1)));
+        q.schedule(9, 2);
+        q.schedule(3, 3);
+        q.schedule(10, 4);
+        assert_eq!(q.past_request(), Some((10, 9)));
+        assert_eq!(q.pop_until(100), Some((10, 4)));
+        assert_eq!(q.pop_until(100), None);
     }
 
     #[test]

@@ -6,6 +6,13 @@ pub type SimTime = u64;
 
 pub const NS_PER_S: u64 = 1_000_000_000;
 
+/// The longest time a scenario may give, in seconds (1e18 ns): a sum of a few such times still
+/// fits the u64 nanoseconds of [`SimTime`] (at most ~1.8e19 ns), so no time arithmetic wraps.
+pub const MAX_TIME_S: f64 = 1e9;
+
+/// The shortest non-zero time a scenario may give: one nanosecond, the engine's resolution.
+pub const MIN_NONZERO_TIME_S: f64 = 1e-9;
+
 /// Converts seconds to nanoseconds, rounding to the nearest nanosecond.
 pub fn s_to_ns(seconds: f64) -> SimTime {
     debug_assert!(seconds >= 0.0 && seconds.is_finite());

@@ -39,5 +39,62 @@ pub struct Node {
     pub name: String,
     pub kind: NodeKind,
     /// `routes[dst]` is the outgoing link towards node `dst` (None: unreachable or self).
+    /// Empty for a node with a single outgoing link (`via`), which needs no table.
     pub routes: Vec<Option<LinkId>>,
+    /// The only outgoing link of a node without a table: every packet leaves through it
+    /// (one that cannot reach its destination is dropped as unroutable further on).
+    pub via: Option<LinkId>,
+}
+
+impl Node {
+    /// The outgoing link towards `dst`.
+    #[inline]
+    pub fn route(&self, dst: NodeId) -> Option<LinkId> {
+        match self.routes.get(dst as usize) {
+            Some(r) => *r,
+            None => self.via,
+        }
+    }
+}
+
+/// Minimum-hop static routes from `src`: the first link of a shortest path to every node
+/// (breadth-first search; ties go to the link declared first). Hosts other than `src` never
+/// relay.
+pub fn min_hop_routes(nodes: &[Node], links: &[Link], out_links: &[Vec<LinkId>], src: usize) -> Vec<Option<LinkId>> {
+    let n = nodes.len();
+    let mut first: Vec<Option<LinkId>> = vec![None; n];
+    let mut seen = vec![false; n];
+    seen[src] = true;
+    let mut queue = std::collections::VecDeque::new();
+    for &l in &out_links[src] {
+        let to = links[l as usize].to as usize;
+        if !seen[to] {
+            seen[to] = true;
+            first[to] = Some(l);
+            queue.push_back(to);
+        }
+    }
+    while let Some(u) = queue.pop_front() {
+        if nodes[u].kind == NodeKind::Host {
+            continue;
+        }
+        for &l in &out_links[u] {
+            let to = links[l as usize].to as usize;
+            if !seen[to] {
+                seen[to] = true;
+                first[to] = first[u];
+                queue.push_back(to);
+            }
+        }
+    }
+    first
+}
+
+/// The outgoing links of every node, in link order.
+pub fn out_links(nodes: &[Node], links: &[Link]) -> Vec<Vec<LinkId>> {
+    let mut out: Vec<Vec<LinkId>> = vec![Vec::new(); nodes.len()];
+    for (i, l) in links.iter().enumerate() {
+        out[l.from as usize].push(i as LinkId);
+    }
+    out
 }

@@ -14,10 +14,12 @@ pub enum TraceKind {
     Queue,
     /// Rate of a variable-rate link, recorded at every change (per link).
     Rate,
+    /// Goodput of a flow over each trace interval (time = the interval's start).
+    Goodput,
 }
 
 impl TraceKind {
-    pub const ALL: [TraceKind; 7] = [
+    pub const ALL: [TraceKind; 8] = [
         TraceKind::Cwnd,
         TraceKind::Ssthresh,
         TraceKind::Rtt,
@@ -25,6 +27,7 @@ impl TraceKind {
         TraceKind::Inflight,
         TraceKind::Queue,
         TraceKind::Rate,
+        TraceKind::Goodput,
     ];
 
     /// Table name and value column name, with units.
@@ -37,6 +40,7 @@ impl TraceKind {
             TraceKind::Inflight => ("inflight", "inflight_bytes"),
             TraceKind::Queue => ("queue", "len_pkts"),
             TraceKind::Rate => ("rate", "rate_bps"),
+            TraceKind::Goodput => ("goodput", "goodput_bps"),
         }
     }
 
@@ -67,12 +71,19 @@ impl TraceTable {
     pub fn is_empty(&self) -> bool {
         self.time_ns.is_empty()
     }
+
+    /// Removes every row, keeping the allocation.
+    pub fn clear(&mut self) {
+        self.time_ns.clear();
+        self.id.clear();
+        self.value.clear();
+    }
 }
 
 #[derive(Clone, Debug, Default)]
 pub struct Traces {
     pub enabled: bool,
-    pub tables: [TraceTable; 7],
+    pub tables: [TraceTable; 8],
 }
 
 impl Traces {
@@ -85,5 +96,22 @@ impl Traces {
 
     pub fn table(&self, kind: TraceKind) -> &TraceTable {
         &self.tables[kind as usize]
+    }
+
+    /// Hands every table with at least `min_rows` rows (and at least one) to `sink`, then
+    /// clears it: memory stays bounded by the chunk size, whatever the simulated time.
+    pub fn flush(
+        &mut self,
+        min_rows: usize,
+        sink: &mut dyn FnMut(TraceKind, &TraceTable) -> Result<(), String>,
+    ) -> Result<(), String> {
+        for kind in TraceKind::ALL {
+            let t = &mut self.tables[kind as usize];
+            if !t.is_empty() && t.len() >= min_rows {
+                sink(kind, t)?;
+                t.clear();
+            }
+        }
+        Ok(())
     }
 }

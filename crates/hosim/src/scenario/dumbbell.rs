@@ -37,6 +37,7 @@ pub fn expand(d: &DumbbellSection) -> Graph {
         });
     }
     g.traced_queues.push("left->right".into());
+    g.start_jitter_s = d.start_jitter_s;
     g
 }
 
@@ -64,9 +65,17 @@ pub struct DumbbellSection {
     pub bytes: Option<u64>,
     /// Rate of each flow's source (app = "rate").
     pub rate_bps: Option<f64>,
-    /// Flow i starts at i * start_stagger_s.
+    /// Flow i starts at i * start_stagger_s (plus the jitter).
     #[serde(default)]
     pub start_stagger_s: f64,
+    /// Each flow starts a uniform random time in [0, start_jitter_s) later, drawn per seed
+    /// (the preset's random element: without it every seed gives the same run).
+    #[serde(default = "d_start_jitter_s")]
+    pub start_jitter_s: f64,
+}
+
+fn d_start_jitter_s() -> f64 {
+    0.01
 }
 
 fn d_flows() -> u32 {
@@ -110,6 +119,7 @@ impl DumbbellSection {
         c.positive("dumbbell.access_bps", self.access_bps)?;
         c.non_negative("dumbbell.access_delay_s", self.access_delay_s)?;
         c.non_negative("dumbbell.start_stagger_s", self.start_stagger_s)?;
+        c.non_negative("dumbbell.start_jitter_s", self.start_jitter_s)?;
         validate_app(c, "dumbbell", self.app, self.bytes, self.rate_bps)
     }
 }

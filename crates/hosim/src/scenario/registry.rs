@@ -102,7 +102,13 @@ impl Template for ExplicitGraph {
     }
 
     fn expand(&self, s: &Scenario, _c: &Check) -> Result<Graph, ScenarioError> {
-        Ok(Graph { nodes: s.nodes.clone(), links: s.links.clone(), flows: s.flows.clone(), traced_queues: Vec::new() })
+        Ok(Graph {
+            nodes: s.nodes.clone(),
+            links: s.links.clone(),
+            flows: s.flows.clone(),
+            traced_queues: Vec::new(),
+            start_jitter_s: 0.0,
+        })
     }
 
     fn install(&self, _s: &Scenario, _sim: &mut Sim, _c: &Check) -> Result<(), ScenarioError> {

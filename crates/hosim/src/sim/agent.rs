@@ -96,8 +96,16 @@ impl<'a> Cx<'a> {
         self.world.nodes.iter().position(|n| n.name == name).map(|i| i as NodeId)
     }
 
-    /// `routes[dst]` of node `n`: the outgoing link towards each destination.
+    /// `routes[dst]` of node `n`: the outgoing link towards each destination. A node routed
+    /// through its single link gets its full table here first.
     pub fn routes_mut(&mut self, n: NodeId) -> &mut [Option<LinkId>] {
+        let w = &mut *self.world;
+        if w.nodes[n as usize].routes.is_empty() && !w.nodes.is_empty() {
+            let out = crate::net::out_links(&w.nodes, &w.links);
+            let table = crate::net::min_hop_routes(&w.nodes, &w.links, &out, n as usize);
+            w.nodes[n as usize].routes = table;
+            w.nodes[n as usize].via = None;
+        }
         &mut self.world.nodes[n as usize].routes
     }
 

@@ -7,7 +7,7 @@ use crate::net::FlowId;
 use crate::observe::TraceKind;
 use crate::tcp::receiver::AckOut;
 
-use super::flow::{resolve_spurious, resolve_timeout_at};
+use super::flow::{goodput_add, resolve_spurious, resolve_timeout_at};
 use super::world::{Event, World};
 
 impl World {
@@ -99,9 +99,8 @@ impl World {
         let res = flow.receiver.on_data(now, pkt.seq, pkt.len, pkt.ecn == Ecn::Ce, pkt.cwr);
         if res.delivered > 0 {
             flow.delivered_bytes += res.delivered;
-            let bin = (now / interval) as usize;
-            if let Some(b) = flow.goodput_bins.get_mut(bin) {
-                *b += res.delivered;
+            if self.obs.traces.enabled {
+                goodput_add(flow, &mut self.obs.traces, f, now, interval, res.delivered);
             }
         }
         if let Some(ack) = res.ack {

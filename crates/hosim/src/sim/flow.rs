@@ -4,9 +4,11 @@
 use std::collections::BTreeMap;
 
 use crate::app::App;
+use crate::engine::time::ns_to_s;
 use crate::engine::time::SimTime;
 use crate::net::packet::Packet;
 use crate::net::{FlowId, NodeId};
+use crate::observe::{TraceKind, Traces};
 use crate::tcp::{TcpReceiver, TcpSender};
 
 /// Segments a scenario asks to drop at the sender, by segment index (seq / MSS).
@@ -58,8 +60,9 @@ pub struct Flow {
     pub completion_ns: Option<SimTime>,
     pub tag_errors: u64,
     pub scripted_drops: u64,
-    /// Bytes delivered per trace interval (goodput trace).
-    pub goodput_bins: Vec<u64>,
+    /// Goodput trace: the interval being summed and the bytes delivered in it so far.
+    pub(super) goodput_bin: u64,
+    pub(super) goodput_bytes: u64,
     /// Split connection: bytes this flow delivers in order are handed to that flow's sender
     /// as application data (a split connection: the flow ends at a proxy that relays it).
     pub relay_to: Option<FlowId>,
@@ -96,7 +99,8 @@ impl Flow {
             completion_ns: None,
             tag_errors: 0,
             scripted_drops: 0,
-            goodput_bins: Vec::new(),
+            goodput_bin: 0,
+            goodput_bytes: 0,
             relay_to: None,
             last_traced: [u64::MAX; 4],
         }
@@ -123,4 +127,32 @@ pub(super) fn resolve_timeout_at(flow: &mut Flow, seq: u64) {
     if let Some(times) = flow.timeouts.remove(&seq) {
         flow.spurious_timeouts += times.len() as u64;
     }
+}
+
+/// Goodput trace: `bytes` delivered at `now`. Rows are written as intervals close, so the trace
+/// streams with the others (one row per flow and interval, idle intervals as 0).
+pub(super) fn goodput_add(
+    flow: &mut Flow,
+    traces: &mut Traces,
+    f: FlowId,
+    now: SimTime,
+    interval: SimTime,
+    bytes: u64,
+) {
+    let bin = now / interval;
+    if bin != flow.goodput_bin {
+        goodput_close(flow, traces, f, bin, interval);
+    }
+    flow.goodput_bytes += bytes;
+}
+
+/// Writes the rows of intervals `goodput_bin .. until` and makes `until` the current one.
+pub(super) fn goodput_close(flow: &mut Flow, traces: &mut Traces, f: FlowId, until: u64, interval: SimTime) {
+    let iv_s = ns_to_s(interval);
+    for b in flow.goodput_bin..until {
+        let bytes = if b == flow.goodput_bin { flow.goodput_bytes } else { 0 };
+        traces.record(TraceKind::Goodput, b * interval, f, bytes as f64 * 8.0 / iv_s);
+    }
+    flow.goodput_bin = until.max(flow.goodput_bin);
+    flow.goodput_bytes = 0;
 }

@@ -15,7 +15,45 @@ pub use agent::{Agent, Cx, HandoverRecord, Report};
 pub use flow::{DropRules, Flow};
 pub use world::{Counters, Event, World};
 
+use crate::engine::time::{ns_to_s, SimTime};
 use crate::net::AgentId;
+use crate::observe::{TraceKind, TraceTable};
+
+/// The run loop looks at its hooks (interrupt, trace chunks, internal checks) once every this
+/// many events: one counter compare per event.
+pub const CHECK_EVERY_EVENTS: u64 = 1 << 16;
+
+/// A trace table is handed to the sink once it holds this many rows (checked with the hooks).
+pub const TRACE_CHUNK_ROWS: usize = 1 << 16;
+
+/// Events at one instant after which the run is declared stuck (a zero-length timer loop).
+pub const STUCK_EVENTS: u64 = 1 << 26;
+
+/// Receives trace rows in chunks: (kind, rows, names of the ids: flows for per-flow kinds,
+/// else links). The rows are cleared after the call.
+pub type TraceSink<'a> = &'a mut dyn FnMut(TraceKind, &TraceTable, &[String]) -> Result<(), String>;
+
+/// What a run can be given besides its scenario: all optional, all called rarely (never per
+/// packet).
+#[derive(Default)]
+pub struct RunHooks<'a> {
+    /// Asked every [`CHECK_EVERY_EVENTS`] events; `true` stops the run ([`Stop::Interrupted`]).
+    pub interrupt: Option<&'a mut dyn FnMut() -> bool>,
+    /// Takes the traces in chunks of about [`TRACE_CHUNK_ROWS`] rows per kind, and the rest at
+    /// the end. Without a sink the traces stay in the world (`Observers::take_traces`).
+    pub trace_sink: Option<TraceSink<'a>>,
+}
+
+/// Why a run ended before its end time.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Stop {
+    /// The interrupt hook asked to stop, at this simulated time.
+    Interrupted { at_ns: SimTime },
+    /// The core caught itself misbehaving (an event scheduled in the past, no progress).
+    Internal(String),
+    /// The trace sink failed.
+    Sink(String),
+}
 
 pub struct Sim {
     pub world: World,
@@ -59,14 +97,71 @@ impl Sim {
         Some(f(agent, &mut Cx::new(&mut self.world, id as AgentId)))
     }
 
-    /// Runs until `end_ns` (or until nothing is left to happen).
+    /// Runs until `end_ns` (or until nothing is left to happen), without hooks. A run the core
+    /// stopped itself leaves its reason in [`Sim::run_hooked`]'s result only; use that.
     pub fn run(&mut self) {
+        let _ = self.run_hooked(&mut RunHooks::default());
+    }
+
+    /// Runs until `end_ns` (or until nothing is left to happen), calling `hooks` every
+    /// [`CHECK_EVERY_EVENTS`] events and once at the end.
+    pub fn run_hooked(&mut self, hooks: &mut RunHooks) -> Result<(), Stop> {
         self.world.start();
+        let mut next_check = CHECK_EVERY_EVENTS;
+        let mut last = (0, 0);
         while let Some((t, ev)) = self.world.events.pop_until(self.world.end_ns) {
             self.world.now = t;
             self.dispatch(ev);
+            if self.world.events.executed() >= next_check {
+                next_check += CHECK_EVERY_EVENTS;
+                self.check(hooks, &mut last)?;
+            }
         }
         self.world.now = self.world.end_ns;
+        self.world.finish_goodput();
+        self.check_past()?;
+        self.flush_traces(hooks, 0)
+    }
+
+    /// Hands the trace tables of at least `min_rows` rows to the sink, if there is one.
+    fn flush_traces(&mut self, hooks: &mut RunHooks, min_rows: usize) -> Result<(), Stop> {
+        let Some(sink) = hooks.trace_sink.as_mut() else { return Ok(()) };
+        let w = &mut self.world;
+        if !w.obs.traces.tables.iter().any(|t| !t.is_empty() && t.len() >= min_rows) {
+            return Ok(());
+        }
+        let flows: Vec<String> = w.flows.iter().map(|f| f.name.clone()).collect();
+        let links: Vec<String> = w.links.iter().map(|l| l.name.clone()).collect();
+        let mut named = |kind: TraceKind, t: &TraceTable| sink(kind, t, if kind.per_flow() { &flows } else { &links });
+        w.obs.traces.flush(min_rows, &mut named).map_err(Stop::Sink)
+    }
+
+    /// The periodic look at the hooks. `last` is (time, events) when time last moved.
+    #[cold]
+    fn check(&mut self, hooks: &mut RunHooks, last: &mut (SimTime, u64)) -> Result<(), Stop> {
+        let (now, executed) = (self.world.now, self.world.events.executed());
+        self.check_past()?;
+        if now != last.0 {
+            *last = (now, executed);
+        } else if executed - last.1 >= STUCK_EVENTS {
+            return Err(Stop::Internal(format!("no progress: {} events at t = {} s", executed - last.1, ns_to_s(now))));
+        }
+        if let Some(interrupt) = hooks.interrupt.as_mut() {
+            if interrupt() {
+                return Err(Stop::Interrupted { at_ns: now });
+            }
+        }
+        self.flush_traces(hooks, TRACE_CHUNK_ROWS)
+    }
+
+    fn check_past(&self) -> Result<(), Stop> {
+        match self.world.events.past_request() {
+            Some((now, at)) => Err(Stop::Internal(format!(
+                "an event was scheduled in the past (at {at} ns, now {now} ns = {} s)",
+                ns_to_s(now)
+            ))),
+            None => Ok(()),
+        }
     }
 
     fn dispatch(&mut self, ev: Event) {

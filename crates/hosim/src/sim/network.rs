@@ -178,10 +178,26 @@ impl World {
     }
 
     pub(crate) fn forward(&mut self, n: NodeId, pkt: Packet) {
-        match self.nodes[n as usize].routes[pkt.dst as usize] {
+        match self.nodes[n as usize].route(pkt.dst) {
             Some(l) => self.link_enqueue(l, pkt),
             None => self.counters.dropped_unroutable += 1,
         }
+    }
+
+    /// Whether packets from `src` reach `dst` along the static routes (through no other host).
+    pub fn reaches(&self, src: NodeId, dst: NodeId) -> bool {
+        let mut at = src;
+        for _ in 0..=self.nodes.len() {
+            let Some(l) = self.nodes[at as usize].route(dst) else { return false };
+            at = self.links[l as usize].to;
+            if at == dst {
+                return true;
+            }
+            if self.nodes[at as usize].kind == NodeKind::Host {
+                return false;
+            }
+        }
+        false
     }
 
     /// Schedules the first rate change of every variable-rate link and records its first rate.

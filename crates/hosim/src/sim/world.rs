@@ -92,18 +92,32 @@ impl World {
         }
     }
 
-    /// Schedules what every run starts with: the flows, their goodput bins and the rate
-    /// changes of variable-rate links.
+    /// Schedules what every run starts with: the flows and the rate changes of variable-rate
+    /// links.
     pub(super) fn start(&mut self) {
         for f in 0..self.flows.len() {
             let start = self.flows[f].start_ns;
             self.events.schedule(start, Event::FlowStart(f as FlowId));
         }
-        let bins = (self.end_ns / self.trace_interval_ns + 1) as usize;
-        for f in self.flows.iter_mut() {
-            f.goodput_bins = vec![0; bins];
-        }
         self.start_rate_schedules();
+    }
+
+    /// Goodput-trace rows of intervals `[0, ceil(end / interval))` that were not yet written
+    /// (every flow's current interval and the idle ones after it).
+    pub(super) fn finish_goodput(&mut self) {
+        if !self.obs.traces.enabled {
+            return;
+        }
+        let bins = self.end_ns.div_ceil(self.trace_interval_ns);
+        for f in 0..self.flows.len() {
+            super::flow::goodput_close(
+                &mut self.flows[f],
+                &mut self.obs.traces,
+                f as FlowId,
+                bins,
+                self.trace_interval_ns,
+            );
+        }
     }
 
     /// Runs a core event (anything but arrivals and agent timers, which `Sim` routes).

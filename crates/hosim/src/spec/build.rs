@@ -11,7 +11,7 @@ use crate::engine::rng::{stream_rng, StreamKind};
 use crate::engine::time::{s_to_ns, tx_time_ns, SimTime};
 use crate::net::queue::{Queue, QueueLimit, RedParams};
 use crate::net::rate::{RateSchedule, VarRate};
-use crate::net::{Impairments, Link, LinkId, LossModel, Node, NodeKind};
+use crate::net::{Impairments, Link, LossModel, Node, NodeKind};
 use crate::sim::{DropRules, Flow, World};
 use crate::tcp::TcpConfig;
 
@@ -39,7 +39,7 @@ pub fn build(
             NodeKindName::Host => NodeKind::Host,
             NodeKindName::Router => NodeKind::Router,
         };
-        world.nodes.push(Node { name: n.name.clone(), kind, routes: Vec::new() });
+        world.nodes.push(Node { name: n.name.clone(), kind, routes: Vec::new(), via: None });
     }
     let lookup = |key: String, name: &str| {
         ids.get(name).copied().ok_or_else(|| c.err(&key, &format!("unknown node \"{name}\"")))
@@ -62,9 +62,7 @@ pub fn build(
                 return Err(c.err(&key(end), "flows must start and end at hosts"));
             }
         }
-        if world.nodes[src as usize].routes[dst as usize].is_none()
-            || world.nodes[dst as usize].routes[src as usize].is_none()
-        {
+        if !world.reaches(src, dst) || !world.reaches(dst, src) {
             return Err(c.err(&format!("flows[{i}]"), &format!("no route between \"{}\" and \"{}\"", f.src, f.dst)));
         }
         c.non_negative(&key("start_s"), f.start_s)?;
@@ -90,9 +88,20 @@ pub fn build(
             first_tx: f.drop_segments.clone(),
             retx: f.drop_retransmissions.iter().map(|&i| (i, false)).collect(),
         };
-        world.flows.push(Flow::new(name, src, dst, app, s_to_ns(f.start_s), cfg, drops));
+        let start_ns = s_to_ns(f.start_s) + start_jitter_ns(seed, i, graph.start_jitter_s);
+        world.flows.push(Flow::new(name, src, dst, app, start_ns, cfg, drops));
     }
     Ok(world)
+}
+
+/// Flow `i`'s extra start delay: uniform in `[0, jitter_s)`, from the flow's own stream.
+fn start_jitter_ns(seed: u64, i: usize, jitter_s: f64) -> SimTime {
+    use rand::Rng as _;
+    if jitter_s <= 0.0 {
+        return 0;
+    }
+    let u: f64 = stream_rng(seed, StreamKind::Flow, i as u64).gen();
+    s_to_ns(u * jitter_s)
 }
 
 /// Marks the traced link queues: `queues` (by link name) if given, else the graph's defaults.
@@ -279,39 +288,24 @@ fn build_links(
 }
 
 /// Static routes: for every node, the first link of a minimum-hop path to every other node
-/// (breadth-first search; ties go to the link declared first). Hosts never relay.
+/// (breadth-first search; ties go to the link declared first). Hosts never relay. A node with
+/// a single outgoing link needs no table (every minimum-hop path starts with that link), so a
+/// dumbbell of N hosts costs two tables of 2N + 2 entries, not (2N + 2)^2.
 pub fn compute_routes(world: &mut World) {
-    let n = world.nodes.len();
-    let mut out_links: Vec<Vec<LinkId>> = vec![Vec::new(); n];
-    for (i, l) in world.links.iter().enumerate() {
-        out_links[l.from as usize].push(i as LinkId);
-    }
-    for src in 0..n {
-        let mut first: Vec<Option<LinkId>> = vec![None; n];
-        let mut seen = vec![false; n];
-        seen[src] = true;
-        let mut queue = VecDeque::new();
-        for &l in &out_links[src] {
-            let to = world.links[l as usize].to as usize;
-            if !seen[to] {
-                seen[to] = true;
-                first[to] = Some(l);
-                queue.push_back(to);
-            }
+    let out = crate::net::out_links(&world.nodes, &world.links);
+    for src in 0..world.nodes.len() {
+        // The far end keeps a full table, so an unreachable destination is dropped there and
+        // never bounces between two table-less nodes.
+        let single = match out[src][..] {
+            [only] if out[world.links[only as usize].to as usize].len() != 1 => Some(only),
+            _ => None,
+        };
+        if let Some(only) = single {
+            world.nodes[src].routes = Vec::new();
+            world.nodes[src].via = Some(only);
+        } else {
+            world.nodes[src].routes = crate::net::min_hop_routes(&world.nodes, &world.links, &out, src);
+            world.nodes[src].via = None;
         }
-        while let Some(u) = queue.pop_front() {
-            if world.nodes[u].kind == NodeKind::Host {
-                continue;
-            }
-            for &l in &out_links[u] {
-                let to = world.links[l as usize].to as usize;
-                if !seen[to] {
-                    seen[to] = true;
-                    first[to] = first[u];
-                    queue.push_back(to);
-                }
-            }
-        }
-        world.nodes[src].routes = first;
     }
 }

@@ -8,6 +8,13 @@ use super::error::{Check, ScenarioError};
 use crate::engine::time::s_to_ns;
 use crate::tcp::{CaGrowth, NewRenoReentry, NewRenoTimer, Profile, ProfileKeys, Recovery, RtoSsthresh, TcpConfig};
 
+/// Largest packet: `mss_bytes + header_bytes` (the IPv4 total length; sizes are u32 inside).
+pub const MAX_PACKET_BYTES: u64 = 65_535;
+
+/// Largest receive window and initial ssthresh a scenario may give (1 TiB): window arithmetic
+/// in bytes stays far from u64 overflow.
+pub const MAX_WINDOW_BYTES: u64 = 1 << 40;
+
 /// An explicit graph: what a `topology = "graph"` scenario states and what templates produce.
 #[derive(Clone, Debug, Default)]
 pub struct Graph {
@@ -16,6 +23,9 @@ pub struct Graph {
     pub flows: Vec<FlowSpec>,
     /// Names of links whose queue is traced by default.
     pub traced_queues: Vec<String>,
+    /// Every flow starts up to this much after its `start_s`: a uniform draw in
+    /// `[0, start_jitter_s)` from the flow's own random stream (so it changes with the seed).
+    pub start_jitter_s: f64,
 }
 
 #[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
@@ -257,6 +267,9 @@ impl TcpSection {
         }
         if let Some(v) = self.initial_ssthresh_bytes {
             c.at_least(&k("initial_ssthresh_bytes"), v, 1)?;
+            if v > MAX_WINDOW_BYTES {
+                return Err(c.err(&k("initial_ssthresh_bytes"), &format!("must be <= {MAX_WINDOW_BYTES}, got {v}")));
+            }
             cfg.initial_ssthresh_bytes = v;
         }
         if let Some(v) = self.dupack_threshold {
@@ -302,6 +315,9 @@ impl TcpSection {
             set.insert(ProfileKeys::DELAYED_ACK_TIMEOUT);
         }
         if let Some(v) = self.rwnd_bytes {
+            if v > MAX_WINDOW_BYTES {
+                return Err(c.err(&k("rwnd_bytes"), &format!("must be <= {MAX_WINDOW_BYTES}, got {v}")));
+            }
             cfg.rwnd_bytes = v;
             set.insert(ProfileKeys::RWND);
         }
@@ -309,6 +325,17 @@ impl TcpSection {
             cfg.ecn = v;
         }
         cfg.explicit.insert(set);
+        if cfg.mss_bytes as u64 + cfg.header_bytes as u64 > MAX_PACKET_BYTES {
+            // Name the one that is out of proportion.
+            let key = if cfg.header_bytes > cfg.mss_bytes { "header_bytes" } else { "mss_bytes" };
+            return Err(c.err(
+                &k(key),
+                &format!(
+                    "mss_bytes + header_bytes must be <= {MAX_PACKET_BYTES} (an IP packet), got {} + {}",
+                    cfg.mss_bytes, cfg.header_bytes
+                ),
+            ));
+        }
         if cfg.max_rto_ns < cfg.min_rto_ns {
             return Err(c.err(&k("max_rto_s"), "must be >= min_rto_s"));
         }

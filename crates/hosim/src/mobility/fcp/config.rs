@@ -247,6 +247,23 @@ impl FcpSection {
             }
             (None, None) => {}
         }
+        if let (true, Some(iv)) = (self.handovers, self.interval_s()) {
+            // Each handover is an event and a log record: bound their number per mobile.
+            let key = if self.handover_interval_s.is_some() {
+                "fcp.handover_interval_s"
+            } else {
+                "fcp.handover_interval_rtt"
+            };
+            let min_s = (duration_s / MAX_HANDOVERS_PER_MOBILE).max(MIN_HANDOVER_INTERVAL_S);
+            if iv.is_nan() || iv < min_s {
+                return Err(c.err(
+                    key,
+                    &format!(
+                        "the mean handover interval must be >= {min_s:e} s (>= 1 us and at most {MAX_HANDOVERS_PER_MOBILE:e} handovers per mobile in duration_s), got {iv:e} s"
+                    ),
+                ));
+            }
+        }
         if let Some(t) = self.first_handover_s {
             c.non_negative("fcp.first_handover_s", t)?;
         }
@@ -258,6 +275,11 @@ impl FcpSection {
         Ok(())
     }
 }
+
+/// Shortest mean handover interval.
+const MIN_HANDOVER_INTERVAL_S: f64 = 1e-6;
+/// Most handovers of one mobile in a run (on average).
+const MAX_HANDOVERS_PER_MOBILE: f64 = 1e6;
 
 /// Node names of the template, used by the handover mechanism.
 pub const SENDER: &str = "sender";
