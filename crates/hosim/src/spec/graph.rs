@@ -6,7 +6,9 @@ use serde::Deserialize;
 
 use super::error::{Check, ScenarioError};
 use crate::engine::time::s_to_ns;
-use crate::tcp::{CaGrowth, NewRenoReentry, NewRenoTimer, Profile, ProfileKeys, Recovery, RtoSsthresh, TcpConfig};
+use crate::tcp::{
+    CaGrowth, CcKind, NewRenoReentry, NewRenoTimer, Profile, ProfileKeys, Recovery, RtoSsthresh, TcpConfig,
+};
 
 /// An explicit graph: what a `topology = "graph"` scenario states and what templates produce.
 #[derive(Clone, Debug, Default)]
@@ -41,6 +43,7 @@ pub enum NewRenoTimerName {
 #[serde(deny_unknown_fields)]
 pub struct TcpSection {
     pub profile: Option<Profile>,
+    pub cc: Option<CcKind>,
     pub ca_growth: Option<CaGrowth>,
     pub rto_ssthresh: Option<RtoSsthresh>,
     pub newreno_reentry: Option<NewRenoReentry>,
@@ -214,6 +217,10 @@ impl TcpSection {
             };
         }
         let mut set = ProfileKeys::default();
+        if let Some(v) = self.cc {
+            cfg.cc = v;
+            set.insert(ProfileKeys::CC);
+        }
         if let Some(t) = self.newreno_timer {
             cfg.newreno_timer = match t {
                 NewRenoTimerName::Impatient => NewRenoTimer::Impatient,

@@ -29,18 +29,21 @@ impl Recovery {
 
 /// Congestion controller (window growth), independent of loss recovery. One arm per file in
 /// `tcp/cc/`.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum CcKind {
     /// RFC 5681 slow start and congestion avoidance (AIMD).
     #[default]
     Reno,
+    /// RFC 9438 CUBIC.
+    Cubic,
 }
 
 impl CcKind {
     pub fn name(self) -> &'static str {
         match self {
             CcKind::Reno => "reno",
+            CcKind::Cubic => "cubic",
         }
     }
 }

@@ -46,6 +46,7 @@ impl ProfileKeys {
     pub const CA_GROWTH: ProfileKeys = ProfileKeys(1 << 15);
     pub const RTO_SSTHRESH: ProfileKeys = ProfileKeys(1 << 16);
     pub const RESCUE: ProfileKeys = ProfileKeys(1 << 17);
+    pub const CC: ProfileKeys = ProfileKeys(1 << 18);
 
     pub fn insert(&mut self, k: ProfileKeys) {
         self.0 |= k.0;
@@ -185,6 +186,7 @@ impl Profile {
             CA_GROWTH => ca_growth,
             RTO_SSTHRESH => rto_ssthresh,
             RESCUE => rescue_retransmission,
+            CC => cc,
         );
         cfg
     }
