@@ -7,7 +7,8 @@ use serde::Deserialize;
 use super::error::{Check, ScenarioError};
 use crate::engine::time::s_to_ns;
 use crate::tcp::{
-    CaGrowth, CcKind, NewRenoReentry, NewRenoTimer, Profile, ProfileKeys, Recovery, RtoSsthresh, TcpConfig,
+    CaGrowth, CcKind, NewRenoReentry, NewRenoTimer, Profile, ProfileKeys, Recovery, RecoveryRate, RtoSsthresh,
+    TcpConfig,
 };
 
 /// An explicit graph: what a `topology = "graph"` scenario states and what templates produce.
@@ -44,6 +45,7 @@ pub enum NewRenoTimerName {
 pub struct TcpSection {
     pub profile: Option<Profile>,
     pub cc: Option<CcKind>,
+    pub recovery_rate: Option<RecoveryRate>,
     pub ca_growth: Option<CaGrowth>,
     pub rto_ssthresh: Option<RtoSsthresh>,
     pub newreno_reentry: Option<NewRenoReentry>,
@@ -220,6 +222,10 @@ impl TcpSection {
         if let Some(v) = self.cc {
             cfg.cc = v;
             set.insert(ProfileKeys::CC);
+        }
+        if let Some(v) = self.recovery_rate {
+            cfg.recovery_rate = v;
+            set.insert(ProfileKeys::RECOVERY_RATE);
         }
         if let Some(t) = self.newreno_timer {
             cfg.newreno_timer = match t {
