@@ -126,3 +126,15 @@ fn bad_flow_profile_is_named_by_its_flow() {
     let e = err(text, &[]);
     assert!(e.contains("flows[0].tcp.profile") && e.contains("bsd"), "{e}");
 }
+
+#[test]
+fn unknown_cc_is_named_with_the_choices() {
+    let e = err(GOOD, &[("tcp.cc", "bbr")]);
+    assert!(e.contains("`tcp.cc`") && e.contains("cubic"), "{e}");
+}
+
+#[test]
+fn unknown_recovery_rate_is_named_with_the_choices() {
+    let e = err(GOOD, &[("tcp.recovery_rate", "prr")]);
+    assert!(e.contains("`tcp.recovery_rate`") && e.contains("prr-ssrb"), "{e}");
+}

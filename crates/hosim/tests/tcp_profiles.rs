@@ -7,7 +7,7 @@ mod common;
 
 use hosim::engine::time::s_to_ns;
 use hosim::sim::World;
-use hosim::tcp::{CaGrowth, NewRenoTimer, Profile, Recovery, RtoSsthresh};
+use hosim::tcp::{CaGrowth, CcKind, NewRenoTimer, Profile, Recovery, RecoveryRate, RtoSsthresh};
 
 /// Three flows on `common::line`'s path: `a` takes `[tcp]` as it is, `b` and `c` their own
 /// tables.
@@ -46,6 +46,8 @@ fn profile_sets_every_default_it_bundles() {
         (Profile::Linux, s_to_ns(0.2), s_to_ns(0.04))
     );
     assert_eq!(linux.rto_ssthresh, RtoSsthresh::KeepInRecovery);
+    assert_eq!((linux.cc, linux.recovery_rate), (CcKind::Cubic, RecoveryRate::PrrSsrb));
+    assert_eq!((ns3.cc, ns3.recovery_rate), (CcKind::Reno, RecoveryRate::Classic));
 }
 
 #[test]
