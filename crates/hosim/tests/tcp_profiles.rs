@@ -117,3 +117,14 @@ fn newreno_small_droptail_no_timeout_cycle_under_any_profile() {
         assert!(timeouts <= 1, "{profile}: {timeouts} timeouts, {goodput} b/s");
     }
 }
+
+#[test]
+fn linux_profile_cubic_prr_small_droptail_no_timeout_cycle() {
+    // The scenario with `linux`'s own choices: CUBIC, SACK recovery with PRR-SSRB.
+    let (cubic, timeouts) = small_droptail("profile = \"linux\"\ninitial_window_segments = 10");
+    let (reno, reno_timeouts) =
+        small_droptail("profile = \"linux\"\ncc = \"reno\"\nrecovery_rate = \"classic\"\ninitial_window_segments = 10");
+    // docs/tcp.md's table: 9.64 Mb/s and 9.24 Mb/s, no timeouts.
+    assert!(timeouts + reno_timeouts <= 1, "{timeouts} {reno_timeouts}");
+    assert!(cubic > 0.9e7 && reno > 0.9e7, "both fill the 10 Mb/s link: {cubic} {reno}");
+}
