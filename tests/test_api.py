@@ -11,7 +11,8 @@ import pytest
 import hosim
 from hosim.api import TRACE_COLUMNS, Result, load_scenario, override_pairs, parse_toml_value, toml_literal
 
-FLOW_FIELDS = {"name", "cc", "recovery", "bytes_delivered", "goodput_bps", "retransmits", "timeouts",
+FLOW_FIELDS = {"name", "cc", "recovery", "recovery_rate", "loss_detection", "frto", "bytes_delivered",
+               "goodput_bps", "retransmits", "timeouts",
                "spurious_timeouts", "fast_recoveries", "rtt_mean_s"}
 QUEUE_FIELDS = {"name", "enqueued", "dropped", "marked", "mean_len_pkts", "max_len_pkts"}
 SUMMARY_FIELDS = {

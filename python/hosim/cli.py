@@ -487,6 +487,18 @@ def _command_line() -> list[str]:
     return ["hosim", *_INVOCATION]
 
 
+def _recovery_label(flow: dict[str, Any]) -> str:
+    """The recovery with its rate rule when it is not the classic one, e.g. "sack+prr-ssrb",
+    and "+frto" when F-RTO is on."""
+    label = str(flow.get("recovery"))
+    rate = flow.get("recovery_rate")
+    if rate not in (None, "classic"):
+        label += f"+{rate}"
+    if flow.get("frto"):
+        label += "+frto"
+    return label
+
+
 def _print_result(console: Console, result: Result) -> None:
     from rich.markup import escape
 
@@ -497,13 +509,14 @@ def _print_result(console: Console, result: Result) -> None:
         f"in {fmt_num(s.get('wall_time_s'), 3)} s ({fmt_num(s.get('events'))} events)"
     )
     flows = [
-        [str(f.get("name")), str(f.get("cc")), str(f.get("recovery")), fmt_mbps(f.get("goodput_bps")),
+        [str(f.get("name")), str(f.get("cc")), _recovery_label(f), str(f.get("loss_detection")),
+         fmt_mbps(f.get("goodput_bps")),
          fmt_mb(f.get("bytes_delivered")), fmt_num(f.get("retransmits")), fmt_num(f.get("timeouts")),
          fmt_num(f.get("spurious_timeouts")), fmt_num(f.get("fast_recoveries")), fmt_ms(f.get("rtt_mean_s"))]
         for f in s.get("flows", [])
     ]
-    _print_table(console, "Flows", ["flow", "cc", "recovery", "goodput\n(Mbit/s)", "data\n(MB)", "retx", "RTOs",
-                                    "spurious\nRTOs", "fast\nrec.", "RTT\n(ms)"], flows, numeric_from=3)
+    _print_table(console, "Flows", ["flow", "cc", "recovery", "loss\ndetection", "goodput\n(Mbit/s)", "data\n(MB)",
+                                    "retx", "RTOs", "spurious\nRTOs", "fast\nrec.", "RTT\n(ms)"], flows, numeric_from=4)
     queues = [
         [str(q.get("name")), fmt_num(q.get("enqueued")), fmt_num(q.get("dropped")), fmt_num(q.get("marked")),
          fmt_num(q.get("mean_len_pkts")), fmt_num(q.get("max_len_pkts"))]

@@ -193,3 +193,15 @@ fn every_bad_inter_rat_value_names_its_key() {
         assert!(e.contains(leaf) && e.contains(says), "{key} = {value}: {e}");
     }
 }
+
+#[test]
+fn unknown_cc_is_named_with_the_choices() {
+    let e = err(GOOD, &[("tcp.cc", "bbr")]);
+    assert!(e.contains("`tcp.cc`") && e.contains("cubic"), "{e}");
+}
+
+#[test]
+fn unknown_recovery_rate_is_named_with_the_choices() {
+    let e = err(GOOD, &[("tcp.recovery_rate", "prr")]);
+    assert!(e.contains("`tcp.recovery_rate`") && e.contains("prr-ssrb"), "{e}");
+}

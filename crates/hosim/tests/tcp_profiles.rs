@@ -7,7 +7,7 @@ mod common;
 
 use hosim::engine::time::s_to_ns;
 use hosim::sim::World;
-use hosim::tcp::{CaGrowth, NewRenoTimer, Profile, Recovery, RtoSsthresh};
+use hosim::tcp::{CaGrowth, CcKind, NewRenoTimer, Profile, Recovery, RecoveryRate, RtoSsthresh};
 
 /// Three flows on `common::line`'s path: `a` takes `[tcp]` as it is, `b` and `c` their own
 /// tables.
@@ -46,6 +46,8 @@ fn profile_sets_every_default_it_bundles() {
         (Profile::Linux, s_to_ns(0.2), s_to_ns(0.04))
     );
     assert_eq!(linux.rto_ssthresh, RtoSsthresh::KeepInRecovery);
+    assert_eq!((linux.cc, linux.recovery_rate), (CcKind::Cubic, RecoveryRate::PrrSsrb));
+    assert_eq!((ns3.cc, ns3.recovery_rate), (CcKind::Reno, RecoveryRate::Classic));
 }
 
 #[test]
@@ -114,4 +116,15 @@ fn newreno_small_droptail_no_timeout_cycle_under_any_profile() {
         let (goodput, timeouts) = small_droptail(&tcp);
         assert!(timeouts <= 1, "{profile}: {timeouts} timeouts, {goodput} b/s");
     }
+}
+
+#[test]
+fn linux_profile_cubic_prr_small_droptail_no_timeout_cycle() {
+    // The scenario with `linux`'s own choices: CUBIC, SACK recovery with PRR-SSRB.
+    let (cubic, timeouts) = small_droptail("profile = \"linux\"\ninitial_window_segments = 10");
+    let (reno, reno_timeouts) =
+        small_droptail("profile = \"linux\"\ncc = \"reno\"\nrecovery_rate = \"classic\"\ninitial_window_segments = 10");
+    // docs/tcp.md's table: 9.64 Mb/s and 9.24 Mb/s, no timeouts.
+    assert!(timeouts + reno_timeouts <= 1, "{timeouts} {reno_timeouts}");
+    assert!(cubic > 0.9e7 && reno > 0.9e7, "both fill the 10 Mb/s link: {cubic} {reno}");
 }

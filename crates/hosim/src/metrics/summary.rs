@@ -118,8 +118,11 @@ pub fn summary(sim: &Sim, scenario: &str, seed: u64, wall_time_s: f64, violation
             let mean = |sum: u128, n: u64| sum as f64 / n.max(1) as f64 / 1e9;
             let mut v = json!({
                 "name": f.name,
-                "cc": "aimd",
+                "cc": s.cfg.cc.name(),
                 "recovery": s.cfg.recovery.name(),
+                "recovery_rate": s.cfg.recovery_rate_in_effect().name(),
+                "loss_detection": "dupthresh",
+                "frto": false,
                 "profile": s.cfg.profile.name(),
                 "app": f.app.kind(),
                 "mss_bytes": s.cfg.mss_bytes,

@@ -6,7 +6,10 @@ use serde::Deserialize;
 
 use super::error::{Check, ScenarioError};
 use crate::engine::time::s_to_ns;
-use crate::tcp::{CaGrowth, NewRenoReentry, NewRenoTimer, Profile, ProfileKeys, Recovery, RtoSsthresh, TcpConfig};
+use crate::tcp::{
+    CaGrowth, CcKind, NewRenoReentry, NewRenoTimer, Profile, ProfileKeys, Recovery, RecoveryRate, RtoSsthresh,
+    TcpConfig,
+};
 
 /// Largest packet: `mss_bytes + header_bytes` (the IPv4 total length; sizes are u32 inside).
 pub const MAX_PACKET_BYTES: u64 = 65_535;
@@ -51,6 +54,8 @@ pub enum NewRenoTimerName {
 #[serde(deny_unknown_fields)]
 pub struct TcpSection {
     pub profile: Option<Profile>,
+    pub cc: Option<CcKind>,
+    pub recovery_rate: Option<RecoveryRate>,
     pub ca_growth: Option<CaGrowth>,
     pub rto_ssthresh: Option<RtoSsthresh>,
     pub newreno_reentry: Option<NewRenoReentry>,
@@ -224,6 +229,14 @@ impl TcpSection {
             };
         }
         let mut set = ProfileKeys::default();
+        if let Some(v) = self.cc {
+            cfg.cc = v;
+            set.insert(ProfileKeys::CC);
+        }
+        if let Some(v) = self.recovery_rate {
+            cfg.recovery_rate = v;
+            set.insert(ProfileKeys::RECOVERY_RATE);
+        }
         if let Some(t) = self.newreno_timer {
             cfg.newreno_timer = match t {
                 NewRenoTimerName::Impatient => NewRenoTimer::Impatient,

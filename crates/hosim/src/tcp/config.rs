@@ -27,20 +27,47 @@ impl Recovery {
     }
 }
 
+/// How much loss recovery sends per ACK (RFC 6937). PRR applies to SACK recovery; Reno and
+/// NewReno recovery keep their own rules whatever this says.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RecoveryRate {
+    /// RFC 6675 (4.2): cwnd = ssthresh at entry, send while cwnd - pipe >= 1 SMSS.
+    #[default]
+    Classic,
+    /// RFC 6937 PRR with the slow-start reduction bound.
+    PrrSsrb,
+    /// RFC 6937 PRR with the conservative reduction bound.
+    PrrCrb,
+}
+
+impl RecoveryRate {
+    pub fn name(self) -> &'static str {
+        match self {
+            RecoveryRate::Classic => "classic",
+            RecoveryRate::PrrSsrb => "prr-ssrb",
+            RecoveryRate::PrrCrb => "prr-crb",
+        }
+    }
+}
+
 /// Congestion controller (window growth), independent of loss recovery. One arm per file in
 /// `tcp/cc/`.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum CcKind {
     /// RFC 5681 slow start and congestion avoidance (AIMD).
     #[default]
     Reno,
+    /// RFC 9438 CUBIC.
+    Cubic,
 }
 
 impl CcKind {
     pub fn name(self) -> &'static str {
         match self {
             CcKind::Reno => "reno",
+            CcKind::Cubic => "cubic",
         }
     }
 }
@@ -113,6 +140,8 @@ pub struct TcpConfig {
     pub explicit: ProfileKeys,
     pub cc: CcKind,
     pub recovery: Recovery,
+    /// RFC 6937 PRR or the classic rules; only SACK recovery reads it.
+    pub recovery_rate: RecoveryRate,
     pub newreno_timer: NewRenoTimer,
     pub newreno_reentry: NewRenoReentry,
     pub ca_growth: CaGrowth,
@@ -154,5 +183,14 @@ impl Default for TcpConfig {
 impl TcpConfig {
     pub fn sack(&self) -> bool {
         self.recovery == Recovery::Sack
+    }
+
+    /// The recovery rate the flow uses: `recovery_rate` with SACK recovery, else classic.
+    pub fn recovery_rate_in_effect(&self) -> RecoveryRate {
+        if self.sack() {
+            self.recovery_rate
+        } else {
+            RecoveryRate::Classic
+        }
     }
 }

@@ -123,7 +123,12 @@ impl SackPeer {
 /// segments arrive in order at 200 ms until the sender enters recovery. Returns the sender,
 /// the receiver, and what the sender sent on the way.
 pub fn sack_in_recovery(holes: &[u64]) -> (TcpSender, SackPeer, Vec<Segment>) {
-    let mut s = established(config(Recovery::Sack));
+    sack_in_recovery_with(config(Recovery::Sack), holes)
+}
+
+/// `sack_in_recovery` with any SACK configuration (e.g. PRR).
+pub fn sack_in_recovery_with(cfg: TcpConfig, holes: &[u64]) -> (TcpSender, SackPeer, Vec<Segment>) {
+    let mut s = established(cfg);
     let mut peer = SackPeer::default();
     let mut sent = Vec::new();
     for seg in (0..10).filter(|k| !holes.contains(k)) {

@@ -5,12 +5,11 @@
 //! (`include/net/tcp.h` constants, `net/ipv4/tcp_input.c`). docs/tcp.md has the table with the
 //! source of every value. A profile only sets defaults: a `tcp.*` key wins over it.
 //!
-//! `linux` is Linux's values with Reno window growth; CUBIC, PRR, RACK and F-RTO are not
-//! part of it yet.
+//! `linux` has CUBIC and PRR; RACK-TLP and F-RTO are not part of it yet.
 
 use serde::{Deserialize, Serialize};
 
-use super::config::{CaGrowth, CcKind, NewRenoReentry, NewRenoTimer, Recovery, RtoSsthresh, TcpConfig};
+use super::config::{CaGrowth, CcKind, NewRenoReentry, NewRenoTimer, Recovery, RecoveryRate, RtoSsthresh, TcpConfig};
 use crate::engine::time::s_to_ns;
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -46,6 +45,8 @@ impl ProfileKeys {
     pub const CA_GROWTH: ProfileKeys = ProfileKeys(1 << 15);
     pub const RTO_SSTHRESH: ProfileKeys = ProfileKeys(1 << 16);
     pub const RESCUE: ProfileKeys = ProfileKeys(1 << 17);
+    pub const CC: ProfileKeys = ProfileKeys(1 << 18);
+    pub const RECOVERY_RATE: ProfileKeys = ProfileKeys(1 << 19);
 
     pub fn insert(&mut self, k: ProfileKeys) {
         self.0 |= k.0;
@@ -67,7 +68,7 @@ impl Profile {
     }
 
     /// The complete configuration of this profile, no key set. Loss recovery (SACK), the
-    /// controller (Reno), the initial ssthresh (arbitrarily high), DupThresh (3) and ECN (off)
+    /// controller (Reno, CUBIC in `linux`), the initial ssthresh (arbitrarily high), DupThresh (3) and ECN (off)
     /// are the same in all four and are chosen by their own keys.
     pub fn config(self) -> TcpConfig {
         let common = TcpConfig {
@@ -75,6 +76,7 @@ impl Profile {
             explicit: ProfileKeys::default(),
             cc: CcKind::Reno,
             recovery: Recovery::Sack,
+            recovery_rate: RecoveryRate::Classic,
             initial_ssthresh_bytes: u64::MAX,
             dupack_threshold: 3,
             ecn: false,
@@ -137,7 +139,11 @@ impl Profile {
             // include/net/tcp.h: TCP_INIT_CWND 10, TCP_RTO_MIN 200 ms, TCP_TIMEOUT_INIT 1 s,
             // TCP_RTO_MAX 120 s, TCP_DELACK_MIN 40 ms, TCP_MAX_QUICKACKS 16; timestamps on
             // (net.ipv4.tcp_timestamps = 1): MSS 1448 on a 1500-byte MTU.
+            // net.ipv4.tcp_congestion_control = cubic (tcp_cubic.c); PRR in
+            // tcp_cwnd_reduction (SSRB when snd_una advanced, as RFC 6937 §3 SSRB).
             Profile::Linux => TcpConfig {
+                cc: CcKind::Cubic,
+                recovery_rate: RecoveryRate::PrrSsrb,
                 mss_bytes: 1448,
                 header_bytes: 52,
                 initial_window_segments: 10,
@@ -185,6 +191,8 @@ impl Profile {
             CA_GROWTH => ca_growth,
             RTO_SSTHRESH => rto_ssthresh,
             RESCUE => rescue_retransmission,
+            CC => cc,
+            RECOVERY_RATE => recovery_rate,
         );
         cfg
     }

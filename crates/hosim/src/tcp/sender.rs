@@ -305,6 +305,10 @@ impl TcpSender {
         if ece && self.cfg.ecn {
             self.on_ecn_echo(now);
         }
+        if !self.window.is_external() {
+            let seq = self.outstanding();
+            self.recovery.on_ack_processed(&mut self.cc, &mut self.board, seq);
+        }
         self.send_allowed(now, out);
     }
 
@@ -661,7 +665,7 @@ impl TcpSender {
         loop {
             let new_len = self.new_segment_within_rwnd();
             let cwnd = self.cc.cwnd();
-            match self.recovery.next_seg(&mut self.board, cwnd, self.snd_una, new_len > 0) {
+            match self.recovery.next_seg(&mut self.board, cwnd, self.snd_una, new_len) {
                 Some(NextSeg::Retransmit(i)) => self.resend(i, now, out),
                 Some(NextSeg::NewData) => self.send_new(new_len as u32, now, out),
                 None => break,

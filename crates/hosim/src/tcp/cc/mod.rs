@@ -5,8 +5,10 @@
 //! Adding a controller: one file here implementing `Controller`, one arm in `AnyCc` (and in
 //! each of its `match`es), one value in `config::CcKind`.
 
+mod cubic;
 mod reno;
 
+pub use cubic::Cubic;
 pub use reno::Reno;
 
 use super::config::{CcKind, TcpConfig};
@@ -39,6 +41,7 @@ pub trait Controller {
 #[derive(Clone, Debug)]
 pub enum AnyCc {
     Reno(Reno),
+    Cubic(Cubic),
 }
 
 impl AnyCc {
@@ -46,6 +49,7 @@ impl AnyCc {
         let iw = cfg.initial_window_segments as u64 * cfg.mss_bytes as u64;
         match cfg.cc {
             CcKind::Reno => AnyCc::Reno(Reno::new(cfg.mss_bytes, iw, cfg.initial_ssthresh_bytes, cfg.ca_growth)),
+            CcKind::Cubic => AnyCc::Cubic(Cubic::new(cfg.mss_bytes, iw, cfg.initial_ssthresh_bytes)),
         }
     }
 }
@@ -54,42 +58,49 @@ impl Controller for AnyCc {
     fn cwnd(&self) -> u64 {
         match self {
             AnyCc::Reno(c) => c.cwnd(),
+            AnyCc::Cubic(c) => c.cwnd(),
         }
     }
 
     fn ssthresh(&self) -> u64 {
         match self {
             AnyCc::Reno(c) => c.ssthresh(),
+            AnyCc::Cubic(c) => c.ssthresh(),
         }
     }
 
     fn on_ack(&mut self, now: SimTime, acked_bytes: u64, rtt: &RtoEstimator) {
         match self {
             AnyCc::Reno(c) => c.on_ack(now, acked_bytes, rtt),
+            AnyCc::Cubic(c) => c.on_ack(now, acked_bytes, rtt),
         }
     }
 
     fn on_congestion_event(&mut self, now: SimTime, flight_size: u64, rtt: &RtoEstimator) -> u64 {
         match self {
             AnyCc::Reno(c) => c.on_congestion_event(now, flight_size, rtt),
+            AnyCc::Cubic(c) => c.on_congestion_event(now, flight_size, rtt),
         }
     }
 
     fn on_timeout(&mut self, now: SimTime, flight_size: u64, set_ssthresh: bool, rtt: &RtoEstimator) {
         match self {
             AnyCc::Reno(c) => c.on_timeout(now, flight_size, set_ssthresh, rtt),
+            AnyCc::Cubic(c) => c.on_timeout(now, flight_size, set_ssthresh, rtt),
         }
     }
 
     fn set_cwnd(&mut self, cwnd: u64) {
         match self {
             AnyCc::Reno(c) => c.set_cwnd(cwnd),
+            AnyCc::Cubic(c) => c.set_cwnd(cwnd),
         }
     }
 
     fn on_path_change(&mut self, now: SimTime, change: &PathChange, rtt: &RtoEstimator) {
         match self {
             AnyCc::Reno(c) => c.on_path_change(now, change, rtt),
+            AnyCc::Cubic(c) => c.on_path_change(now, change, rtt),
         }
     }
 }

@@ -9,15 +9,17 @@
 //! recovering, `exit`.
 
 mod newreno;
+mod prr;
 mod reno;
 mod sack;
 
 pub use newreno::NewReno;
+pub use prr::{Prr, ReductionBound};
 pub use reno::Reno;
 pub use sack::Sack;
 
 use super::cc::AnyCc;
-use super::config::{Recovery, TcpConfig};
+use super::config::{Recovery, RecoveryRate, TcpConfig};
 use super::path::PathChange;
 use super::rto::RtoEstimator;
 use super::scoreboard::Scoreboard;
@@ -109,6 +111,10 @@ pub trait LossRecovery {
     /// Leaves recovery (or stays out of it) and forgets the run of duplicate ACKs.
     fn exit(&mut self);
 
+    /// Every ACK, after the sender has processed it and before it sends: `board` and `seq`
+    /// reflect it. PRR (RFC 6937) sets cwnd here.
+    fn on_ack_processed(&mut self, _cc: &mut AnyCc, _board: &mut Scoreboard, _seq: Outstanding) {}
+
     /// The retransmission timer expired; `exit` has been called.
     fn on_rto(&mut self, _seq: Outstanding, _board: &mut Scoreboard) {}
 
@@ -132,8 +138,15 @@ pub trait LossRecovery {
     }
 
     /// The next transmission while the recovery drives them, or None when the window is full
-    /// or nothing is eligible. `new_data`: one new segment fits the receiver's window.
-    fn next_seg(&mut self, _board: &mut Scoreboard, _cwnd: u64, _snd_una: u64, _new_data: bool) -> Option<NextSeg> {
+    /// or nothing is eligible. `new_data_bytes`: the length of the next new segment if it fits
+    /// the receiver's window, else 0.
+    fn next_seg(
+        &mut self,
+        _board: &mut Scoreboard,
+        _cwnd: u64,
+        _snd_una: u64,
+        _new_data_bytes: u64,
+    ) -> Option<NextSeg> {
         None
     }
 
@@ -160,7 +173,12 @@ impl AnyRecovery {
                 cfg.newreno_reentry,
             )),
             Recovery::Sack => {
-                AnyRecovery::Sack(Sack::new(cfg.dupack_threshold, cfg.mss_bytes, cfg.rescue_retransmission))
+                let prr = match cfg.recovery_rate {
+                    RecoveryRate::Classic => None,
+                    RecoveryRate::PrrSsrb => Some(ReductionBound::SlowStart),
+                    RecoveryRate::PrrCrb => Some(ReductionBound::Conservative),
+                };
+                AnyRecovery::Sack(Sack::new(cfg.dupack_threshold, cfg.mss_bytes, cfg.rescue_retransmission, prr))
             }
         }
     }
@@ -249,8 +267,12 @@ impl LossRecovery for AnyRecovery {
         each!(self, r => r.pipe())
     }
 
-    fn next_seg(&mut self, board: &mut Scoreboard, cwnd: u64, snd_una: u64, new_data: bool) -> Option<NextSeg> {
-        each!(self, r => r.next_seg(board, cwnd, snd_una, new_data))
+    fn next_seg(&mut self, board: &mut Scoreboard, cwnd: u64, snd_una: u64, new_data_bytes: u64) -> Option<NextSeg> {
+        each!(self, r => r.next_seg(board, cwnd, snd_una, new_data_bytes))
+    }
+
+    fn on_ack_processed(&mut self, cc: &mut AnyCc, board: &mut Scoreboard, seq: Outstanding) {
+        each!(self, r => r.on_ack_processed(cc, board, seq))
     }
 
     fn on_path_change(&mut self, now: SimTime, change: &PathChange) {

@@ -1,7 +1,10 @@
 //! SACK-based loss recovery, RFC 6675: loss is detected from the scoreboard (IsLost, §4)
 //! as well as from DupThresh duplicate ACKs carrying new SACK information (§5); during
 //! recovery pipe (SetPipe) replaces FlightSize and NextSeg() chooses every transmission.
+//! With PRR (RFC 6937, `prr.rs`) cwnd is set to pipe + sndcnt on every ACK during recovery
+//! instead of to ssthresh at entry.
 
+use super::prr::{Prr, ReductionBound};
 use super::{first_unacked, AckInRecovery, LossRecovery, NextSeg, Outstanding};
 use crate::engine::time::SimTime;
 use crate::tcp::cc::{AnyCc, Controller};
@@ -27,10 +30,16 @@ pub struct Sack {
     rescue: bool,
     /// Last SetPipe() value, bytes.
     pipe: u64,
+    /// RFC 6937 PRR's reduction bound, or None for RFC 6675's cwnd = ssthresh at entry.
+    prr_bound: Option<ReductionBound>,
+    /// The PRR state of the current recovery.
+    prr: Option<Prr>,
+    /// snd.una + SACKd after the last ACK: RFC 6937 DeliveredData is its change.
+    delivered_mark: u64,
 }
 
 impl Sack {
-    pub fn new(dupthresh: u32, mss_bytes: u32, rescue: bool) -> Self {
+    pub fn new(dupthresh: u32, mss_bytes: u32, rescue: bool, prr_bound: Option<ReductionBound>) -> Self {
         Sack {
             dupthresh,
             mss: mss_bytes,
@@ -42,6 +51,9 @@ impl Sack {
             rescue_rxt: None,
             rescue,
             pipe: 0,
+            prr_bound,
+            prr: None,
+            delivered_mark: 0,
         }
     }
 
@@ -103,22 +115,31 @@ impl LossRecovery for Sack {
     ) -> Option<usize> {
         // (4.1) RecoveryPoint = HighData.
         self.recovery_point = seq.snd_max;
-        // (4.2) ssthresh = cwnd = FlightSize / 2 (with RFC 5681's 2*SMSS floor).
+        // (4.2) ssthresh = cwnd = FlightSize / 2 (with RFC 5681's 2*SMSS floor). With PRR
+        // (RFC 6937 §3) cwnd is set per ACK by `on_ack_processed` from RecoverFS =
+        // snd.nxt - snd.una instead.
         let ssthresh = cc.on_congestion_event(now, flight_size, rtt);
-        cc.set_cwnd(ssthresh);
+        match self.prr_bound {
+            Some(bound) => self.prr = Some(Prr::start(bound, self.mss, seq.flight_size())),
+            None => cc.set_cwnd(ssthresh),
+        }
         self.in_recovery = true;
         self.rescue_rxt = None;
         // (4.3) Retransmit the first segment presumed lost (HighACK + 1); HighRxt follows it.
         // (4.4), sending more while cwnd - pipe >= 1 SMSS, is the sender's next `next_seg` loop.
         let first = first_unacked(board);
         self.high_rxt_end = first.map_or(seq.snd_una, |i| board.get(i).end.max(seq.snd_una));
+        if let (Some(prr), Some(i)) = (self.prr.as_mut(), first) {
+            // RFC 6937 §3: prr_out counts every transmission, the fast retransmit too.
+            prr.on_sent(board.get(i).len());
+        }
         first
     }
 
     fn on_ack(
         &mut self,
         _now: SimTime,
-        _cc: &mut AnyCc,
+        cc: &mut AnyCc,
         _board: &Scoreboard,
         seq: Outstanding,
         _acked_bytes: u64,
@@ -127,6 +148,10 @@ impl LossRecovery for Sack {
         // RecoveryPoint. cwnd stays at the ssthresh set on entry.
         self.dupacks = 0;
         if seq.snd_una >= self.recovery_point {
+            if self.prr.take().is_some() {
+                // RFC 6937 §3: on exiting recovery, cwnd = ssthresh.
+                cc.set_cwnd(cc.ssthresh());
+            }
             return AckInRecovery::Exit;
         }
         AckInRecovery::Continue { retransmit: None, restart_timer: true }
@@ -135,6 +160,25 @@ impl LossRecovery for Sack {
     fn exit(&mut self) {
         self.in_recovery = false;
         self.dupacks = 0;
+        self.prr = None;
+    }
+
+    fn on_ack_processed(&mut self, cc: &mut AnyCc, board: &mut Scoreboard, seq: Outstanding) {
+        // RFC 6937 §3: DeliveredData = change_in(snd.una) + change_in(SACKd).
+        let mark = seq.snd_una + board.sacked_bytes();
+        let delivered = mark.saturating_sub(self.delivered_mark);
+        self.delivered_mark = mark;
+        if delivered == 0 || !self.in_recovery {
+            return;
+        }
+        if let Some(mut prr) = self.prr {
+            let pipe = self.set_pipe(board);
+            let sndcnt = prr.on_ack(delivered, pipe, cc.ssthresh());
+            // RFC 6937 §3: cwnd = pipe + sndcnt; NextSeg() then sends while
+            // cwnd - pipe >= 1 SMSS.
+            cc.set_cwnd(pipe + sndcnt);
+            self.prr = Some(prr);
+        }
     }
 
     fn on_rto(&mut self, seq: Outstanding, board: &mut Scoreboard) {
@@ -161,10 +205,26 @@ impl LossRecovery for Sack {
 
     /// RFC 6675 §5 (C): nothing while cwnd - pipe < 1 SMSS; otherwise NextSeg() (§4),
     /// rules (1)–(4).
-    fn next_seg(&mut self, board: &mut Scoreboard, cwnd: u64, snd_una: u64, new_data: bool) -> Option<NextSeg> {
+    fn next_seg(&mut self, board: &mut Scoreboard, cwnd: u64, snd_una: u64, new_data_bytes: u64) -> Option<NextSeg> {
         if cwnd < self.set_pipe(board) + self.mss as u64 {
             return None;
         }
+        let next = self.choose(board, snd_una, new_data_bytes > 0);
+        if let Some(prr) = self.prr.as_mut() {
+            // RFC 6937 §3: prr_out += (data sent).
+            prr.on_sent(match next {
+                Some(NextSeg::Retransmit(i)) => board.get(i).len(),
+                Some(NextSeg::NewData) => new_data_bytes,
+                None => 0,
+            });
+        }
+        next
+    }
+}
+
+impl Sack {
+    /// RFC 6675 §4 NextSeg() rules (1)–(4).
+    fn choose(&mut self, board: &Scoreboard, snd_una: u64, new_data: bool) -> Option<NextSeg> {
         let n = board.len();
         // (1) the first unSACKed S2 > HighRxt with IsLost(S2).
         let first_after_rxt = (board.first_starting_at(self.high_rxt_end)..n).find(|&i| !board.get(i).sacked);
@@ -201,7 +261,7 @@ impl LossRecovery for Sack {
 
 #[cfg(test)]
 mod tests {
-    use crate::tcp::config::{Recovery, TcpConfig};
+    use crate::tcp::config::{Recovery, RecoveryRate, TcpConfig};
     use crate::tcp::fixtures::*;
 
     #[test]
@@ -271,6 +331,35 @@ mod tests {
     #[test]
     fn sack_recovery_without_rescue_retransmission_sends_nothing() {
         assert!(sack_tail_with(false).is_empty(), "ns-3 omits rule (4)");
+    }
+
+    fn prr(rate: RecoveryRate) -> TcpConfig {
+        TcpConfig { recovery_rate: rate, ..config(Recovery::Sack) }
+    }
+
+    #[test]
+    fn sack_prr_recovery_entry_keeps_cwnd_at_pipe_and_sends_only_the_retransmission() {
+        // ssthresh = 5500, RecoverFS = 11000, prr_out = 1000 (the fast retransmit); the entry
+        // ACK delivered 1000: sndcnt = CEIL(1000 * 5500 / 11000) - 1000 = 0, cwnd = pipe.
+        let (s, _, sent) = sack_in_recovery_with(prr(RecoveryRate::PrrSsrb), &[1]);
+        assert_eq!(sent, vec![new_data(10), new_data(11), retx(1)]);
+        assert_eq!((s.cwnd(), s.ssthresh()), (8000, 5500), "RFC 6937 §3: cwnd = pipe + sndcnt");
+    }
+
+    #[test]
+    fn sack_prr_recovery_sends_in_proportion_to_delivery_then_exits_at_ssthresh() {
+        let (mut s, mut peer, _) = sack_in_recovery_with(prr(RecoveryRate::PrrSsrb), &[1]);
+        let sent: Vec<Vec<_>> = (5..=9).map(|seg| peer.deliver(&mut s, 210, seg)).collect();
+        // prr_delivered 2000: 1000 - 1000 = 0; 3000: CEIL(1500) - 1000 → one segment;
+        // 4000: 0; then pipe = 5000 <= ssthresh: SSRB sndcnt = MIN(5500 - 5000, 4000) = 500,
+        // less than a segment; 6000: MIN(5500 - 4000, 5000) → one segment.
+        assert_eq!(sent, vec![vec![], vec![new_data(12)], vec![], vec![], vec![new_data(13)]]);
+        for seg in [10, 11, 12, 13] {
+            peer.deliver(&mut s, 220, seg);
+        }
+        peer.deliver(&mut s, 300, 1);
+        assert!(!s.in_recovery());
+        assert_eq!(s.cwnd(), 5500, "RFC 6937 §3: cwnd = ssthresh on exit");
     }
 
     #[test]

@@ -1,0 +1,285 @@
+//! CUBIC, RFC 9438: window growth as a cubic function of the time since the last congestion
+//! event (eq. 1), with a Reno-friendly lower bound (eq. 4), multiplicative decrease by
+//! β_cubic = 0.7 and fast convergence (§4.6–4.8). Slow start is RFC 5681's.
+//!
+//! The window functions work in segments and seconds, the units of the RFC's equations;
+//! cwnd and ssthresh are kept in bytes like every controller's.
+
+use super::Controller;
+use crate::engine::time::SimTime;
+use crate::tcp::rto::RtoEstimator;
+
+/// RFC 9438 §4.1: C = 0.4 (segments / s³).
+pub const C: f64 = 0.4;
+/// RFC 9438 §4.6: β_cubic = 0.7.
+pub const BETA_CUBIC: f64 = 0.7;
+/// RFC 9438 §4.3: α_cubic = 3 (1 - β_cubic) / (1 + β_cubic), the additive increase that makes
+/// W_est match Reno's average window under the same loss rate.
+pub const ALPHA_CUBIC: f64 = 3.0 * (1.0 - BETA_CUBIC) / (1.0 + BETA_CUBIC);
+
+/// K = cbrt((W_max - cwnd_epoch) / C) (eq. 2), seconds; windows in segments.
+pub fn k_s(w_max: f64, cwnd_epoch: f64) -> f64 {
+    ((w_max - cwnd_epoch) / C).cbrt()
+}
+
+/// W_cubic(t) = C (t - K)³ + W_max (eq. 1), segments; t and K in seconds.
+pub fn w_cubic(t_s: f64, k_s: f64, w_max: f64) -> f64 {
+    C * (t_s - k_s).powi(3) + w_max
+}
+
+/// One congestion-avoidance stage (RFC 9438 §4.2): from the first ACK after a reduction to
+/// the next congestion event.
+#[derive(Clone, Copy, Debug)]
+struct Epoch {
+    /// t_epoch, when the stage began.
+    start_ns: SimTime,
+    /// K (eq. 2), seconds.
+    k_s: f64,
+    /// W_est (eq. 4), segments.
+    w_est: f64,
+}
+
+#[derive(Clone, Debug)]
+pub struct Cubic {
+    /// SMSS, bytes.
+    mss: u64,
+    /// cwnd, bytes; fractional so that growth of less than a byte per ACK accumulates.
+    cwnd: f64,
+    ssthresh: u64,
+    /// W_max (§4.7), segments: the window just before the last reduction, lowered by fast
+    /// convergence.
+    w_max: f64,
+    /// cwnd_prior (§4.6), segments: cwnd just before the last reduction.
+    cwnd_prior: f64,
+    epoch: Option<Epoch>,
+}
+
+impl Cubic {
+    pub fn new(mss_bytes: u32, initial_window_bytes: u64, initial_ssthresh: u64) -> Self {
+        Cubic {
+            mss: mss_bytes as u64,
+            cwnd: initial_window_bytes as f64,
+            ssthresh: initial_ssthresh,
+            w_max: 0.0,
+            cwnd_prior: 0.0,
+            epoch: None,
+        }
+    }
+
+    /// W_max, segments.
+    pub fn w_max(&self) -> f64 {
+        self.w_max
+    }
+
+    /// W_est of the current congestion-avoidance stage, segments.
+    pub fn w_est(&self) -> Option<f64> {
+        self.epoch.map(|e| e.w_est)
+    }
+
+    /// K of the current congestion-avoidance stage, seconds.
+    pub fn k(&self) -> Option<f64> {
+        self.epoch.map(|e| e.k_s)
+    }
+
+    fn segs(&self, bytes: f64) -> f64 {
+        bytes / self.mss as f64
+    }
+
+    /// RFC 9438 §4.2: a new stage starts at the first ACK in congestion avoidance; K from
+    /// eq. 2 when cwnd is below W_max, else K = 0 and W_max = cwnd. W_est = cwnd_epoch (§4.3).
+    fn start_epoch(&mut self, now: SimTime) -> Epoch {
+        let cwnd_epoch = self.segs(self.cwnd);
+        let k = if cwnd_epoch < self.w_max {
+            k_s(self.w_max, cwnd_epoch)
+        } else {
+            self.w_max = cwnd_epoch;
+            0.0
+        };
+        Epoch { start_ns: now, k_s: k, w_est: cwnd_epoch }
+    }
+
+    /// RFC 9438 §4.2–4.5, one ACK of `acked_bytes` in congestion avoidance.
+    fn congestion_avoidance(&mut self, now: SimTime, acked_bytes: u64, rtt: &RtoEstimator) {
+        let mut e = match self.epoch {
+            Some(e) => e,
+            None => self.start_epoch(now),
+        };
+        let cwnd = self.segs(self.cwnd);
+        let acked = self.segs(acked_bytes as f64);
+        // §4.3 eq. 4: W_est += α_cubic · segments_acked / cwnd; α_cubic becomes 1 once W_est
+        // has reached cwnd_prior.
+        let alpha = if e.w_est >= self.cwnd_prior { 1.0 } else { ALPHA_CUBIC };
+        e.w_est += alpha * acked / cwnd;
+        let t = (now - e.start_ns) as f64 / 1e9;
+        let rtt_s = rtt.srtt_ns().unwrap_or(0) as f64 / 1e9;
+        let next = if w_cubic(t, e.k_s, self.w_max) < e.w_est {
+            // §4.3: the Reno-friendly region, cwnd = W_est.
+            e.w_est
+        } else {
+            // §4.4/4.5: target = W_cubic(t + RTT), bounded to [cwnd, 1.5 cwnd]; cwnd grows
+            // by (target - cwnd) / cwnd per segment acknowledged.
+            let target = w_cubic(t + rtt_s, e.k_s, self.w_max).clamp(cwnd, 1.5 * cwnd);
+            cwnd + (target - cwnd) / cwnd * acked
+        };
+        self.cwnd = next.max(cwnd) * self.mss as f64;
+        self.epoch = Some(e);
+    }
+
+    /// RFC 9438 §4.6 and §4.7: ssthresh = max(flight_size · β_cubic, 2 SMSS); W_max is the
+    /// window before the reduction, lowered to cwnd (1 + β_cubic) / 2 by fast convergence
+    /// when it did not reach the previous W_max; the stage ends.
+    fn reduce(&mut self, flight_size: u64) {
+        let cwnd = self.segs(self.cwnd);
+        self.cwnd_prior = cwnd;
+        self.w_max = if cwnd < self.w_max { cwnd * (1.0 + BETA_CUBIC) / 2.0 } else { cwnd };
+        self.ssthresh = ((flight_size as f64 * BETA_CUBIC) as u64).max(2 * self.mss);
+        self.epoch = None;
+    }
+}
+
+impl Controller for Cubic {
+    fn cwnd(&self) -> u64 {
+        self.cwnd as u64
+    }
+
+    fn ssthresh(&self) -> u64 {
+        self.ssthresh
+    }
+
+    fn on_ack(&mut self, now: SimTime, acked_bytes: u64, rtt: &RtoEstimator) {
+        if (self.cwnd as u64) < self.ssthresh {
+            // RFC 9438 §4.10 → RFC 5681 §3.1 eq. (2): cwnd += min(N, SMSS) in slow start.
+            self.cwnd += acked_bytes.min(self.mss) as f64;
+        } else {
+            self.congestion_avoidance(now, acked_bytes, rtt);
+        }
+    }
+
+    fn on_congestion_event(&mut self, _now: SimTime, flight_size: u64, _rtt: &RtoEstimator) -> u64 {
+        self.reduce(flight_size);
+        self.ssthresh
+    }
+
+    fn on_timeout(&mut self, _now: SimTime, flight_size: u64, set_ssthresh: bool, _rtt: &RtoEstimator) {
+        // RFC 9438 §4.8: as Reno, cwnd = 1 SMSS, but ssthresh by β_cubic (§4.6).
+        if set_ssthresh {
+            self.reduce(flight_size);
+        }
+        self.epoch = None;
+        self.cwnd = self.mss as f64;
+    }
+
+    fn set_cwnd(&mut self, cwnd: u64) {
+        self.cwnd = cwnd as f64;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MSS: u64 = 1000;
+    const MS: u64 = 1_000_000;
+
+    /// SRTT = 100 ms.
+    fn rtt() -> RtoEstimator {
+        let mut r = RtoEstimator::new(200 * MS, 1000 * MS, 60_000 * MS, MS);
+        r.sample(100 * MS);
+        r
+    }
+
+    /// cwnd = `segs` segments, then a loss with that flight: ssthresh = cwnd = 0.7 · segs.
+    fn after_loss_at(segs: u64) -> Cubic {
+        let mut cc = Cubic::new(MSS as u32, segs * MSS, u64::MAX);
+        let ssthresh = cc.on_congestion_event(0, segs * MSS, &rtt());
+        cc.set_cwnd(ssthresh);
+        cc
+    }
+
+    #[test]
+    fn k_follows_eq2_for_w_max_100_and_cwnd_epoch_70() {
+        // K = cbrt((100 - 70) / 0.4) = cbrt(75) = 4.2172 s.
+        assert!((k_s(100.0, 70.0) - 4.2172).abs() < 1e-4);
+        let mut cc = after_loss_at(100);
+        cc.on_ack(0, MSS, &rtt());
+        assert!((cc.k().unwrap() - 4.2172).abs() < 1e-4);
+    }
+
+    #[test]
+    fn w_cubic_follows_eq1_at_chosen_times() {
+        let k = k_s(100.0, 70.0);
+        // t = 0: cwnd_epoch; t = K: W_max; t = 2 s: 0.4 (2 - 4.2172)³ + 100 = 95.640.
+        assert!((w_cubic(0.0, k, 100.0) - 70.0).abs() < 1e-9);
+        assert!((w_cubic(k, k, 100.0) - 100.0).abs() < 1e-9);
+        assert!((w_cubic(2.0, k, 100.0) - 95.640).abs() < 1e-3);
+        // t = 6 s: 0.4 (6 - 4.2172)³ + 100 = 102.267.
+        assert!((w_cubic(6.0, k, 100.0) - 102.267).abs() < 1e-3);
+    }
+
+    #[test]
+    fn congestion_event_sets_ssthresh_to_beta_cubic_flight_and_w_max_to_cwnd() {
+        let cc = after_loss_at(100);
+        assert_eq!((cc.cwnd(), cc.ssthresh()), (70_000, 70_000), "β_cubic = 0.7 (§4.6)");
+        assert_eq!(cc.w_max(), 100.0);
+    }
+
+    #[test]
+    fn congestion_avoidance_window_tracks_w_cubic_of_t_plus_rtt() {
+        // One ACK per ms (about cwnd per RTT) for 2 s after the loss at 100 segments: cwnd
+        // stays between W_cubic(t) and the target W_cubic(t + RTT),
+        // 0.4 (2 - 4.2172)³ + 100 = 95.640 and 0.4 (2.1 - 4.2172)³ + 100 = 96.203.
+        let mut cc = after_loss_at(100);
+        for i in 0..=2000 {
+            cc.on_ack(i * MS, MSS, &rtt());
+        }
+        let w = cc.cwnd() as f64 / MSS as f64;
+        assert!((95.5..=96.203).contains(&w), "cwnd = {w} segments");
+        assert!(cc.w_est().unwrap() < w, "the cubic region, not Reno-friendly");
+    }
+
+    #[test]
+    fn reno_friendly_region_cwnd_follows_w_est_when_it_exceeds_w_cubic() {
+        // W_max = 10, cwnd_epoch = 7: K = cbrt(7.5) = 1.957 s, so W_cubic stays near 7–9
+        // for the first second while W_est grows by α_cubic = 0.529 segments per window
+        // acknowledged (eq. 4); after 40 windows W_est ≈ 7 + 40 · 0.53 > W_cubic.
+        let mut cc = after_loss_at(10);
+        let mut now = 0;
+        for _ in 0..40 {
+            for _ in 0..(cc.cwnd() / MSS) {
+                now += MS;
+                cc.on_ack(now, MSS, &rtt());
+            }
+        }
+        let w_est = cc.w_est().unwrap();
+        let w_cubic_now = w_cubic(now as f64 / 1e9, cc.k().unwrap(), cc.w_max());
+        assert!(w_est > w_cubic_now, "W_est {w_est} W_cubic {w_cubic_now}");
+        assert_eq!(cc.cwnd(), (w_est * MSS as f64) as u64, "cwnd = W_est (§4.3)");
+    }
+
+    #[test]
+    fn fast_convergence_lowers_w_max_when_loss_comes_below_previous_w_max() {
+        // §4.7: W_max = 100 from the first loss; a second loss at 80 segments < W_max gives
+        // W_max = 80 (1 + 0.7) / 2 = 68.
+        let mut cc = after_loss_at(100);
+        cc.set_cwnd(80 * MSS);
+        cc.on_congestion_event(0, 80 * MSS, &rtt());
+        assert!((cc.w_max() - 68.0).abs() < 1e-9);
+        assert_eq!(cc.ssthresh(), 56_000);
+    }
+
+    #[test]
+    fn timeout_sets_loss_window_and_beta_cubic_ssthresh() {
+        let mut cc = Cubic::new(MSS as u32, 50 * MSS, u64::MAX);
+        cc.on_timeout(0, 50 * MSS, true, &rtt());
+        assert_eq!((cc.cwnd(), cc.ssthresh()), (MSS, 35_000), "§4.8");
+        cc.on_timeout(0, MSS, false, &rtt());
+        assert_eq!((cc.cwnd(), cc.ssthresh()), (MSS, 35_000), "repeated timeout keeps ssthresh");
+    }
+
+    #[test]
+    fn slow_start_grows_one_mss_per_ack_below_ssthresh() {
+        let mut cc = Cubic::new(MSS as u32, 10 * MSS, u64::MAX);
+        cc.on_ack(0, 2 * MSS, &rtt());
+        assert_eq!(cc.cwnd(), 11 * MSS);
+    }
+}

@@ -1,0 +1,148 @@
+//! Proportional Rate Reduction, RFC 6937: how much SACK recovery may send per ACK. While
+//! pipe is above ssthresh, transmissions follow the delivery rate scaled by
+//! ssthresh / RecoverFS; once pipe falls below ssthresh, a reduction bound lets it grow back:
+//! PRR-CRB (conservative, no more than delivered) or PRR-SSRB (slow start, one SMSS more per
+//! ACK). The result replaces RFC 6675's "send while cwnd - pipe >= 1 SMSS" with
+//! cwnd = pipe + sndcnt on every ACK.
+
+/// RFC 6937 §3: the reduction bound used once pipe <= ssthresh.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReductionBound {
+    /// PRR-CRB: limit = prr_delivered - prr_out.
+    Conservative,
+    /// PRR-SSRB: limit = MAX(prr_delivered - prr_out, DeliveredData) + MSS.
+    SlowStart,
+}
+
+/// The PRR state of one recovery episode (RFC 6937 §3).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Prr {
+    bound: ReductionBound,
+    /// SMSS, bytes.
+    mss: u64,
+    /// RecoverFS = snd.nxt - snd.una at the start of recovery, bytes.
+    recover_fs: u64,
+    /// Bytes delivered to the receiver since recovery began.
+    prr_delivered: u64,
+    /// Bytes sent (new or retransmitted) since recovery began.
+    prr_out: u64,
+}
+
+impl Prr {
+    /// RFC 6937 §3, initialization on entering recovery: prr_delivered = prr_out = 0,
+    /// RecoverFS = snd.nxt - snd.una.
+    pub fn start(bound: ReductionBound, mss_bytes: u32, recover_fs: u64) -> Self {
+        Prr { bound, mss: mss_bytes as u64, recover_fs: recover_fs.max(1), prr_delivered: 0, prr_out: 0 }
+    }
+
+    /// RFC 6937 §3, "on any data transmission or retransmission": prr_out += (data sent).
+    pub fn on_sent(&mut self, bytes: u64) {
+        self.prr_out += bytes;
+    }
+
+    /// RFC 6937 §3, "on every ACK during recovery": counts `delivered_data`
+    /// (DeliveredData = change_in(snd.una) + change_in(SACKd)) and returns sndcnt, the bytes
+    /// this ACK allows the sender to transmit.
+    pub fn on_ack(&mut self, delivered_data: u64, pipe: u64, ssthresh: u64) -> u64 {
+        self.prr_delivered += delivered_data;
+        if pipe > ssthresh {
+            // Proportional Rate Reduction:
+            // sndcnt = CEIL(prr_delivered * ssthresh / RecoverFS) - prr_out.
+            // Rounded up to whole segments: Linux `tcp_cwnd_reduction` computes it in packets
+            // (DIV_ROUND_UP), and a sender of full-sized segments could not use a fraction.
+            let allowed = (self.prr_delivered as u128 * ssthresh as u128).div_ceil(self.recover_fs as u128);
+            (allowed as u64).saturating_sub(self.prr_out).div_ceil(self.mss) * self.mss
+        } else {
+            let owed = self.prr_delivered.saturating_sub(self.prr_out);
+            let limit = match self.bound {
+                ReductionBound::Conservative => owed,
+                ReductionBound::SlowStart => owed.max(delivered_data) + self.mss,
+            };
+            // Attempt to catch up, as permitted by limit: sndcnt = MIN(ssthresh - pipe, limit).
+            (ssthresh - pipe).min(limit)
+        }
+    }
+
+    pub fn prr_delivered(&self) -> u64 {
+        self.prr_delivered
+    }
+
+    pub fn prr_out(&self) -> u64 {
+        self.prr_out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MSS: u64 = 1000;
+
+    /// RFC 6937 §5's example: a 20-segment window, ssthresh = 10 segments (Reno's halving),
+    /// RecoverFS = 20 segments; the fast retransmit has been sent (prr_out = 1 segment).
+    fn twenty_segment_window(bound: ReductionBound) -> Prr {
+        let mut p = Prr::start(bound, MSS as u32, 20 * MSS);
+        p.on_sent(MSS);
+        p
+    }
+
+    #[test]
+    fn prr_one_loss_sends_one_segment_per_two_delivered_while_pipe_exceeds_ssthresh() {
+        // One loss: every ACK delivers one segment and takes one out of pipe (19 after the
+        // fast retransmit); sndcnt = CEIL(prr_delivered * 10 / 20) - prr_out.
+        let mut p = twenty_segment_window(ReductionBound::SlowStart);
+        let mut pipe = 19 * MSS;
+        let mut sent = Vec::new();
+        for _ in 0..18 {
+            pipe -= MSS;
+            let sndcnt = p.on_ack(MSS, pipe, 10 * MSS);
+            let segs = sndcnt / MSS;
+            p.on_sent(segs * MSS);
+            pipe += segs * MSS;
+            sent.push(segs);
+        }
+        // prr_delivered = 1: CEIL(0.5) - 1 = 0; 2: 1 - 1 = 0; 3: CEIL(1.5) - 1 = 1; then one
+        // every other ACK, half the delivery rate (ssthresh / RecoverFS), while pipe falls by
+        // one segment per two ACKs. At the 15th ACK pipe = ssthresh: sndcnt = MIN(0, limit);
+        // from then on the bound sends one per ACK delivered, holding pipe at ssthresh.
+        assert_eq!(sent, [0, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 0, 1, 1, 1]);
+        assert_eq!(p.prr_out(), 10 * MSS);
+        assert_eq!(pipe, 10 * MSS, "pipe reaches ssthresh");
+    }
+
+    #[test]
+    fn prr_sndcnt_is_proportional_when_pipe_above_ssthresh() {
+        let mut p = twenty_segment_window(ReductionBound::Conservative);
+        // prr_delivered = 8 segments at once: CEIL(8 * 10 / 20) - 1 = 3 segments.
+        assert_eq!(p.on_ack(8 * MSS, 12 * MSS, 10 * MSS), 3 * MSS);
+    }
+
+    /// Several losses: pipe has fallen to 6 segments, below ssthresh = 10, with
+    /// prr_delivered - prr_out = 2 segments owed, when an ACK delivers 1 segment.
+    fn below_ssthresh(bound: ReductionBound) -> u64 {
+        let mut p = twenty_segment_window(bound);
+        p.on_ack(2 * MSS, 15 * MSS, 10 * MSS);
+        p.on_sent(0);
+        // prr_delivered = 3 after this ACK, prr_out = 1: owed = 2 segments.
+        p.on_ack(MSS, 6 * MSS, 10 * MSS)
+    }
+
+    #[test]
+    fn prr_crb_below_ssthresh_sends_no_more_than_delivered() {
+        // limit = prr_delivered - prr_out = 2; sndcnt = MIN(10 - 6, 2) = 2 segments.
+        assert_eq!(below_ssthresh(ReductionBound::Conservative), 2 * MSS);
+    }
+
+    #[test]
+    fn prr_ssrb_below_ssthresh_sends_one_more_segment_than_crb() {
+        // limit = MAX(2, 1) + 1 = 3; sndcnt = MIN(10 - 6, 3) = 3 segments.
+        assert_eq!(below_ssthresh(ReductionBound::SlowStart), 3 * MSS);
+    }
+
+    #[test]
+    fn prr_below_ssthresh_never_exceeds_ssthresh_minus_pipe() {
+        let mut p = twenty_segment_window(ReductionBound::SlowStart);
+        // limit = MAX(9 - 1, 9) + 1 = 10 segments, but ssthresh - pipe = 1.
+        assert_eq!(p.on_ack(9 * MSS, 9 * MSS, 10 * MSS), MSS);
+    }
+}
