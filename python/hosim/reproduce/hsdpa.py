@@ -34,8 +34,10 @@ from hosim.reproduce.common import (
     finish,
     output_options,
     prepare,
+    profile_option,
     progress_on_stderr,
     save_figure,
+    with_profile,
     write_json,
     write_report,
 )
@@ -61,7 +63,7 @@ RANDOM = {"hsdpa.bandwidth": "random"}
 
 
 def _run(overrides: Mapping[str, Any], seed: int = 1, traces: bool = False) -> hosim.Result:
-    return hosim.run("hsdpa", seed=seed, overrides=dict(overrides), traces=traces)
+    return hosim.run("hsdpa", seed=seed, overrides=with_profile(dict(overrides)), traces=traces)
 
 
 def _summaries(runner: Runner | None, runs: Sequence[tuple[Mapping[str, Any], int]]) -> list[dict[str, Any]]:
@@ -69,7 +71,7 @@ def _summaries(runner: Runner | None, runs: Sequence[tuple[Mapping[str, Any], in
     from hosim.api import load_scenario, override_pairs
 
     text, source = load_scenario("hsdpa")
-    tasks = [Task(text, seed, tuple(override_pairs(o)), source) for o, seed in runs]
+    tasks = [Task(text, seed, tuple(override_pairs(with_profile(dict(o)))), source) for o, seed in runs]
     return (Runner() if runner is None else runner).summaries(tasks)
 
 
@@ -405,6 +407,7 @@ def check_committed(against: Path | None = None, runner: Runner | None = None) -
 
 
 @click.command("hsdpa", short_help="Ren et al., TCP over HSDPA: Fig. 3, Fig. 7 and Table I.")
+@profile_option
 @click.option("--seeds", type=click.IntRange(min=1), default=5, show_default=True, help="Seeds per Table I cell.")
 @output_options("hsdpa")
 @runner_options(default_jobs=1)
