@@ -154,13 +154,13 @@ def _table1_rows(seeds: Sequence[int], summaries: Sequence[dict[str, Any]]) -> l
 
 #: Variations of what the paper leaves unstated, each a set of overrides.
 SENSITIVITY: dict[str, dict[str, Any]] = {
-    "hosim default (uniform 1-2 Mb/s, rate change reschedules the packet in service)": {},
+    "preset (uniform 1-2 Mb/s, rate change reschedules the packet in service; ns-2 TCP)": {},
     "levels uniform on [0, 2] Mb/s (mean 1 Mb/s)": {"hsdpa.min_bps": 0.0},
     "two levels {1, 2} Mb/s": {"hsdpa.levels_bps": [1e6, 2e6]},
     "ns-2 link: a packet keeps the rate it started with": {"hsdpa.rate_change": "next_packet"},
     "ns-2 link, levels uniform on [0, 2] Mb/s": {"hsdpa.rate_change": "next_packet", "hsdpa.min_bps": 0.0},
-    "min RTO 0.2 s (ns-2 default)": {"tcp.min_rto_s": 0.2},
-    "receiver window 20 packets (ns-2 window_ default)": {"tcp.rwnd_bytes": 20 * 1460},
+    "min RTO 1 s (RFC 6298)": {"tcp.min_rto_s": 1.0},
+    "receiver window 4 MiB": {"tcp.rwnd_bytes": 4 * 1024 * 1024},
     "delayed ACKs": {"tcp.delayed_ack": True},
     "Node-B buffer 50 packets": {"hsdpa.buffer_packets": 50},
     "proxy window caps packets in flight": {"hsdpa.window": "inflight"},
@@ -183,9 +183,9 @@ def fig3_variants(seed: int = 1, runner: Runner | None = None) -> dict[str, dict
     variants = {
         "hosim default": {},
         "ns-2 link (rate change from the next packet)": {"hsdpa.rate_change": "next_packet"},
-        "min RTO 0.2 s": {"tcp.min_rto_s": 0.2},
+        "min RTO 1 s": {"tcp.min_rto_s": 1.0},
         "delayed ACKs": {"tcp.delayed_ack": True},
-        "receiver window 20 packets": {"tcp.rwnd_bytes": 20 * 1460},
+        "receiver window 4 MiB": {"tcp.rwnd_bytes": 4 * 1024 * 1024},
         "SACK": {"tcp.recovery": "sack"},
         "proxy": {"hsdpa.proxy": True},
     }
