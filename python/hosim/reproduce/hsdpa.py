@@ -160,7 +160,7 @@ SENSITIVITY: dict[str, dict[str, Any]] = {
     "ns-2 link: a packet keeps the rate it started with": {"hsdpa.rate_change": "next_packet"},
     "ns-2 link, levels uniform on [0, 2] Mb/s": {"hsdpa.rate_change": "next_packet", "hsdpa.min_bps": 0.0},
     "min RTO 1 s (RFC 6298)": {"tcp.min_rto_s": 1.0},
-    "receiver window 4 MiB": {"tcp.rwnd_bytes": 4 * 1024 * 1024},
+    "receiver window 20 packets (ns-2 window_ default)": {"tcp.rwnd_bytes": 20 * 1460},
     "delayed ACKs": {"tcp.delayed_ack": True},
     "Node-B buffer 50 packets": {"hsdpa.buffer_packets": 50},
     "proxy window caps packets in flight": {"hsdpa.window": "inflight"},
@@ -185,7 +185,7 @@ def fig3_variants(seed: int = 1, runner: Runner | None = None) -> dict[str, dict
         "ns-2 link (rate change from the next packet)": {"hsdpa.rate_change": "next_packet"},
         "min RTO 1 s": {"tcp.min_rto_s": 1.0},
         "delayed ACKs": {"tcp.delayed_ack": True},
-        "receiver window 4 MiB": {"tcp.rwnd_bytes": 4 * 1024 * 1024},
+        "receiver window 20 packets": {"tcp.rwnd_bytes": 20 * 1460},
         "SACK": {"tcp.recovery": "sack"},
         "proxy": {"hsdpa.proxy": True},
     }
