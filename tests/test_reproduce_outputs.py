@@ -100,9 +100,6 @@ def test_committed_lte_per_seed_runs_match_a_quick_recomputation():
 
 @pytest.mark.native
 @needs_docs
-@pytest.mark.xfail(strict=True, reason="docs/reproductions predate the current RED drops: Fig. 12 AQM 86.7 kB "
-                                       "committed vs 85.5 now, prediction + AQM 52.9 vs 51.4; the docs are "
-                                       "regenerated after the core refactor (then remove this mark)")
 def test_committed_lte_fig12_numbers_match_a_recomputation():
     from hosim.reproduce import lte_x2
 

@@ -43,25 +43,30 @@ RX_BIN_S = 1e-4  # goodput-trace bin used to time the last delivery of a file
 RESULTS = os.path.normpath(os.path.join(HERE, "..", "results", "ns3"))
 
 # --- TCP profiles ------------------------------------------------------------------------------
-# One dict of hosim overrides per profile. hosim has no `tcp.profile` key yet; when it gets
-# `tcp.profile = "ns3"`, replace the "ns3" entry by {"tcp.profile": "ns3"} (and keep the
-# individual keys as "ns3-keys" to check that the profile sets the same values).
+# One dict of hosim overrides per profile. "ns3" is `tcp.profile = "ns3"` (ns-3's TCP choices:
+# per-ACK window growth, Slow-but-Steady NewReno timer, re-entry at `recover`, no rescue
+# retransmission, ssthresh from pipe after a timeout) plus the values both sides are set to in
+# run_ns3.py (NS3_MATCHED: MSS 1448 without timestamps, IW 10, 4 MiB buffers, ...), which
+# differ from ns-3's own defaults. "ns3-keys" is the same values without the profile (the
+# `rfc` choices), to show what the profile's choices change.
+NS3_MATCHED: dict = {
+    "tcp.mss_bytes": TCP_COMMON["mss_bytes"],  # ns-3 SegmentSize 1448 (payload)
+    # 20 IP + 20 TCP (ns-3 with Timestamp=false) + 2 PPP: 1490 B data packets in both.
+    "tcp.header_bytes": 42,
+    "tcp.initial_window_segments": TCP_COMMON["initial_window_segments"],  # InitialCwnd 10
+    "tcp.delayed_ack_segments": TCP_COMMON["delayed_ack_segments"],  # DelAckCount 2
+    "tcp.delayed_ack_timeout_s": TCP_COMMON["delayed_ack_timeout_s"],  # DelAckTimeout 200 ms
+    "tcp.min_rto_s": TCP_COMMON["min_rto_s"],  # MinRto 1 s
+    "tcp.initial_rto_s": TCP_COMMON["initial_rto_s"],  # RttEstimator InitialEstimation 1 s
+    "tcp.max_rto_s": TCP_COMMON["max_rto_s"],  # ns-3 caps the backed-off RTO at 60 s
+    "tcp.clock_granularity_s": TCP_COMMON["clock_granularity_s"],  # ClockGranularity 1 ms
+    "tcp.dupack_threshold": TCP_COMMON["dupack_threshold"],  # ReTxThreshold 3
+    "tcp.limited_transmit": TCP_COMMON["limited_transmit"],  # LimitedTransmit true
+    "tcp.rwnd_bytes": TCP_COMMON["buffer_bytes"],  # RcvBufSize 4 MiB, window scaling
+}
 PROFILES: dict[str, dict] = {
-    "ns3": {
-        "tcp.mss_bytes": TCP_COMMON["mss_bytes"],  # ns-3 SegmentSize 1448 (payload)
-        # 20 IP + 20 TCP (ns-3 with Timestamp=false) + 2 PPP: 1490 B data packets in both.
-        "tcp.header_bytes": 42,
-        "tcp.initial_window_segments": TCP_COMMON["initial_window_segments"],  # InitialCwnd 10
-        "tcp.delayed_ack_segments": TCP_COMMON["delayed_ack_segments"],  # DelAckCount 2
-        "tcp.delayed_ack_timeout_s": TCP_COMMON["delayed_ack_timeout_s"],  # DelAckTimeout 200 ms
-        "tcp.min_rto_s": TCP_COMMON["min_rto_s"],  # MinRto 1 s
-        "tcp.initial_rto_s": TCP_COMMON["initial_rto_s"],  # RttEstimator InitialEstimation 1 s
-        "tcp.max_rto_s": TCP_COMMON["max_rto_s"],  # ns-3 caps the backed-off RTO at 60 s
-        "tcp.clock_granularity_s": TCP_COMMON["clock_granularity_s"],  # ClockGranularity 1 ms
-        "tcp.dupack_threshold": TCP_COMMON["dupack_threshold"],  # ReTxThreshold 3
-        "tcp.limited_transmit": TCP_COMMON["limited_transmit"],  # LimitedTransmit true
-        "tcp.rwnd_bytes": TCP_COMMON["buffer_bytes"],  # RcvBufSize 4 MiB, window scaling
-    },
+    "ns3": {"tcp.profile": "ns3", **NS3_MATCHED},
+    "ns3-keys": dict(NS3_MATCHED),
     "hosim-default": {},
 }
 

@@ -25,6 +25,8 @@ __all__ = [
     "default_out",
     "output_options",
     "prepare",
+    "profile_option",
+    "with_profile",
     "progress_on_stderr",
     "save_figure",
     "write_json",
@@ -68,6 +70,32 @@ def output_options(paper: str) -> Callable[[F], F]:
             help="Directory for the figures, data and report.md.")(command)
 
     return decorate
+
+
+#: ``tcp.*`` overrides every run of the current reproduction takes (``--profile``).
+PROFILE_OVERRIDES: dict[str, Any] = {}
+
+PROFILES = ("ns2", "rfc", "ns3", "linux")
+
+
+def profile_option(command: F) -> F:
+    """``--profile NAME``: run every experiment with ``tcp.profile = NAME`` instead of the
+    preset's (the keys the preset sets explicitly still win, see docs/tcp.md)."""
+
+    def remember(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+        PROFILE_OVERRIDES.clear()
+        if value is not None:
+            PROFILE_OVERRIDES["tcp.profile"] = value
+        return value
+
+    return click.option(
+        "--profile", type=click.Choice(PROFILES), default=None, callback=remember, expose_value=False,
+        show_default="the preset's", help="TCP profile of every run (a key the preset sets still wins).")(command)
+
+
+def with_profile(overrides: dict[str, Any]) -> dict[str, Any]:
+    """``overrides`` with the ``--profile`` override added (``overrides`` unchanged if none)."""
+    return {**PROFILE_OVERRIDES, **overrides} if PROFILE_OVERRIDES else overrides
 
 
 def prepare(paper: str, out: Path | None, force: bool) -> Path:

@@ -34,8 +34,10 @@ from hosim.reproduce.common import (
     finish,
     output_options,
     prepare,
+    profile_option,
     progress_on_stderr,
     save_figure,
+    with_profile,
     write_json,
     write_report,
 )
@@ -154,8 +156,8 @@ class Points:
 def point_overrides(setting: str, recovery: str, scheme: str, delta_rtt: float | None,
                     extra: dict[str, Any] | None = None) -> dict[str, Any]:
     """The overrides of one point; `delta_rtt=None` is the setting's no-handover reference run."""
-    overrides: dict[str, Any] = {**SETTINGS[setting], "tcp.recovery": recovery, "fcp.scheme": scheme,
-                                 "fcp.warmup_s": WARMUP_S, **(extra or {})}
+    overrides: dict[str, Any] = {**with_profile({}), **SETTINGS[setting], "tcp.recovery": recovery,
+                                 "fcp.scheme": scheme, "fcp.warmup_s": WARMUP_S, **(extra or {})}
     if delta_rtt is None:
         # The reference run lasts as long as a long handover run: Reno-style window growth
         # at 1 Gb/s takes minutes to reach its steady state.
@@ -216,7 +218,7 @@ def no_handover_inputs(
     (`cohen_levin.no_handover_inputs_from_summaries`).
     """
     runner = Runner() if runner is None else runner
-    overrides = {**(overrides or {}), "fcp.handovers": False}
+    overrides = {**with_profile({}), **(overrides or {}), "fcp.handovers": False}
     tasks = [make_task(scenario, seed, overrides) for seed in range(1, seeds + 1)]
     return cohen_levin.no_handover_inputs_from_summaries(runner.summaries(tasks))
 
@@ -446,6 +448,7 @@ def check_committed(
 
 @click.command("drop-or-forward", short_help="Cohen & Levin, To Drop or Not to Drop: Fig. 6 and 7.")
 @output_options("drop-or-forward")
+@profile_option
 @click.option("--settings", default="100M,1G,100M-bigbuf", show_default=True,
               help="Comma-separated settings: 100M, 1G, 100M-bigbuf.")
 @click.option("--seeds", type=click.IntRange(min=1), default=3, show_default=True,

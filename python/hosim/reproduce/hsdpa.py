@@ -34,8 +34,10 @@ from hosim.reproduce.common import (
     finish,
     output_options,
     prepare,
+    profile_option,
     progress_on_stderr,
     save_figure,
+    with_profile,
     write_json,
     write_report,
 )
@@ -61,7 +63,7 @@ RANDOM = {"hsdpa.bandwidth": "random"}
 
 
 def _run(overrides: Mapping[str, Any], seed: int = 1, traces: bool = False) -> hosim.Result:
-    return hosim.run("hsdpa", seed=seed, overrides=dict(overrides), traces=traces)
+    return hosim.run("hsdpa", seed=seed, overrides=with_profile(dict(overrides)), traces=traces)
 
 
 def _summaries(runner: Runner | None, runs: Sequence[tuple[Mapping[str, Any], int]]) -> list[dict[str, Any]]:
@@ -69,7 +71,7 @@ def _summaries(runner: Runner | None, runs: Sequence[tuple[Mapping[str, Any], in
     from hosim.api import load_scenario, override_pairs
 
     text, source = load_scenario("hsdpa")
-    tasks = [Task(text, seed, tuple(override_pairs(o)), source) for o, seed in runs]
+    tasks = [Task(text, seed, tuple(override_pairs(with_profile(dict(o)))), source) for o, seed in runs]
     return (Runner() if runner is None else runner).summaries(tasks)
 
 
@@ -152,12 +154,12 @@ def _table1_rows(seeds: Sequence[int], summaries: Sequence[dict[str, Any]]) -> l
 
 #: Variations of what the paper leaves unstated, each a set of overrides.
 SENSITIVITY: dict[str, dict[str, Any]] = {
-    "hosim default (uniform 1-2 Mb/s, rate change reschedules the packet in service)": {},
+    "preset (uniform 1-2 Mb/s, rate change reschedules the packet in service; ns-2 TCP)": {},
     "levels uniform on [0, 2] Mb/s (mean 1 Mb/s)": {"hsdpa.min_bps": 0.0},
     "two levels {1, 2} Mb/s": {"hsdpa.levels_bps": [1e6, 2e6]},
     "ns-2 link: a packet keeps the rate it started with": {"hsdpa.rate_change": "next_packet"},
     "ns-2 link, levels uniform on [0, 2] Mb/s": {"hsdpa.rate_change": "next_packet", "hsdpa.min_bps": 0.0},
-    "min RTO 0.2 s (ns-2 default)": {"tcp.min_rto_s": 0.2},
+    "min RTO 1 s (RFC 6298)": {"tcp.min_rto_s": 1.0},
     "receiver window 20 packets (ns-2 window_ default)": {"tcp.rwnd_bytes": 20 * 1460},
     "delayed ACKs": {"tcp.delayed_ack": True},
     "Node-B buffer 50 packets": {"hsdpa.buffer_packets": 50},
@@ -181,7 +183,7 @@ def fig3_variants(seed: int = 1, runner: Runner | None = None) -> dict[str, dict
     variants = {
         "hosim default": {},
         "ns-2 link (rate change from the next packet)": {"hsdpa.rate_change": "next_packet"},
-        "min RTO 0.2 s": {"tcp.min_rto_s": 0.2},
+        "min RTO 1 s": {"tcp.min_rto_s": 1.0},
         "delayed ACKs": {"tcp.delayed_ack": True},
         "receiver window 20 packets": {"tcp.rwnd_bytes": 20 * 1460},
         "SACK": {"tcp.recovery": "sack"},
@@ -405,6 +407,7 @@ def check_committed(against: Path | None = None, runner: Runner | None = None) -
 
 
 @click.command("hsdpa", short_help="Ren et al., TCP over HSDPA: Fig. 3, Fig. 7 and Table I.")
+@profile_option
 @click.option("--seeds", type=click.IntRange(min=1), default=5, show_default=True, help="Seeds per Table I cell.")
 @output_options("hsdpa")
 @runner_options(default_jobs=1)

@@ -42,8 +42,10 @@ from hosim.reproduce.common import (
     finish,
     output_options,
     prepare,
+    profile_option,
     progress_on_stderr,
     save_figure,
+    with_profile,
     write_json,
     write_report,
 )
@@ -91,7 +93,7 @@ FIG12_VARIANTS: dict[str, dict[str, Any]] = {
 def _run(overrides: Mapping[str, Any], seed: int, traces: bool = False) -> Any:
     from hosim.api import run
 
-    return run(PRESET, seed=seed, overrides=dict(overrides), traces=traces)
+    return run(PRESET, seed=seed, overrides=with_profile(dict(overrides)), traces=traces)
 
 
 def _summaries(runner: Runner | None, runs: Sequence[tuple[Mapping[str, Any], int]]) -> list[dict[str, Any]]:
@@ -99,7 +101,7 @@ def _summaries(runner: Runner | None, runs: Sequence[tuple[Mapping[str, Any], in
     from hosim.api import load_scenario, override_pairs
 
     text, source = load_scenario(PRESET)
-    tasks = [Task(text, seed, tuple(override_pairs(o)), source) for o, seed in runs]
+    tasks = [Task(text, seed, tuple(override_pairs(with_profile(dict(o)))), source) for o, seed in runs]
     return (Runner() if runner is None else runner).summaries(tasks)
 
 
@@ -622,6 +624,7 @@ def check_committed(
 
 
 @click.command("lte-x2", short_help="Pacifico et al., TCP across the intra-LTE X2 handover.")
+@profile_option
 @click.option("--seeds", type=click.IntRange(min=1), default=50, show_default=True, help="Seeds per configuration.")
 @click.option("--trace-seed", type=click.IntRange(min=0), default=1, show_default=True,
               help="Seed of the Fig. 9/10 traces.")
