@@ -14,7 +14,6 @@ and `<out>/figures/inter-rat-stall.png` (Appendix B).
 """
 from __future__ import annotations
 
-import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -23,6 +22,7 @@ from typing import Any
 import click
 
 from hosim.cli_options import runner_from_options, runner_options
+from hosim.reproduce.common import save_figure
 from hosim.runner import Runner, make_task
 
 PRESET = "inter-rat"
@@ -231,7 +231,7 @@ def stall_plot(out: Path, extra: dict[str, Any], name: str, title: str) -> Path:
     path = out / "figures" / f"inter-rat-{name}.png"
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    save_figure(fig, path, dpi=110)
     plt.close(fig)
     return path
 
@@ -242,17 +242,27 @@ def _interval(g) -> float:
 
 
 @click.command("inter-rat", short_help="3GPP inter-RAT back-to-back loss: Fig. 4/5, Notes 1/2, App. B.")
-@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=Path("docs/reproductions"),
-              show_default=True, help="Directory for data/ and figures/.")
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
+              show_default="a new ./hosim-reproduce-inter-rat-<n>/",
+              help="Directory for data/, figures/ and report.md (to update the committed documents: "
+                   "--out docs/reproductions --force).")
+@click.option("--force", is_flag=True,
+              help="Write into --out even if it holds files that an earlier reproduction did not write.")
 @click.option("--seeds", type=click.IntRange(min=1), default=1, show_default=True,
               help="Seeds per point. Nothing in the model is random: more seeds only check that "
                    "every seed gives the same result.")
 @runner_options(default_jobs=1)
 @click.option("--no-plots", is_flag=True, help="Skip the Appendix B figures.")
-def cli(out: Path, seeds: int, jobs: int, cache_dir: Path | None, no_plots: bool, no_cache: bool) -> None:
+def cli(out: Path | None, force: bool, seeds: int, jobs: int, cluster: str | None, cache_dir: Path | None,
+        no_plots: bool, no_cache: bool) -> None:
     """Reproduce Figures 4 and 5, Notes 1 and 2 and Appendix B of the inter-RAT contribution."""
+    from hosim.cli import _command_line
+    from hosim.outdir import atomic_write_text
+    from hosim.reproduce.common import finish, prepare, write_json, write_report
+
+    out = prepare("inter-rat", out, force)
     SEEDS[:] = list(range(1, seeds + 1))
-    with runner_from_options(jobs, cache_dir, no_cache) as runner:
+    with runner_from_options(jobs, cache_dir, no_cache, cluster) as runner:
         fig4 = grid(runner, FIG4)
         fig5 = grid(runner, FIG5)
         note2 = grid(runner, [r for r in FIG4 if r[0] in NOTE2], schemes=("bicasting",),
@@ -275,8 +285,7 @@ def cli(out: Path, seeds: int, jobs: int, cache_dir: Path | None, no_plots: bool
         sens = sensitivity(runner)
     data = {"fig4": fig4, "fig5": fig5, "note2": note2, "note1_40ms": note1, "note1_130ms": note1_100,
             "bulk": bulk, "stall": stall, "sensitivity": sens, "ref5_t1": ref5_t1, "ref5_t2_umts_lte": ref5_t2_up}
-    (out / "data").mkdir(parents=True, exist_ok=True)
-    (out / "data" / "inter-rat.json").write_text(json.dumps(data, indent=1, sort_keys=True))
+    write_json(out / "data" / "inter-rat.json", data, indent=1, sort_keys=True)
     md = [fig_table(fig4, FIG4, "Figure 4 (no rate change, bicasting 10 ms before the move)"),
           fig_table(fig5, FIG5, "Figure 5 (rate change, bicasting 10 ms before the move)"),
           "**Note 2** (bicasting 50 ms before the move; paper: convergence 8.91 s and 8.19 s at 155 Mb/s)\n\n"
@@ -289,15 +298,22 @@ def cli(out: Path, seeds: int, jobs: int, cache_dir: Path | None, no_plots: bool
           ref5_tables(ref5_t1, ref5_t2_up, ref5_t2_down),
           "**Convergence-time sensitivity** (s; W = window, f = fraction)\n\n" + sensitivity_table(sens),
           "**Every point of Figures 4 and 5**\n\n" + detail_table({**fig4, **fig5})]
-    (out / "data" / "inter-rat-tables.md").write_text("\n".join(md))
+    tables = atomic_write_text(out / "data" / "inter-rat-tables.md", "\n".join(md))
     click.echo("\n".join(md))
+    figures = []
     if not no_plots:
         for extra, name, title in [
             ({}, "stall", "1->1 Mb/s, 10 ms, S1 155 Mb/s, bicasting 10 ms (Appendix B, top)"),
             ({"inter_rat.s1_bps": "rf"}, "no-stall-rf", "1->1 Mb/s, 10 ms, S1 = RF, bicasting 10 ms"),
             ({"inter_rat.ran_buffer_s": 0.04}, "note1", "as Appendix B, top, with Note 1's 40 ms eNB buffer"),
         ]:
-            click.echo(f"wrote {stall_plot(out, extra, name, title)}")
+            figures.append(stall_plot(out, extra, name, title))
+            click.echo(f"wrote {figures[-1]}")
+    write_report(out, "Inter-RAT handover: back-to-back loss (3GPP)",
+                 "Figures 4 and 5 as #retransmissions / convergence time (s), paper || hosim; "
+                 f"the analysis is in docs/reproductions/inter-rat.md. Tables: {tables.name}.",
+                 [("Figures 4 and 5, Notes 1 and 2, Appendix B", "\n\n".join(md[:2]), figures)])
+    finish("inter-rat", out, seeds, _command_line())
 
 
 def main(argv: Sequence[str] | None = None) -> int:

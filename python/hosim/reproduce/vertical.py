@@ -20,7 +20,6 @@ run; the driver checks that a second seed gives the same summary.
 """
 from __future__ import annotations
 
-import json
 import statistics
 import sys
 from collections.abc import Sequence
@@ -30,6 +29,7 @@ from typing import Any
 import click
 
 from hosim.cli_options import runner_from_options, runner_options
+from hosim.reproduce.common import save_figure
 from hosim.runner import Runner, make_task
 
 PRESET = "vertical"
@@ -162,7 +162,7 @@ def plot(points: dict[str, dict[str, Any]], out: Path) -> list[Path]:
         ax.legend()
         fig.tight_layout()
         path = out / f"vertical-handoff-fig{num}.png"
-        fig.savefig(path, dpi=110)
+        save_figure(fig, path, dpi=110)
         plt.close(fig)
         paths.append(path)
     return paths
@@ -216,14 +216,23 @@ def _row(first: str, tcp: str, p: dict[str, Any]) -> str:
 
 
 @click.command("vertical-handoff", short_help="Sinky & Hamdaoui, TCP-CLAH: Figs. 2-8.")
-@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=Path("docs/reproductions"),
-              show_default=True, help="Directory for data/ and figures/.")
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
+              show_default="a new ./hosim-reproduce-vertical-handoff-<n>/",
+              help="Directory for data/, figures/ and report.md (to update the committed documents: "
+                   "--out docs/reproductions --force).")
+@click.option("--force", is_flag=True,
+              help="Write into --out even if it holds files that an earlier reproduction did not write.")
 @click.option("--quick", is_flag=True, help="20 Mb/s only, no sensitivity grid, no figures.")
 @runner_options(default_jobs=1)
-def cli(out: Path, quick: bool, jobs: int, cache_dir: Path | None, no_cache: bool) -> None:
+def cli(out: Path | None, force: bool, quick: bool, jobs: int, cluster: str | None, cache_dir: Path | None,
+        no_cache: bool) -> None:
     """Reproduce Figs. 2-8 of Sinky & Hamdaoui: TCP NewReno vs TCP-CLAH across vertical handoffs."""
+    from hosim.cli import _command_line
+    from hosim.reproduce.common import finish, prepare, write_json, write_report
+
+    out = prepare("vertical-handoff", out, force)
     rates = (20e6,) if quick else RATES_BPS
-    with runner_from_options(jobs, cache_dir, no_cache) as runner:
+    with runner_from_options(jobs, cache_dir, no_cache, cluster) as runner:
         points = simulate(runner, {}, rates)
         sens = {} if quick else {name: simulate(runner, o, (20e6,)) for name, o in SENSITIVITY.items()}
         deterministic = nothing_is_random(runner)
@@ -232,15 +241,18 @@ def cli(out: Path, quick: bool, jobs: int, cache_dir: Path | None, no_cache: boo
             "points": {k: {x: y for x, y in p.items() if x != "series"} for k, p in points.items()},
             "sensitivity": {n: {k: {x: y for x, y in p.items() if x != "series"} for k, p in pts.items()}
                             for n, pts in sens.items()}}
-    (out / "data").mkdir(parents=True, exist_ok=True)
-    path = out / "data" / "vertical-handoff.json"
-    path.write_text(json.dumps(data, indent=1, sort_keys=True))
+    path = write_json(out / "data" / "vertical-handoff.json", data, indent=1, sort_keys=True)
     click.echo(f"wrote {path}")
-    if not quick:
-        for p in plot(points, out / "figures"):
-            click.echo(f"wrote {p}")
+    figures = [] if quick else list(plot(points, out / "figures"))
+    for p in figures:
+        click.echo(f"wrote {p}")
     click.echo(f"nothing is random (seed 1 == seed 2): {deterministic}")
-    click.echo(markdown(claim_rows, points, sens))
+    tables = markdown(claim_rows, points, sens)
+    click.echo(tables)
+    write_report(out, "Vertical handoff: TCP NewReno vs TCP-CLAH (Sinky & Hamdaoui)",
+                 "The paper's claims beside hosim's numbers; the analysis is in "
+                 "docs/reproductions/vertical-handoff.md.", [("Figs. 2-8", tables, figures)])
+    finish("vertical-handoff", out, 1, _command_line())
 
 
 def main(argv: Sequence[str] | None = None) -> int:
