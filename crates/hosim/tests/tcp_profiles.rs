@@ -128,3 +128,20 @@ fn linux_profile_cubic_prr_small_droptail_no_timeout_cycle() {
     assert!(timeouts + reno_timeouts <= 1, "{timeouts} {reno_timeouts}");
     assert!(cubic > 0.9e7 && reno > 0.9e7, "both fill the 10 Mb/s link: {cubic} {reno}");
 }
+
+/// A two-host line whose links state no queue limit, under `profile`.
+fn unstated_queues(profile: &str) -> Vec<hosim::net::QueueLimit> {
+    let text = format!(
+        "duration_s = 0.1\n[tcp]\nprofile = \"{profile}\"\n[[nodes]]\nname = \"a\"\nkind = \"host\"\n\
+         [[nodes]]\nname = \"b\"\nkind = \"host\"\n[[links]]\nfrom = \"a\"\nto = \"b\"\nrate_bps = 1e6\n\
+         delay_s = 0.01\n[[flows]]\nsrc = \"a\"\ndst = \"b\"\n"
+    );
+    common::run_world(&text, 1, false).links.iter().map(|l| l.queue.limit).collect()
+}
+
+#[test]
+fn ns2_profile_gives_unstated_queues_ns2s_droptail_limit_of_50_packets() {
+    use hosim::net::QueueLimit;
+    assert_eq!(unstated_queues("ns2"), vec![QueueLimit::Packets(50); 2]);
+    assert_eq!(unstated_queues("rfc"), vec![QueueLimit::Packets(100); 2]);
+}

@@ -45,7 +45,8 @@ pub fn build(
         ids.get(name).copied().ok_or_else(|| c.err(&key, &format!("unknown node \"{name}\"")))
     };
 
-    build_links(&mut world, graph, c, seed, &lookup)?;
+    let default_queue = tcp.profile.unwrap_or_default().default_queue_packets();
+    build_links(&mut world, graph, c, seed, default_queue, &lookup)?;
     compute_routes(&mut world);
 
     let base = tcp.apply(&TcpConfig::default(), c, "tcp")?;
@@ -133,6 +134,7 @@ fn build_links(
     graph: &Graph,
     c: &Check,
     seed: u64,
+    default_queue_packets: u32,
     lookup: &dyn Fn(String, &str) -> Result<u32, ScenarioError>,
 ) -> Result<(), ScenarioError> {
     let mut names: HashMap<String, usize> = HashMap::new();
@@ -167,7 +169,7 @@ fn build_links(
                 c.at_least(&key("queue_bytes"), b, 1)?;
                 QueueLimit::Bytes(b)
             }
-            (None, None) => QueueLimit::Packets(100),
+            (None, None) => QueueLimit::Packets(default_queue_packets),
         };
         let rate = l.rate_bps.round() as u64;
         let red = match (l.queue, &l.red) {

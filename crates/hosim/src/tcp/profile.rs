@@ -58,6 +58,16 @@ impl ProfileKeys {
 }
 
 impl Profile {
+    /// The DropTail limit of a link whose queue the scenario leaves unstated, in packets: the
+    /// simulator's own default where the profile names one (ns-2: `Queue set limit_ 50`,
+    /// tcl/lib/ns-default.tcl), else hosim's 100.
+    pub fn default_queue_packets(self) -> u32 {
+        match self {
+            Profile::Ns2 => 50,
+            Profile::Rfc | Profile::Ns3 | Profile::Linux => 100,
+        }
+    }
+
     pub fn name(self) -> &'static str {
         match self {
             Profile::Rfc => "rfc",
