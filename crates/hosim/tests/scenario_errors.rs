@@ -205,3 +205,9 @@ fn unknown_recovery_rate_is_named_with_the_choices() {
     let e = err(GOOD, &[("tcp.recovery_rate", "prr")]);
     assert!(e.contains("`tcp.recovery_rate`") && e.contains("prr-ssrb"), "{e}");
 }
+
+#[test]
+fn unknown_capture_format_is_named_even_without_a_capture() {
+    let e = err(GOOD, &[("capture.format", "\"x\"")]);
+    assert!(e.contains("`capture.format`") && e.contains("pcapng"), "{e}");
+}

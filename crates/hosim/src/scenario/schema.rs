@@ -70,6 +70,11 @@ pub struct CaptureSection {
 impl Scenario {
     /// The keys every scenario has, whatever its template.
     pub fn validate_common(&self, c: &Check) -> Result<(), ScenarioError> {
+        if let Some(f) = self.capture.format.as_deref() {
+            if f != "pcapng" && f != "pcap" {
+                return Err(c.err("capture.format", &format!("unknown format {f:?} (pcapng, pcap)")));
+            }
+        }
         c.positive("duration_s", self.duration_s)?;
         if self.duration_s > 1e6 {
             return Err(c.err("duration_s", &format!("must be <= 1e6 s, got {}", self.duration_s)));
