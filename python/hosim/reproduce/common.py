@@ -23,6 +23,7 @@ __all__ = [
     "COMMITTED",
     "Comparison",
     "default_out",
+    "out_options",
     "output_options",
     "prepare",
     "profile_option",
@@ -48,8 +49,25 @@ def default_out(paper: str, base: Path | None = None) -> Path:
     return base / f"hosim-reproduce-{paper}-{n}"
 
 
+def out_options(paper: str) -> Callable[[F], F]:
+    """``--out`` and ``--force`` for ``hosim reproduce PAPER`` (see ``prepare``)."""
+
+    def decorate(command: F) -> F:
+        command = click.option(
+            "--force", is_flag=True,
+            help="Write into --out even if it holds files that an earlier reproduction of this paper did not "
+                 "write.")(command)
+        return click.option(
+            "--out", type=click.Path(file_okay=False, path_type=Path), default=None,
+            show_default=f"a new ./hosim-reproduce-{paper}-<n>/",
+            help="Directory for the figures, data and report.md (to update the committed documents: "
+                 "--out docs/reproductions --force).")(command)
+
+    return decorate
+
+
 def output_options(paper: str) -> Callable[[F], F]:
-    """``--out``, ``--force``, ``--check`` and ``--against`` for ``hosim reproduce PAPER``."""
+    """``out_options`` plus ``--check`` and ``--against``."""
 
     def decorate(command: F) -> F:
         command = click.option(
@@ -60,14 +78,7 @@ def output_options(paper: str) -> Callable[[F], F]:
             "--check", is_flag=True,
             help="Re-compute a quick version (seconds) and compare it with the committed numbers; "
                  "exit 1 if one differs. Writes nothing.")(command)
-        command = click.option(
-            "--force", is_flag=True,
-            help="Write into --out even if it holds files that an earlier reproduction of this paper did not "
-                 "write.")(command)
-        return click.option(
-            "--out", type=click.Path(file_okay=False, path_type=Path), default=None,
-            show_default=f"a new ./hosim-reproduce-{paper}-<n>/",
-            help="Directory for the figures, data and report.md.")(command)
+        return out_options(paper)(command)
 
     return decorate
 

@@ -22,7 +22,7 @@ from typing import Any
 import click
 
 from hosim.cli_options import runner_from_options, runner_options
-from hosim.reproduce.common import save_figure
+from hosim.reproduce.common import out_options, save_figure
 from hosim.runner import Runner, make_task
 
 PRESET = "inter-rat"
@@ -242,12 +242,7 @@ def _interval(g) -> float:
 
 
 @click.command("inter-rat", short_help="3GPP inter-RAT back-to-back loss: Fig. 4/5, Notes 1/2, App. B.")
-@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
-              show_default="a new ./hosim-reproduce-inter-rat-<n>/",
-              help="Directory for data/, figures/ and report.md (to update the committed documents: "
-                   "--out docs/reproductions --force).")
-@click.option("--force", is_flag=True,
-              help="Write into --out even if it holds files that an earlier reproduction did not write.")
+@out_options("inter-rat")
 @click.option("--seeds", type=click.IntRange(min=1), default=1, show_default=True,
               help="Seeds per point. Nothing in the model is random: more seeds only check that "
                    "every seed gives the same result.")

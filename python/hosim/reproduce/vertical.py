@@ -29,7 +29,7 @@ from typing import Any
 import click
 
 from hosim.cli_options import runner_from_options, runner_options
-from hosim.reproduce.common import save_figure
+from hosim.reproduce.common import out_options, save_figure
 from hosim.runner import Runner, make_task
 
 PRESET = "vertical"
@@ -216,12 +216,7 @@ def _row(first: str, tcp: str, p: dict[str, Any]) -> str:
 
 
 @click.command("vertical-handoff", short_help="Sinky & Hamdaoui, TCP-CLAH: Figs. 2-8.")
-@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
-              show_default="a new ./hosim-reproduce-vertical-handoff-<n>/",
-              help="Directory for data/, figures/ and report.md (to update the committed documents: "
-                   "--out docs/reproductions --force).")
-@click.option("--force", is_flag=True,
-              help="Write into --out even if it holds files that an earlier reproduction did not write.")
+@out_options("vertical-handoff")
 @click.option("--quick", is_flag=True, help="20 Mb/s only, no sensitivity grid, no figures.")
 @runner_options(default_jobs=1)
 def cli(out: Path | None, force: bool, quick: bool, jobs: int, cluster: str | None, cache_dir: Path | None,
