@@ -163,6 +163,13 @@ impl<'a> Cx<'a> {
         w.flush_segments(f);
     }
 
+    /// Flow `f`'s receiver advertises `rwnd_bytes` from now on and sends `copies` ACKs carrying
+    /// it at once (e.g. Freeze-TCP's zero window advertisement, and its three ACKs reopening
+    /// the window).
+    pub fn advertise_window(&mut self, f: FlowId, rwnd_bytes: u64, copies: u32) {
+        self.world.advertise_window(f, rwnd_bytes, copies);
+    }
+
     /// Cross-layer notification: flow `f`'s packets now take another path. The sender's
     /// controller, recovery and path reaction answer it (`TcpSender::on_path_change`), then it
     /// sends what its window allows.

@@ -33,7 +33,7 @@ impl World {
             pkt.ecn = if seg.ect { Ecn::Ect } else { Ecn::NotEct };
             pkt.tag = payload_tag(f, seg.seq, seg.len);
             let flow = &mut self.flows[f as usize];
-            if seg.kind == PacketKind::Data && !flow.drops.is_empty() {
+            if seg.kind == PacketKind::Data && seg.len > 0 && !flow.drops.is_empty() {
                 let mss = flow.sender.cfg.mss_bytes as u64;
                 if seg.seq % mss == 0 && flow.drops.should_drop(seg.seq / mss, seg.is_retx) {
                     flow.scripted_drops += 1;
@@ -58,6 +58,17 @@ impl World {
         pkt.rwnd_bytes = ack.rwnd;
         let src = pkt.src;
         self.forward(src, pkt);
+    }
+
+    /// Flow `f`'s receiver advertises `rwnd_bytes` from now on and sends `copies` window
+    /// updates at once.
+    pub(crate) fn advertise_window(&mut self, f: FlowId, rwnd_bytes: u64, copies: u32) {
+        self.flows[f as usize].receiver.rwnd_bytes = rwnd_bytes;
+        for _ in 0..copies {
+            let ack = self.flows[f as usize].receiver.window_update();
+            self.send_ack(f, PacketKind::Ack, ack);
+        }
+        self.sync_delack_timer(f);
     }
 
     pub(super) fn deliver_local(&mut self, pkt: Packet) {
@@ -139,10 +150,15 @@ impl World {
         if chunk == 0 {
             return;
         }
-        flow.app_written += chunk;
-        // The sender transmits what its window allows (nothing before the handshake ends).
-        flow.sender.on_app_data(now, chunk, &mut self.seg_buf);
-        self.flush_segments(f);
+        let buffered = flow.sender.app_limit() - flow.sender.snd_una().min(flow.sender.app_limit());
+        if buffered.saturating_add(chunk) > flow.sndbuf_bytes {
+            flow.app_refused_bytes += chunk;
+        } else {
+            flow.app_written += chunk;
+            // The sender transmits what its window allows (nothing before the handshake ends).
+            flow.sender.on_app_data(now, chunk, &mut self.seg_buf);
+            self.flush_segments(f);
+        }
         if let Some(tick) = self.flows[f as usize].app.tick_ns() {
             self.events.schedule(now + tick, Event::AppTick(f));
         }
@@ -182,7 +198,7 @@ impl World {
     /// Stale events are ignored when they fire, so a deadline that moves later costs nothing.
     fn sync_sender_timer(&mut self, f: FlowId) {
         let flow = &mut self.flows[f as usize];
-        if let Some(d) = flow.sender.rto_deadline() {
+        if let Some(d) = flow.sender.timer_deadline() {
             // A pending event due before `d` fires early and re-arms itself in on_rto_timer.
             if flow.rto_event_at.is_none_or(|at| d < at) {
                 flow.rto_event_at = Some(d);

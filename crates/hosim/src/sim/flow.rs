@@ -50,6 +50,11 @@ pub struct Flow {
     pub drops: DropRules,
     /// Bytes written by a rate-limited application so far.
     pub app_written: u64,
+    /// The socket send buffer (data written and not yet acknowledged); a rate-limited
+    /// application's write that does not fit is refused whole (ns-3 `TcpSocketBase::Send`
+    /// fails, and its `OnOffApplication` drops the packet). u64::MAX: unbounded.
+    pub sndbuf_bytes: u64,
+    pub app_refused_bytes: u64,
     pub(super) rto_event_at: Option<SimTime>,
     pub(super) delack_event_at: Option<SimTime>,
     /// Unresolved timeouts: retransmitted seq -> times of the timeouts. A timeout is spurious
@@ -91,6 +96,8 @@ impl Flow {
             receiver,
             drops,
             app_written: 0,
+            sndbuf_bytes: u64::MAX,
+            app_refused_bytes: 0,
             rto_event_at: None,
             delack_event_at: None,
             timeouts: BTreeMap::new(),

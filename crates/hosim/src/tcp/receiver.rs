@@ -157,6 +157,12 @@ impl TcpReceiver {
         AckOut { ack: self.rcv_nxt, sack: SackBlocks::default(), ece: false, rwnd: self.rwnd_bytes }
     }
 
+    /// A window update: the ACK of what has arrived, carrying the current `rwnd_bytes` (sent
+    /// when the advertised window changes, e.g. Freeze-TCP's zero window advertisement).
+    pub fn window_update(&mut self) -> AckOut {
+        self.make_ack()
+    }
+
     fn make_ack(&mut self) -> AckOut {
         self.unacked_segments = 0;
         self.delack_deadline = None;

@@ -16,6 +16,7 @@ use crate::engine::time::{s_to_ns, SimTime};
 use crate::net::packet::{PacketKind, SackBlocks};
 
 mod clah;
+mod persist;
 
 pub use clah::{clah_bdp_bytes, BdpEstimate, ClahConfig, DupackResume, HandoffState, PathReaction};
 
@@ -65,6 +66,9 @@ pub struct SenderStats {
     pub fast_recoveries: u64,
     pub ecn_reductions: u64,
     pub syn_retransmits: u64,
+    /// Zero-window probes sent, and the time spent with a zero peer window (`persist.rs`).
+    pub zero_window_probes: u64,
+    pub persist_ns: SimTime,
     pub rtt_sum_ns: u128,
     pub rtt_samples: u64,
     pub rto_sum_ns: u128,
@@ -81,6 +85,10 @@ pub struct TcpSender {
     /// Bytes the application has handed over so far (u64::MAX: unlimited).
     app_limit: u64,
     peer_rwnd: u64,
+    /// SND.WL2 of RFC 9293 §3.10.7.4: the ACK the peer window was last taken from.
+    snd_wl2: u64,
+    /// The persist timer while the peer's window is zero (`persist.rs`).
+    persist: Option<persist::Persist>,
     board: Scoreboard,
     cc: AnyCc,
     recovery: AnyRecovery,
@@ -111,6 +119,8 @@ impl TcpSender {
         let rto = RtoEstimator::new(cfg.min_rto_ns, cfg.initial_rto_ns, cfg.max_rto_ns, cfg.clock_granularity_ns);
         TcpSender {
             peer_rwnd: cfg.rwnd_bytes,
+            snd_wl2: 0,
+            persist: None,
             cc: AnyCc::new(&cfg),
             recovery: AnyRecovery::new(&cfg),
             cfg,
@@ -283,8 +293,7 @@ impl TcpSender {
         }
         self.last_event_ns = now;
         let ack = ack.min(self.snd_max);
-        let rwnd_changed = rwnd != self.peer_rwnd;
-        self.peer_rwnd = rwnd;
+        let rwnd_changed = self.update_peer_window(ack, rwnd);
         let newly_sacked = if self.recovery.uses_sack() {
             // RFC 6675 Update(): record the SACK blocks above the cumulative ACK.
             let floor = ack.max(self.snd_una);
@@ -309,6 +318,7 @@ impl TcpSender {
             let seq = self.outstanding();
             self.recovery.on_ack_processed(&mut self.cc, &mut self.board, seq);
         }
+        self.update_persist(now);
         self.send_allowed(now, out);
     }
 
@@ -320,7 +330,7 @@ impl TcpSender {
         if self.snd_nxt < ack {
             self.snd_nxt = ack;
         }
-        if let Some(sent) = info.rtt_sample_sent_ns {
+        if let Some(sent) = info.rtt_sample_sent_ns.filter(|t| self.accepts_rtt_sample(*t)) {
             self.take_rtt_sample(now - sent);
         }
         self.consecutive_timeouts = 0;
@@ -453,6 +463,9 @@ impl TcpSender {
     /// The retransmission timer may have expired. Returns the sequence number retransmitted on
     /// a timeout of an established connection, for spurious-timeout accounting.
     pub fn on_timer(&mut self, now: SimTime, out: &mut Vec<Segment>) -> Option<u64> {
+        if self.on_persist_timer(now, out) {
+            return None;
+        }
         if self.rto_deadline.is_none_or(|d| d > now) {
             return None;
         }
@@ -556,9 +569,10 @@ impl TcpSender {
         self.rto_deadline = Some(now + rto);
     }
 
-    /// RFC 6298 (5.1): a data segment was sent; start the timer if it is not running.
+    /// RFC 6298 (5.1): a data segment was sent; start the timer if it is not running (and
+    /// not frozen by a zero window, `persist.rs`).
     fn ensure_timer(&mut self, now: SimTime) {
-        if self.rto_deadline.is_none() {
+        if self.rto_deadline.is_none() && self.persist.is_none() {
             self.restart_timer(now);
         }
     }

@@ -172,6 +172,10 @@ impl Controller for Cubic {
     fn set_cwnd(&mut self, cwnd: u64) {
         self.cwnd = cwnd as f64;
     }
+
+    fn set_ssthresh(&mut self, ssthresh: u64) {
+        self.ssthresh = ssthresh;
+    }
 }
 
 #[cfg(test)]

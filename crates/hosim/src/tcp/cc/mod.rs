@@ -33,6 +33,8 @@ pub trait Controller {
     /// Direct write of cwnd by loss recovery (inflation, deflation, exit) and by the sender
     /// after a lost SYN.
     fn set_cwnd(&mut self, cwnd: u64);
+    /// Direct write of ssthresh by a cross-layer reaction to a path change (Daniel & Kojo).
+    fn set_ssthresh(&mut self, ssthresh: u64);
     /// The sender's packets now take another path. Standard TCP ignores it.
     fn on_path_change(&mut self, _now: SimTime, _change: &PathChange, _rtt: &RtoEstimator) {}
 }
@@ -94,6 +96,13 @@ impl Controller for AnyCc {
         match self {
             AnyCc::Reno(c) => c.set_cwnd(cwnd),
             AnyCc::Cubic(c) => c.set_cwnd(cwnd),
+        }
+    }
+
+    fn set_ssthresh(&mut self, ssthresh: u64) {
+        match self {
+            AnyCc::Reno(c) => c.set_ssthresh(ssthresh),
+            AnyCc::Cubic(c) => c.set_ssthresh(ssthresh),
         }
     }
 

@@ -80,6 +80,10 @@ impl Controller for Reno {
     fn set_cwnd(&mut self, cwnd: u64) {
         self.cwnd = cwnd;
     }
+
+    fn set_ssthresh(&mut self, ssthresh: u64) {
+        self.ssthresh = ssthresh;
+    }
 }
 
 #[cfg(test)]

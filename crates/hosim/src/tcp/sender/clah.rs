@@ -12,6 +12,16 @@
 //! (`PathChange::bdp_bytes`). ssthresh is left alone: the paper criticises Daniel & Kojo for
 //! setting ssthresh = cwnd, which "unnecessarily places TCP in the congestion avoidance phase"
 //! (Sec. II). The paper does not say when dupacks come back; `DupackResume` makes it a choice.
+//!
+//! The baseline of Daniel & Kojo, "Employing cross-layer assisted TCP algorithms to improve
+//! TCP performance with vertical handoffs", as Sinky & Hamdaoui summarise it (Sec. II): "RTT
+//! and RTO estimations are reset only until all packets sent before the handoff have been
+//! acknowledged. A reduction in congestion window is done only when needed. In addition, the
+//! slow start threshold is set to the congestion window". Here: on the notification the RTT
+//! estimator is reset (RFC 6298 (2.1)) and RTT samples of segments sent before the handoff are
+//! ignored (they measured the old path, or both); when the new path's BDP (rate x base RTT,
+//! `PathChange::bdp_bytes`) is below cwnd, cwnd = ssthresh = that BDP (at least 2 SMSS, the
+//! floor of RFC 5681 eq. (4)); otherwise cwnd and ssthresh stay.
 
 use super::TcpSender;
 use crate::engine::time::SimTime;
@@ -25,6 +35,8 @@ pub enum PathReaction {
     #[default]
     None,
     Clah(ClahConfig),
+    /// Daniel & Kojo's cross-layer TCP (see the module comment).
+    DanielKojo,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -65,6 +77,8 @@ struct DupackHold {
 pub struct HandoffState {
     reaction: PathReaction,
     hold: Option<DupackHold>,
+    /// Daniel & Kojo: RTT samples of segments sent before this time are ignored.
+    rtt_ignore_before_ns: Option<SimTime>,
     /// Duplicate ACKs ignored while dupack detection was off.
     pub suppressed_dupacks: u64,
     /// Path changes the reaction acted on.
@@ -105,9 +119,35 @@ impl TcpSender {
         true
     }
 
+    /// Whether an RTT sample of a segment sent at `sent_ns` counts (Daniel & Kojo ignore those
+    /// of segments sent before the last handoff).
+    pub(super) fn accepts_rtt_sample(&self, sent_ns: SimTime) -> bool {
+        self.handoff.rtt_ignore_before_ns.is_none_or(|t| sent_ns >= t)
+    }
+
     /// The reaction to `change`, after the controller and recovery hooks.
     pub(super) fn react_to_path_change(&mut self, now: SimTime, change: &PathChange) {
-        let PathReaction::Clah(cfg) = self.handoff.reaction else { return };
+        match self.handoff.reaction {
+            PathReaction::None => {}
+            PathReaction::Clah(cfg) => self.react_clah(now, change, cfg),
+            PathReaction::DanielKojo => self.react_daniel_kojo(now, change),
+        }
+    }
+
+    fn react_daniel_kojo(&mut self, now: SimTime, change: &PathChange) {
+        self.handoff.reactions += 1;
+        self.rto.reset();
+        self.handoff.rtt_ignore_before_ns = Some(now);
+        let floor = 2 * self.cfg.mss_bytes as u64;
+        if let Some(bdp) = change.bdp_bytes().map(|b| b.max(floor)) {
+            if bdp < self.cc.cwnd() {
+                self.cc.set_cwnd(bdp);
+                self.cc.set_ssthresh(bdp);
+            }
+        }
+    }
+
+    fn react_clah(&mut self, now: SimTime, change: &PathChange, cfg: ClahConfig) {
         self.handoff.reactions += 1;
         // Algorithms 1 and 2, line 1: reset RTT and RTO estimations (RFC 6298 (2.1) state).
         self.rto.reset();
@@ -226,6 +266,35 @@ mod tests {
             ack(&mut s, t, 0);
         }
         assert!(s.in_recovery());
+    }
+
+    /// Established NewReno with Daniel & Kojo, srtt 100 ms, cwnd 10 segments, notified at 150 ms
+    /// of a path whose BDP (8 Mb/s x base RTT) is `rtt_ms` x 1000 bytes.
+    fn daniel_kojo_after_handoff(rtt_ms: u64) -> TcpSender {
+        let mut s = established(TcpConfig { initial_rto_ns: s_to_ns(3.0), ..config(Recovery::NewReno) });
+        s.set_path_reaction(PathReaction::DanielKojo);
+        let c = PathChange { base_rtt_ns: Some(ms(rtt_ms)), ..change(DelayShift::ToHighDelay) };
+        s.on_path_change(ms(150), &c, &mut Vec::new());
+        s
+    }
+
+    #[test]
+    fn daniel_kojo_reduces_cwnd_and_ssthresh_only_to_a_smaller_bdp() {
+        let s = daniel_kojo_after_handoff(4);
+        assert_eq!((s.cwnd(), s.ssthresh()), (4 * MSS, 4 * MSS), "BDP 4000 < cwnd 10000");
+        let s = daniel_kojo_after_handoff(30);
+        assert_eq!((s.cwnd(), s.ssthresh()), (10 * MSS, u64::MAX), "BDP 30000 >= cwnd: untouched");
+        assert_eq!((s.srtt_ns(), s.rto_ns()), (None, s_to_ns(3.0)), "RFC 6298 (2.1)");
+    }
+
+    #[test]
+    fn daniel_kojo_ignores_rtt_samples_of_pre_handoff_data() {
+        let mut s = daniel_kojo_after_handoff(30);
+        let sent = ack(&mut s, 300, 10 * MSS);
+        assert_eq!(s.srtt_ns(), None, "segments 0..10 were sent before the handoff");
+        assert!(!sent.is_empty());
+        ack(&mut s, 380, 11 * MSS);
+        assert_eq!(s.srtt_ns(), Some(ms(80)), "the first segment sent after it gives a sample");
     }
 
     #[test]
