@@ -136,8 +136,6 @@ fn bad_vertical_keys_give_one_line_errors_naming_the_key() {
         ("vertical.first", "\"satellite\""),
         ("vertical.mode", "\"warm\""),
         ("vertical.adaptation", "\"westwood\""),
-        ("vertical.adaptation", "\"freeze\""),
-        ("vertical.adaptation", "\"daniel-kojo\""),
         ("vertical.clah_bdp", "\"guess\""),
         ("vertical.clah_dupack_resume_s", "0"),
         ("vertical.wifi_bps", "0"),
@@ -210,4 +208,22 @@ fn unknown_recovery_rate_is_named_with_the_choices() {
 fn unknown_capture_format_is_named_even_without_a_capture() {
     let e = err(GOOD, &[("capture.format", "\"x\"")]);
     assert!(e.contains("`capture.format`") && e.contains("pcapng"), "{e}");
+}
+
+#[test]
+fn bad_freeze_warning_and_send_buffer_name_their_key() {
+    let good = "topology = \"vertical\"\nduration_s = 10\n[vertical]\n";
+    for ok in ["\"freeze\"", "\"daniel-kojo\""] {
+        assert!(load(good, "s.toml", &[("vertical.adaptation".into(), ok.into())]).is_ok(), "{ok}");
+    }
+    for (key, value, says) in [
+        ("vertical.freeze_warning_s", "0", "> 0"),
+        ("vertical.freeze_warning_s", "15", "interval_s"),
+        ("vertical.freeze_warning_s", "\"rtt\"", "freeze_warning_s"),
+        ("vertical.sndbuf_bytes", "0", ">= 1"),
+        ("vertical.sndbuf_bytes", "-5", "sndbuf_bytes"),
+    ] {
+        let e = err(good, &[(key, value)]);
+        assert!(e.contains(key.rsplit('.').next().unwrap()) && e.contains(says), "{key} = {value}: {e}");
+    }
 }

@@ -226,3 +226,53 @@ fn preset_hands_off_every_interval_alternating_and_is_deterministic() {
     assert_eq!(strip(s), strip(&again.summary), "same seed, same summary");
     assert_eq!(out.traces.tables, again.traces.tables, "same traces");
 }
+
+/// Segments sent, cwnd, timeouts and persist state of the freeze run cut at `at_s`.
+fn freeze_state(at_s: f64) -> (u64, u64, u64, bool) {
+    let end = format!("{at_s}");
+    let w = world(&[("vertical.adaptation", "freeze"), ("duration_s", end.as_str())]);
+    let s = &w.world.flows[0].sender;
+    (s.stats.segments_sent, s.cwnd(), s.stats.timeouts, s.in_persist())
+}
+
+#[test]
+fn freeze_zero_window_stops_the_sender_before_the_handoff_and_tr_acks_resume_it() {
+    // Cellular -> WiFi at 3 s; the ZWA leaves dest one cellular base RTT (120 ms) before and
+    // reaches the mobile 60 ms later, at 2.94 s; the TR-ACKs come over WiFi (15 ms).
+    let (sent_a, cwnd_a, _, frozen_a) = freeze_state(2.95);
+    let (sent_b, cwnd_b, _, frozen_b) = freeze_state(2.999);
+    assert!(frozen_a && frozen_b && sent_a > 100);
+    assert_eq!(sent_b, sent_a, "nothing sent while frozen");
+    assert!(cwnd_b >= cwnd_a, "ACKs of data in flight still count; nothing reduces cwnd");
+    // At 3.02 s the TR-ACKs are in, the duplicate ACKs of the reordering not yet.
+    let (sent_c, cwnd_c, timeouts, frozen_c) = freeze_state(3.02);
+    assert!(!frozen_c && sent_c > sent_b, "the TR-ACKs reopened the window");
+    assert!(cwnd_c >= cwnd_b && timeouts == 0, "resumed at the old cwnd");
+    let w = world(&[("vertical.adaptation", "freeze")]);
+    let s = &w.world.flows[0].sender;
+    assert!(s.stats.persist_ns > 50_000_000 && s.stats.persist_ns < 100_000_000, "{}", s.stats.persist_ns);
+}
+
+#[test]
+fn daniel_kojo_cuts_cwnd_to_a_smaller_bdp_only_and_resets_rto() {
+    let w = world(&[("vertical.adaptation", "daniel-kojo"), ("vertical.first", "wifi")]);
+    let h = &handoffs(&w)[0];
+    assert_eq!(h.cwnd_after_bytes, 3_000_000 * 120 / 1000 / 8, "cellular rate x base RTT 120 ms");
+    assert!(h.cwnd_before_bytes > h.cwnd_after_bytes);
+    assert_eq!(h.rto_after_s, 1.0, "RFC 6298 (2.1): the initial RTO");
+    let sets = [("vertical.adaptation", "daniel-kojo"), ("vertical.first", "cellular"), ("vertical.wifi_bps", "1e9")];
+    let w = world(&sets);
+    let h = &handoffs(&w)[0];
+    assert_eq!(h.cwnd_after_bytes, h.cwnd_before_bytes, "a 1 Gb/s WiFi's BDP is larger: cwnd kept");
+}
+
+#[test]
+fn rate_app_writes_are_refused_when_the_send_buffer_is_full() {
+    let w = world(&[("vertical.first", "cellular"), ("vertical.sndbuf_bytes", "131072")]);
+    let f = &w.world.flows[0];
+    assert!(f.app_refused_bytes > 1_000_000, "20 Mb/s into 3 Mb/s: {}", f.app_refused_bytes);
+    assert!(f.sender.app_limit() - f.sender.snd_una() <= 131_072);
+    let w = world(&[("vertical.first", "cellular"), ("vertical.sndbuf_bytes", "100000000")]);
+    assert_eq!(w.world.flows[0].app_refused_bytes, 0);
+    assert!(w.world.flows[0].sender.app_limit() > f.sender.app_limit() + 1_000_000);
+}

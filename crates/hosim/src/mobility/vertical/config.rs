@@ -64,9 +64,11 @@ pub enum Adaptation {
     None,
     /// TCP-CLAH, Algorithms 1 and 2.
     Clah,
-    /// Freeze-TCP (Goff et al.): not implemented yet.
+    /// Freeze-TCP (Goff et al.): the destination advertises a zero window `freeze_warning_s`
+    /// before each handoff and sends three ACKs reopening it right after; the sender is
+    /// standard TCP (its persist mode, `tcp/sender/persist.rs`).
     Freeze,
-    /// Daniel & Kojo's cross-layer TCP: not implemented yet.
+    /// Daniel & Kojo's cross-layer TCP (`tcp/sender/clah.rs`).
     DanielKojo,
 }
 
@@ -129,6 +131,13 @@ pub struct VerticalSection {
     pub core_delay_s: f64,
     #[serde(default = "d_core_queue_pkts")]
     pub core_queue_pkts: u32,
+    /// Freeze-TCP's warning period: how long before each handoff the destination advertises a
+    /// zero window. Absent: the base RTT of the network the mobile is leaving.
+    pub freeze_warning_s: Option<f64>,
+    /// The mobile's socket send buffer (unsent and unacknowledged data); an application write
+    /// that does not fit is refused (ns-3 `TcpSocket::SndBufSize`, default 131072 bytes).
+    #[serde(default = "d_sndbuf_bytes")]
+    pub sndbuf_bytes: u64,
     /// Rate of the source application at the mobile.
     #[serde(default = "d_app_rate_bps")]
     pub app_rate_bps: f64,
@@ -176,6 +185,9 @@ fn d_core_delay_s() -> f64 {
 fn d_core_queue_pkts() -> u32 {
     1000
 }
+fn d_sndbuf_bytes() -> u64 {
+    131_072
+}
 fn d_app_rate_bps() -> f64 {
     20e6
 }
@@ -196,6 +208,11 @@ impl VerticalSection {
             Network::Wifi => (self.wifi_bps, self.wifi_delay_s, self.wifi_queue_pkts),
             Network::Cellular => (self.cellular_bps, self.cellular_delay_s, self.cellular_queue_pkts),
         }
+    }
+
+    /// Freeze-TCP's warning period before leaving network `n`, seconds.
+    pub fn freeze_warning_s(&self, n: Network) -> f64 {
+        self.freeze_warning_s.unwrap_or_else(|| self.base_rtt_s(n))
     }
 
     /// Round-trip propagation delay through network `n`, seconds.
@@ -229,12 +246,14 @@ impl VerticalSection {
         if let Some(t) = self.clah_dupack_resume_s {
             c.positive("vertical.clah_dupack_resume_s", t)?;
         }
-        if matches!(self.adaptation, Adaptation::Freeze | Adaptation::DanielKojo) {
-            return Err(c.err(
-                "vertical.adaptation",
-                &format!("`{}` is not implemented yet; use `none` or `clah`", self.adaptation.name()),
-            ));
+        if let Some(t) = self.freeze_warning_s {
+            c.positive("vertical.freeze_warning_s", t)?;
+            if t >= self.interval_s {
+                let msg = format!("must be below vertical.interval_s = {}, got {t}", self.interval_s);
+                return Err(c.err("vertical.freeze_warning_s", &msg));
+            }
         }
+        c.at_least("vertical.sndbuf_bytes", self.sndbuf_bytes, 1)?;
         Ok(())
     }
 }

@@ -144,8 +144,16 @@ pub struct VerticalHandoff {
     pub delivered_uids: HashSet<u64>,
     /// Packets for the mobile that reached the old access point after a `hard` handoff.
     pub late_drops: u64,
+    /// Freeze-TCP: the receiver's window before the zero window advertisement, while frozen.
+    frozen_rwnd: Option<u64>,
     pub metrics: Metrics,
 }
+
+/// Agent timer tags.
+const TAG_HANDOFF: u64 = 0;
+const TAG_FREEZE: u64 = 1;
+/// Freeze-TCP: "three copies of the ACK" reopening the window after the handoff (Goff et al.).
+const TR_ACKS: u32 = 3;
 
 impl VerticalHandoff {
     /// The network the mobile is attached to.
@@ -159,8 +167,28 @@ impl VerticalHandoff {
             cx.own(n);
         }
         self.attach_routes(cx, self.at);
-        cx.schedule(s_to_ns(self.cfg.interval_s), 0);
+        let first = s_to_ns(self.cfg.interval_s);
+        cx.schedule(first, TAG_HANDOFF);
+        self.schedule_freeze(cx, first);
         self
+    }
+
+    /// Freeze-TCP: the zero window advertisement one warning period before the handoff at
+    /// `handoff_ns` (the network left then is the one attached now).
+    fn schedule_freeze(&self, cx: &mut Cx, handoff_ns: SimTime) {
+        if self.cfg.adaptation == Adaptation::Freeze {
+            let warning = s_to_ns(self.cfg.freeze_warning_s(self.at));
+            cx.schedule(handoff_ns.saturating_sub(warning).max(cx.now()), TAG_FREEZE);
+        }
+    }
+
+    /// Freeze-TCP, before the handoff: the destination advertises a zero window. The mobile is
+    /// the source here, so the destination is told of the coming handoff (an idealised,
+    /// zero-cost signal from the mobile; docs/reproductions/vertical-handoff.md).
+    fn freeze(&mut self, cx: &mut Cx) {
+        let rwnd = cx.flows()[self.flow as usize].receiver.rwnd_bytes;
+        self.frozen_rwnd.get_or_insert(rwnd);
+        cx.advertise_window(self.flow, 0, 1);
     }
 
     fn attach_routes(&self, cx: &mut Cx, n: Network) {
@@ -226,6 +254,10 @@ impl VerticalHandoff {
         let (cwnd_before, rto_before) = (sender.cwnd(), sender.rto_ns());
         let change = self.path_change(cx, from, to);
         cx.notify_path_change(flow, &change);
+        if let Some(rwnd) = self.frozen_rwnd.take() {
+            // Freeze-TCP, after the handoff: three ACKs reopen the window (over the new path).
+            cx.advertise_window(flow, rwnd, TR_ACKS);
+        }
         let sender = &cx.flows()[flow as usize].sender;
         self.log.push(HandoffLog {
             start_ns: now,
@@ -243,7 +275,8 @@ impl VerticalHandoff {
         });
         let next = now + s_to_ns(self.cfg.interval_s);
         if next < cx.end_ns() {
-            cx.schedule(next, 0);
+            cx.schedule(next, TAG_HANDOFF);
+            self.schedule_freeze(cx, next);
         }
     }
 }
@@ -252,7 +285,7 @@ impl Agent for VerticalHandoff {
     /// A packet reaches an access point or the destination.
     fn on_packet(&mut self, cx: &mut Cx, n: NodeId, pkt: Packet) {
         if n == self.dest {
-            if pkt.flow == self.flow && pkt.is_data() {
+            if pkt.flow == self.flow && pkt.is_data() && pkt.len > 0 {
                 let sender = &cx.flows()[self.flow as usize].sender;
                 let sample = Sample {
                     bytes: pkt.size_bytes,
@@ -280,8 +313,11 @@ impl Agent for VerticalHandoff {
         cx.receive_as_router(n, pkt);
     }
 
-    fn on_timer(&mut self, cx: &mut Cx, _tag: u64) {
-        self.handoff(cx);
+    fn on_timer(&mut self, cx: &mut Cx, tag: u64) {
+        match tag {
+            TAG_FREEZE => self.freeze(cx),
+            _ => self.handoff(cx),
+        }
     }
 
     fn report(&self, world: &World) -> Report {
@@ -364,6 +400,12 @@ struct VerticalEntry {
     delay_mean_s: Option<f64>,
     jitter_mean_s: Option<f64>,
     suppressed_dupacks: u64,
+    /// Freeze-TCP: zero-window probes and time with a zero window at the sender.
+    zero_window_probes: u64,
+    persist_s: f64,
+    /// Application writes refused by the full send buffer (`sndbuf_bytes`).
+    sndbuf_bytes: u64,
+    app_refused_bytes: u64,
     series: Series,
 }
 
@@ -377,6 +419,7 @@ impl VerticalHandoff {
 
     fn entry(&self, world: &World) -> VerticalEntry {
         let m = &self.metrics;
+        let flow = &world.flows[self.flow as usize];
         let sum = |v: &[u128]| v.iter().sum::<u128>();
         let n = |v: &[u64]| v.iter().sum::<u64>();
         let series = Series {
@@ -412,7 +455,11 @@ impl VerticalHandoff {
             late_drops: self.late_drops,
             delay_mean_s: Metrics::mean_s(sum(&m.delay_sum_ns), n(&m.pkts)),
             jitter_mean_s: Metrics::mean_s(sum(&m.jitter_sum_ns), n(&m.jitter_n)),
-            suppressed_dupacks: world.flows[self.flow as usize].sender.handoff_state().suppressed_dupacks,
+            suppressed_dupacks: flow.sender.handoff_state().suppressed_dupacks,
+            zero_window_probes: flow.sender.stats.zero_window_probes,
+            persist_s: ns_to_s(flow.sender.stats.persist_ns),
+            sndbuf_bytes: self.cfg.sndbuf_bytes,
+            app_refused_bytes: flow.app_refused_bytes,
             series,
         }
     }

@@ -63,7 +63,8 @@ pub fn reaction(v: &VerticalSection) -> PathReaction {
                 Some(t) => DupackResume::After(s_to_ns(t)),
             },
         }),
-        Adaptation::None | Adaptation::Freeze | Adaptation::DanielKojo => PathReaction::None,
+        Adaptation::DanielKojo => PathReaction::DanielKojo,
+        Adaptation::None | Adaptation::Freeze => PathReaction::None,
     }
 }
 
@@ -84,6 +85,7 @@ pub fn install(v: &VerticalSection, sim: &mut Sim, c: &Check) -> Result<(), Scen
     let from_dest = [link(DEST, ACCESS[0])?, link(DEST, ACCESS[1])?];
     let flow = w.flows.iter().position(|f| f.src == mobile).ok_or_else(missing)? as FlowId;
     sim.world.flows[flow as usize].sender.set_path_reaction(reaction(v));
+    sim.world.flows[flow as usize].sndbuf_bytes = v.sndbuf_bytes;
     let h = VerticalHandoff {
         cfg: v.clone(),
         flow,
@@ -98,6 +100,7 @@ pub fn install(v: &VerticalSection, sim: &mut Sim, c: &Check) -> Result<(), Scen
         log: Vec::new(),
         delivered_uids: Default::default(),
         late_drops: 0,
+        frozen_rwnd: None,
         metrics: Metrics::new(s_to_ns(v.series_bin_s).max(1)),
     };
     sim.add_agent(|cx| h.start(cx));
