@@ -16,7 +16,8 @@ def _summary(jitter: list[float | None], handoffs: list[float]) -> dict:
               "rx_bps": [1e6] * n}
     flow = {"goodput_bps": 1e6, "retransmits": 0, "timeouts": 0, "spurious_timeouts": 0,
             "fast_recoveries": 0, "rtt_mean_s": 0.03}
-    return {"vertical": {"series": series, "jitter_mean_s": 0.002, "suppressed_dupacks": 0},
+    return {"vertical": {"series": series, "jitter_mean_s": 0.002, "suppressed_dupacks": 0,
+                         "zero_window_probes": 0, "persist_s": 0.5, "app_refused_bytes": 7},
             "handovers": [{"start_s": t} for t in handoffs], "flows": [flow], "queues": [{"dropped": 3}]}
 
 
@@ -39,3 +40,13 @@ def test_verdict_needs_the_right_direction_and_half_the_claimed_factor():
 def test_reproduce_group_registers_vertical_handoff():
     assert REPRODUCTIONS["vertical-handoff"] == "hosim.reproduce.vertical"
     assert isinstance(vertical.cli, click.Command) and vertical.cli.name == "vertical-handoff"
+
+
+def test_profile_replaces_the_presets_whole_tcp_table(monkeypatch: pytest.MonkeyPatch) -> None:
+    from hosim.reproduce import common
+
+    assert "[tcp]" in vertical._task(1, {}).scenario
+    monkeypatch.setitem(common.PROFILE_OVERRIDES, "tcp.profile", "linux")
+    task = vertical._task(1, {"vertical.adaptation": "clah"})
+    assert "[tcp]" not in task.scenario and "mss_bytes" not in task.scenario
+    assert ("tcp.profile", '"linux"') in task.overrides
