@@ -276,3 +276,35 @@ fn rate_app_writes_are_refused_when_the_send_buffer_is_full() {
     assert_eq!(w.world.flows[0].app_refused_bytes, 0);
     assert!(w.world.flows[0].sender.app_limit() > f.sender.app_limit() + 1_000_000);
 }
+
+/// The slow-start overshoot scenario of `handoff_to_low_bdp_during_slow_start_...`.
+const OVERSHOOT: &[(&str, &str)] =
+    &[("vertical.first", "wifi"), ("tcp.rwnd_bytes", "4000000"), ("vertical.cellular_queue_pkts", "20")];
+
+#[test]
+fn daniel_kojo_cures_reordering_and_the_spurious_rto_but_not_the_overshoot() {
+    // Its cwnd cut to WiFi's BDP (71 kB, below the 100 kB in flight) holds new data back
+    // until the cellular queue has drained, as CLAH's does.
+    let (b, a) = around_handoff("daniel-kojo", 3.0, 0.5, HIGH_TO_LOW);
+    let dk = delta(b, a);
+    assert_eq!((dk.fast_recoveries, dk.retransmits), (0, 0), "{dk:?}");
+    // Samples of data sent on WiFi are ignored: the 1 s initial RTO holds until the first
+    // cellular sample, so the timer does not fire early.
+    let (b, a) = around_handoff("daniel-kojo", 3.0, 1.5, LOW_TO_HIGH_SLOW);
+    assert_eq!(delta(b, a).timeouts, 0, "{a:?}");
+    // cwnd = ssthresh = the cellular BDP still goes out as one burst into a 20-packet queue.
+    let (b, a) = around_handoff("daniel-kojo", 0.15, 1.0, OVERSHOOT);
+    assert!(delta(b, a).queue_drops > 0, "{a:?}");
+}
+
+#[test]
+fn freeze_lessens_reordering_but_its_resume_burst_worsens_the_overshoot() {
+    let (b, a) = around_handoff("none", 3.0, 0.5, HIGH_TO_LOW);
+    let (b2, a2) = around_handoff("freeze", 3.0, 0.5, HIGH_TO_LOW);
+    let (nr, fr) = (delta(b, a), delta(b2, a2));
+    assert!(fr.fast_recoveries >= 1 && fr.retransmits < nr.retransmits, "{fr:?} vs {nr:?}");
+    let (b, a) = around_handoff("none", 0.15, 1.0, OVERSHOOT);
+    let (b2, a2) = around_handoff("freeze", 0.15, 1.0, OVERSHOOT);
+    let (nr, fr) = (delta(b, a), delta(b2, a2));
+    assert!(fr.queue_drops > nr.queue_drops, "resumed at the old cwnd: {fr:?} vs {nr:?}");
+}
