@@ -48,6 +48,16 @@ TCP_COMMON = {
     "buffer_bytes": 4 * 1024 * 1024,
 }
 
+# TCP stacks compared (``--stack`` of run_ns3.py, run_hosim.py, compare.py). "newreno" is the
+# original comparison (NewReno, classic RFC 6675 recovery); "cubic-prr" is ns-3's TcpCubic with
+# TcpPrrRecovery against hosim's `tcp.cc = "cubic"` with PRR (RFC 9438, RFC 6937), everything
+# else as in "newreno". Result files: bench/results/ns3/{ns3,hosim}<suffix>.json,
+# compare<suffix>.md; tolerances: a case misses when goodput or FR + TO are further apart.
+STACKS: dict[str, dict] = {
+    "newreno": {"suffix": "", "goodput_tol": 0.03, "loss_tol": 0.15},
+    "cubic-prr": {"suffix": "-cubic-prr", "goodput_tol": 0.05, "loss_tol": 0.20},
+}
+
 DEFAULTS = {
     "flows": 1,
     "access_bps": 100e6,

@@ -25,6 +25,7 @@ Usage:
   python bench/ns3/run_hosim.py                       # all cases -> bench/results/ns3/hosim.json
   python bench/ns3/run_hosim.py --cases probes        # a subset (substring of name/family)
   python bench/ns3/run_hosim.py --cases lost-retx-sack --traces   # + cwnd/ssthresh CSV
+  python bench/ns3/run_hosim.py --stack cubic-prr     # CUBIC + PRR -> hosim-cubic-prr.json
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from families import TCP_COMMON, select  # noqa: E402
+from families import STACKS, TCP_COMMON, select  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 RX_BIN_S = 1e-4  # goodput-trace bin used to time the last delivery of a file
@@ -68,6 +69,16 @@ PROFILES: dict[str, dict] = {
     "ns3": {"tcp.profile": "ns3", **NS3_MATCHED},
     "ns3-keys": dict(NS3_MATCHED),
     "hosim-default": {},
+}
+# What each stack of families.STACKS adds on top of the profile. "cubic-prr" against ns-3's
+# TcpCubic + TcpPrrRecovery: RFC 9438 CUBIC and PRR. ns-3.44's PRR is PRR-CRB that adds one
+# segment on a "safe" ACK (one that cumulatively acknowledges retransmitted data), as Linux's
+# `tcp_cwnd_reduction` does; hosim's `prr-ssrb` is the RFC 6937 slow-start reduction bound on
+# every ACK below ssthresh (the `linux` profile's choice). `--set tcp.recovery_rate=prr-crb`
+# gives the other bound.
+STACK_OVERRIDES: dict[str, dict] = {
+    "newreno": {},
+    "cubic-prr": {"tcp.cc": "cubic", "tcp.recovery_rate": "prr-ssrb"},
 }
 
 
@@ -130,11 +141,12 @@ def case_toml(c: dict) -> str:
     return "\n".join(L)
 
 
-def run_case(c: dict, profile: str, traces: bool) -> tuple[dict, object]:
+def run_case(c: dict, profile: str, traces: bool, extra: dict | None = None) -> tuple[dict, object]:
     import hosim  # noqa: PLC0415
 
     toml = case_toml(c)
     overrides = dict(PROFILES[profile])
+    overrides.update(extra or {})
     is_file = c["app"] == "file"
     if is_file:
         # hosim's completion_time_s is taken at the *sender* (last byte acknowledged: it includes
@@ -206,7 +218,11 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--cases", nargs="*", help="substrings of case names / family ids (default: all)")
     ap.add_argument("--profile", default="ns3", choices=sorted(PROFILES))
-    ap.add_argument("--out", default=os.path.join(RESULTS, "hosim.json"))
+    ap.add_argument("--stack", default="newreno", choices=sorted(STACKS), help="TCP compared (families.STACKS)")
+    ap.add_argument(
+        "--set", action="append", default=[], metavar="KEY=VALUE", help="one more hosim override (diagnostics)"
+    )
+    ap.add_argument("--out", default=None, help="default: bench/results/ns3/hosim<stack suffix>.json")
     ap.add_argument(
         "--traces",
         action="store_true",
@@ -221,13 +237,20 @@ def main() -> int:
 
     import hosim  # noqa: PLC0415
 
+    suffix = STACKS[args.stack]["suffix"]
+    if args.out is None:
+        args.out = os.path.join(RESULTS, f"hosim{suffix}.json")
+    extra = dict(STACK_OVERRIDES[args.stack])
+    for kv in args.set:
+        k, _, v = kv.partition("=")
+        extra[k] = v
     cases = select(args.cases)
     results = {}
     if os.path.exists(args.out) and args.cases:
         with open(args.out) as fh:  # partial re-run: keep the other cases
             results = json.load(fh).get("cases", {})
     for c in cases:
-        res, tr = run_case(c, args.profile, args.traces)
+        res, tr = run_case(c, args.profile, args.traces, extra)
         results[c["name"]] = res
         print(
             f"{c['name']:<22} goodput {res['aggregate_goodput_bps'] / 1e6:8.3f} Mb/s  retx {res['retransmits']:6d}  "
@@ -237,15 +260,17 @@ def main() -> int:
         if tr is not None:
             cw = tr["cwnd"].copy()
             ss = tr["ssthresh"]
-            path = os.path.join(RESULTS, f"{c['name']}.hosim.cwnd.csv")
+            path = os.path.join(RESULTS, f"{c['name']}{suffix}.hosim.cwnd.csv")
             cw.to_csv(path, index=False)
-            ss.to_csv(os.path.join(RESULTS, f"{c['name']}.hosim.ssthresh.csv"), index=False)
+            ss.to_csv(os.path.join(RESULTS, f"{c['name']}{suffix}.hosim.ssthresh.csv"), index=False)
             print(f"  wrote {path} (+ .ssthresh.csv)")
     doc = {
         "simulator": "hosim",
         "hosim_version": getattr(hosim, "__version__", None),
         "profile": args.profile,
         "profile_overrides": PROFILES[args.profile],
+        "stack": args.stack,
+        "stack_overrides": extra,
         "command": "python " + " ".join(sys.argv),
         "timestamp_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "cases": results,

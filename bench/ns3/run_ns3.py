@@ -30,6 +30,11 @@ ns-3 defaults neutralised (each differs from hosim or from the workload as speci
   * TcpL4Protocol::RecoveryType = ns3::TcpClassicRecovery: ns-3's default is PRR (RFC 6937);
     classic recovery sets cwnd = ssthresh on entry and (with SACK) sends while pipe < cwnd,
     as RFC 6675 / hosim do.
+  * --stack cubic-prr: SocketType ns3::TcpCubic and RecoveryType ns3::TcpPrrRecovery (ns-3's
+    own defaults) instead, TcpCubic with its defaults (C 0.4, Beta 0.7, FastConvergence and
+    TcpFriendliness on) except HyStart, which is switched off: hosim's CUBIC has no HyStart
+    (slow start is RFC 5681's), so with it on the two would differ by design in every case
+    with a slow-start overshoot.
   * TcpSocketBase::Sack per case; DelAckCount 2 (1 = delayed ACK off), DelAckTimeout 200 ms,
     InitialCwnd 10, MinRto 1 s, ClockGranularity 1 ms, ReTxThreshold 3, LimitedTransmit on
     (all ns-3 defaults, set explicitly).
@@ -75,6 +80,7 @@ Usage:
   python bench/ns3/run_ns3.py                          # all cases -> bench/results/ns3/ns3.json
   python bench/ns3/run_ns3.py --cases probes           # a subset (substring of name/family)
   python bench/ns3/run_ns3.py --cases lost-retx-sack --traces   # + cwnd/ssthresh CSV
+  python bench/ns3/run_ns3.py --stack cubic-prr       # TcpCubic + TcpPrrRecovery -> ns3-cubic-prr.json
 """
 
 from __future__ import annotations
@@ -86,7 +92,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from families import MSS, TCP_COMMON, select  # noqa: E402
+from families import MSS, STACKS, TCP_COMMON, select  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 RESULTS = os.path.normpath(os.path.join(HERE, "..", "results", "ns3"))
@@ -118,8 +124,8 @@ void Reset(int flows) {
     g_tcDrops = g_queueDrops = g_scriptedDrops = g_misaligned = 0;
 }
 
-// TcpNewReno that counts RTO expirations: ReTxTimeout calls CwndEvent(CA_EVENT_LOSS) on every
-// expiration with data outstanding (also when already in CA_LOSS).
+// TcpNewReno / TcpCubic that count RTO expirations: ReTxTimeout calls CwndEvent(CA_EVENT_LOSS)
+// on every expiration with data outstanding (also when already in CA_LOSS).
 class CountingNewReno : public TcpNewReno {
   public:
     int flow = -1;
@@ -132,6 +138,20 @@ class CountingNewReno : public TcpNewReno {
     }
     Ptr<TcpCongestionOps> Fork() override { return CopyObject<CountingNewReno>(this); }
 };
+class CountingCubic : public TcpCubic {
+  public:
+    int flow = -1;
+    CountingCubic() : TcpCubic() {}
+    CountingCubic(const CountingCubic& o) : TcpCubic(o), flow(-1) {}
+    std::string GetName() const override { return "CountingCubic"; }
+    void CwndEvent(Ptr<TcpSocketState> tcb, const TcpSocketState::TcpCAEvent_t ev) override {
+        if (ev == TcpSocketState::CA_EVENT_LOSS && flow >= 0) ++g[flow].rtos;
+        TcpCubic::CwndEvent(tcb, ev);
+    }
+    Ptr<TcpCongestionOps> Fork() override { return CopyObject<CountingCubic>(this); }
+};
+static bool g_cubic = false;
+void UseCubic(bool on) { g_cubic = on; }
 
 static void CongStateCb(int f, TcpSocketState::TcpCongState_t o, TcpSocketState::TcpCongState_t n) {
     if (n == TcpSocketState::CA_RECOVERY && o != n) ++g[f].recoveries;
@@ -167,9 +187,15 @@ static void QueueDropCb(Ptr<const Packet>) { ++g_queueDrops; }
 static void Hook(Ptr<Application> app, int f) {
     Ptr<TcpSocketBase> s = DynamicCast<TcpSocketBase>(DynamicCast<BulkSendApplication>(app)->GetSocket());
     NS_ABORT_MSG_IF(!s, "no TCP socket");
-    Ptr<CountingNewReno> cc = CreateObject<CountingNewReno>();
-    cc->flow = f;
-    s->SetCongestionControlAlgorithm(cc);
+    if (g_cubic) {
+        Ptr<CountingCubic> cc = CreateObject<CountingCubic>();
+        cc->flow = f;
+        s->SetCongestionControlAlgorithm(cc);
+    } else {
+        Ptr<CountingNewReno> cc = CreateObject<CountingNewReno>();
+        cc->flow = f;
+        s->SetCongestionControlAlgorithm(cc);
+    }
     s->TraceConnectWithoutContext("CongState", MakeBoundCallback(&CongStateCb, f));
     s->TraceConnectWithoutContext("Tx", MakeBoundCallback(&TxCb, f));
     s->TraceConnectWithoutContext("Retransmission", MakeBoundCallback(&RetxCb, f));
@@ -265,17 +291,24 @@ def _time(x: float) -> str:
     return f"{int(round(x * 1e9))}ns"
 
 
-def run_case(ns, cpp, c: dict, traces: bool) -> tuple[dict, dict | None]:
+def run_case(ns, cpp, c: dict, traces: bool, stack: str = "newreno") -> tuple[dict, dict | None]:
     flows = c["flows"]
     ns.Ipv4AddressGenerator.Reset()
     ns.RngSeedManager.SetSeed(1)
     ns.RngSeedManager.SetRun(c["seed"])
     cpp.Reset(flows)
+    cubic = stack == "cubic-prr"
+    cpp.UseCubic(cubic)
 
     # --- TCP configuration (see the module docstring for why each is set) -------------------
     D = ns.Config.SetDefault
-    D("ns3::TcpL4Protocol::SocketType", ns.TypeIdValue(ns.TypeId.LookupByName("ns3::TcpNewReno")))
-    D("ns3::TcpL4Protocol::RecoveryType", ns.TypeIdValue(ns.TypeId.LookupByName("ns3::TcpClassicRecovery")))
+    if cubic:
+        cc_type, rec_type = "ns3::TcpCubic", "ns3::TcpPrrRecovery"
+    else:
+        cc_type, rec_type = "ns3::TcpNewReno", "ns3::TcpClassicRecovery"
+    D("ns3::TcpL4Protocol::SocketType", ns.TypeIdValue(ns.TypeId.LookupByName(cc_type)))
+    D("ns3::TcpL4Protocol::RecoveryType", ns.TypeIdValue(ns.TypeId.LookupByName(rec_type)))
+    D("ns3::TcpCubic::HyStart", ns.BooleanValue(False))  # only read by TcpCubic (see docstring)
     D("ns3::TcpSocket::SegmentSize", ns.UintegerValue(MSS))
     D("ns3::TcpSocket::InitialCwnd", ns.UintegerValue(TCP_COMMON["initial_window_segments"]))
     D("ns3::TcpSocket::DelAckCount", ns.UintegerValue(TCP_COMMON["delayed_ack_segments"] if c["delayed_ack"] else 1))
@@ -297,6 +330,9 @@ def run_case(ns, cpp, c: dict, traces: bool) -> tuple[dict, dict | None]:
 
     tcp_cfg = {}
     tcp_cfg.update(_attr_defaults(ns, "ns3::TcpL4Protocol", ["SocketType", "RecoveryType"]))
+    if cubic:
+        cubic_attrs = ["FastConvergence", "TcpFriendliness", "Beta", "C", "HyStart", "CubicDelta", "CntClamp"]
+        tcp_cfg.update({f"TcpCubic::{k}": v for k, v in _attr_defaults(ns, "ns3::TcpCubic", cubic_attrs).items()})
     tcp_cfg.update(
         _attr_defaults(
             ns,
@@ -488,7 +524,8 @@ def run_case(ns, cpp, c: dict, traces: bool) -> tuple[dict, dict | None]:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--cases", nargs="*", help="substrings of case names / family ids (default: all)")
-    ap.add_argument("--out", default=os.path.join(RESULTS, "ns3.json"))
+    ap.add_argument("--stack", default="newreno", choices=sorted(STACKS), help="TCP compared (families.STACKS)")
+    ap.add_argument("--out", default=None, help="default: bench/results/ns3/ns3<stack suffix>.json")
     ap.add_argument(
         "--traces",
         action="store_true",
@@ -496,6 +533,8 @@ def main() -> int:
     )
     args = ap.parse_args()
 
+    if args.out is None:
+        args.out = os.path.join(RESULTS, f"ns3{STACKS[args.stack]['suffix']}.json")
     cases = select(args.cases)
     t0 = time.perf_counter()
     import cppyy  # noqa: PLC0415
@@ -511,7 +550,7 @@ def main() -> int:
         with open(args.out) as fh:  # partial re-run: keep the other cases
             results = json.load(fh).get("cases", {})
     for c in cases:
-        res, tr = run_case(ns, cpp, c, args.traces)
+        res, tr = run_case(ns, cpp, c, args.traces, args.stack)
         results[c["name"]] = res
         print(
             f"{c['name']:<22} goodput {res['aggregate_goodput_bps'] / 1e6:8.3f} Mb/s  retx {res['retransmits']:6d}  "
@@ -520,17 +559,18 @@ def main() -> int:
         )
         if tr is not None:
             for kind in ("cwnd", "ssthresh"):
-                path = os.path.join(RESULTS, f"{c['name']}.ns3.{kind}.csv")
+                path = os.path.join(RESULTS, f"{c['name']}{STACKS[args.stack]['suffix']}.ns3.{kind}.csv")
                 with open(path, "w") as fh:
                     fh.write(f"time_s,flow,{kind}_bytes\n")
                     for flow, d in tr.items():
                         for t, v in zip(*d[kind]):
                             fh.write(f"{t:.9f},{flow},{v}\n")
-            print(f"  wrote {c['name']}.ns3.cwnd.csv / .ssthresh.csv")
+            print(f"  wrote {c['name']}{STACKS[args.stack]['suffix']}.ns3.cwnd.csv / .ssthresh.csv")
     doc = {
         "simulator": "ns-3",
         "ns3_version": "3.44",
         "ns3_pip_package": f"ns3=={NS3_PIP_VERSION}",
+        "stack": args.stack,
         "command": "python " + " ".join(sys.argv),
         "timestamp_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "import_s": import_s,
