@@ -256,20 +256,35 @@ def sensitivity_table(sens: dict[str, Any]) -> str:
 
 
 def stall_plot(out: Path, extra: dict[str, Any], name: str, title: str) -> Path:
-    """Appendix B: cwnd, ssthresh, pipe and delivered bytes around the handover (traces)."""
+    """Appendix B: the server's data segments (sequence number over time, retransmissions
+    marked; from a packet capture of the server -> anchor link), cwnd, ssthresh and pipe
+    (traces), and in-order delivery, around the handover."""
+    import tempfile
+
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     import hosim
+    from hosim.api import Capture
 
-    r = hosim.run(PRESET, seed=SEED, overrides={**overrides(1, 1, 0.01, "155M", "bicasting"), **extra},
-                  traces=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        r = hosim.run(PRESET, seed=SEED, overrides={**overrides(1, 1, 0.01, "155M", "bicasting"), **extra},
+                      traces=True, capture=Capture(tmp, links=["server->anchor"], format="pcap"))
+        sent = _data_segments(next(Path(tmp).glob("*.pcap")))
     if name == "stall-sacked-only":
         _trace_excerpt(r, out)
     t0, t1 = 89.5, 100.0
-    fig, (ax1, ax2) = plt.subplots(2, 1, figsize=(9, 6), sharex=True)
+    fig, (ax0, ax1, ax2) = plt.subplots(3, 1, figsize=(9, 8), sharex=True)
+    window = [(t, seq, retx) for t, seq, retx in sent if t0 <= t <= t1]
+    base = window[0][1] if window else 0
+    for retx, colour, label in [(False, "tab:blue", "new data"), (True, "tab:red", "retransmission")]:
+        pts = [(t, (seq - base) / 1460.0) for t, seq, rx in window if rx == retx]
+        if pts:
+            ax0.plot(*zip(*pts), ".", ms=3, color=colour, label=label)
+    ax0.set_ylabel("segment sent\n(since 89.5 s)")
+    ax0.legend(loc="upper left", fontsize=8)
     for frame, col, label in [(r.cwnd, "cwnd_bytes", "cwnd"), (r.ssthresh, "ssthresh_bytes", "ssthresh"),
                               (r.inflight, "inflight_bytes", "pipe (RFC 6675 SetPipe in recovery)")]:
         f = frame[(frame["time_s"] >= t0) & (frame["time_s"] <= t1)]
@@ -283,16 +298,32 @@ def stall_plot(out: Path, extra: dict[str, Any], name: str, title: str) -> Path:
     ax2.plot(g["time_s"], (g["delivered"] - g["delivered"].iloc[0]) / 1460.0, label="delivered in order")
     ax2.set_ylabel("segments since 89.5 s")
     ax2.set_xlabel("time (s)")
-    for ax in (ax1, ax2):
+    for ax in (ax0, ax1, ax2):
         ax.axvline(90.0, color="grey", lw=0.5)
         ax.axvline(90.1, color="grey", lw=0.5)
-    ax1.set_title(title)
+    ax0.set_title(title)
     path = out / "figures" / f"{stem()}-{name}.png"
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.tight_layout()
     save_figure(fig, path, dpi=110)
     plt.close(fig)
     return path
+
+
+def _data_segments(pcap: Path) -> list[tuple[float, int, bool]]:
+    """(time s, sequence number, is a retransmission) of every data segment in a pcap of raw
+    IPv4 packets, read with dpkt; a retransmission is a segment below the highest sent."""
+    import dpkt
+
+    out = []
+    highest = -1
+    with pcap.open("rb") as fh:
+        for ts, buf in dpkt.pcap.Reader(fh):
+            tcp = dpkt.ip.IP(buf).data
+            if isinstance(tcp, dpkt.tcp.TCP) and len(tcp.data) > 0:
+                out.append((float(ts), tcp.seq, tcp.seq < highest))
+                highest = max(highest, tcp.seq)
+    return out
 
 
 def _trace_excerpt(r: Any, out: Path) -> Path:
