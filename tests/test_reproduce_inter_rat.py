@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 
 from hosim.reproduce import inter_rat
@@ -39,3 +42,51 @@ def test_a_short_bicasting_run_reports_its_handover():
                                    "inter_rat.file_bytes": 0})
     p = points["1->1, 10 ms|155M|bicasting"]
     assert p["lost_in_source_packets"] > 0 and p["bicast_copies"] > 0
+
+
+def test_profile_option_reaches_every_run():
+    """`--profile NAME` sets `tcp.profile` in every point's overrides (parsed by the command itself)."""
+    from hosim.reproduce import common
+
+    try:
+        inter_rat.cli.make_context("inter-rat", ["--profile", "linux", "--no-plots"])
+        assert inter_rat.overrides(1, 1, 0.01, "155M", "bicasting")["tcp.profile"] == "linux"
+        inter_rat.cli.make_context("inter-rat", ["--no-plots"])
+        assert "tcp.profile" not in inter_rat.overrides(1, 1, 0.01, "155M", "bicasting")
+    finally:
+        common.PROFILE_OVERRIDES.clear()
+
+
+DOCS = Path(__file__).resolve().parents[1] / "docs" / "reproductions"
+needs_docs = pytest.mark.skipif(not (DOCS / "data" / "inter-rat.json").is_file(), reason="docs/reproductions absent")
+CHECK_ROWS = inter_rat.FIG4[:1]
+CHECK_STALL = ("sack (RFC 6675)", "sack, pipe without IsLost")
+
+
+@pytest.mark.native
+@needs_docs
+def test_check_matches_the_committed_numbers_and_flags_a_changed_one(tmp_path):
+    with inter_rat.Runner() as runner:
+        comparison = inter_rat.check_committed(runner, DOCS, rows=CHECK_ROWS, stall=CHECK_STALL)
+        assert len(comparison.rows) == 8 * len(inter_rat.CHECK_FIELDS) and comparison.differences == []
+        data = json.loads((DOCS / "data" / "inter-rat.json").read_text())
+        data["stall"]["sack, pipe without IsLost"]["timeouts"] += 1
+        (tmp_path / "data").mkdir()
+        (tmp_path / "data" / "inter-rat.json").write_text(json.dumps(data))
+        changed = inter_rat.check_committed(runner, tmp_path, rows=CHECK_ROWS, stall=CHECK_STALL)
+    assert [name for name, *_ in changed.differences] == ["stall[sack, pipe without IsLost].timeouts"]
+
+
+def test_check_without_committed_numbers_is_one_line(tmp_path, capsys):
+    from hosim.cli import main
+
+    assert main(["reproduce", "inter-rat", "--check", "--against", str(tmp_path)]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1 and "inter-rat.json" in err[0]
+
+
+def test_ref3_arithmetic_is_half_a_bdp_of_rtts():
+    # 20 Mb/s x 100 ms = 171 segments of 1460 bytes; halved, one segment per RTT: 8.6 s.
+    assert inter_rat.aimd_recovery_s(20, 0.1) == pytest.approx(20e6 * 0.1 / 8 / 1460 / 2 * 0.1)
+    assert inter_rat.aimd_recovery_s(20, 0.1) == pytest.approx(8.56, abs=0.01)
+    assert inter_rat.aimd_recovery_s(1, 0.1) < 1.0

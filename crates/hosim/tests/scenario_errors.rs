@@ -107,6 +107,12 @@ fn unknown_rto_ssthresh_rule_is_named_with_the_choices() {
 }
 
 #[test]
+fn unknown_sack_pipe_rule_is_named_with_the_choices() {
+    let e = err(GOOD, &[("tcp.sack_pipe", "fack")]);
+    assert!(e.contains("`tcp.sack_pipe`") && e.contains("sacked-only"), "{e}");
+}
+
+#[test]
 fn unknown_ca_growth_is_named() {
     let e = err(GOOD, &[("tcp.ca_growth", "packets")]);
     assert!(e.contains("`tcp.ca_growth`") && e.contains("per-ack"), "{e}");

@@ -22,7 +22,14 @@ from typing import Any
 import click
 
 from hosim.cli_options import runner_from_options, runner_options
-from hosim.reproduce.common import out_options, save_figure
+from hosim.reproduce.common import (
+    Comparison,
+    committed_file,
+    output_options,
+    profile_option,
+    save_figure,
+    with_profile,
+)
 from hosim.runner import Runner, make_task
 
 PRESET = "inter-rat"
@@ -67,8 +74,10 @@ FRACTIONS = (0.8, 0.9, 1.0)
 
 
 def overrides(src: float, tgt: float, rtt: float, s1: str, scheme: str, **extra: Any) -> dict[str, Any]:
-    return {"inter_rat.source_rate_bps": src * 1e6, "inter_rat.target_rate_bps": tgt * 1e6,
-            "inter_rat.internet_rtt_s": rtt, "inter_rat.s1_bps": S1[s1], "inter_rat.scheme": scheme, **extra}
+    """One point's keys, with `--profile`'s `tcp.profile` when given."""
+    return with_profile({"inter_rat.source_rate_bps": src * 1e6, "inter_rat.target_rate_bps": tgt * 1e6,
+                         "inter_rat.internet_rtt_s": rtt, "inter_rat.s1_bps": S1[s1], "inter_rat.scheme": scheme,
+                         **extra})
 
 
 def handover(summary: dict[str, Any]) -> dict[str, Any]:
@@ -83,9 +92,10 @@ SEEDS = [SEED]
 
 
 def grid(runner: Runner, rows: list[tuple[str, float, float, float]],
-         schemes=("forwarding", "bicasting", "none"), **extra: Any) -> dict[str, dict[str, Any]]:
+         schemes=("forwarding", "bicasting", "none"), s1s: Sequence[str] = tuple(S1),
+         **extra: Any) -> dict[str, dict[str, Any]]:
     specs = [(row, s1, scheme, overrides(src, tgt, rtt, s1, scheme, **extra))
-             for row, src, tgt, rtt in rows for s1 in S1 for scheme in schemes]
+             for row, src, tgt, rtt in rows for s1 in s1s for scheme in schemes]
     summaries = runner.summaries([make_task(PRESET, seed, o) for *_, o in specs for seed in SEEDS])
     out = {}
     for i, (row, s1, scheme, _) in enumerate(specs):
@@ -168,11 +178,58 @@ STALL_VARIANTS = {
     "newreno slow-but-steady": {"tcp.recovery": "newreno", "tcp.newreno_timer": "slow-but-steady"},
     "reno": {"tcp.recovery": "reno"},
     "sack, eNB buffer 40 ms (Note 1)": {"inter_rat.ran_buffer_s": 0.04},
+    "sack, pipe without IsLost": {"tcp.sack_pipe": "sacked-only"},
+    "sack, pipe without IsLost, eNB buffer 40 ms": {"tcp.sack_pipe": "sacked-only", "inter_rat.ran_buffer_s": 0.04},
 }
 
+#: Ref [3] Fig. 1: recovery after a worst-case back-to-back loss (cwnd == BDP before it) for
+#: these rates (Mb/s) and Internet RTTs (s). Modelled as `scheme = "none"` (everything in the
+#: source RAN is lost) with S1 = 155 Mb/s, an eNB buffer of about one unloaded RTT of radio
+#: time (Note 1's limit: the Internet RTT plus 30 ms for the system's own delays and a 1 Mb/s
+#: serialization; with the Internet RTT alone a 10 ms buffer holds no packet at 1 Mb/s), so
+#: the window before the move is at most about one BDP above the pipe and the loss about one
+#: BDP, and a receiver window (4 MiB) that does not limit it.
+REF3_RATES = (1, 5, 10, 20, 100)
+REF3_RTTS = (0.010, 0.050, 0.100)
+REF3_BUFFER_EXTRA_S = 0.03
+REF3_EXTRA = {"tcp.rwnd_bytes": 4 * 1024 * 1024, "inter_rat.file_bytes": 0}
 
-def stall_variants(runner: Runner) -> dict[str, dict[str, Any]]:
-    specs = [(name, {**overrides(1, 1, 0.01, "155M", "bicasting"), **o}) for name, o in STALL_VARIANTS.items()]
+
+def ref3_grid(runner: Runner) -> dict[str, dict[str, Any]]:
+    rows = [(f"{r}->{r}, {rtt * 1000:g} ms", r, r, rtt) for rtt in REF3_RTTS for r in REF3_RATES]
+    out: dict[str, dict[str, Any]] = {}
+    for row, src, tgt, rtt in rows:
+        out.update(grid(runner, [(row, src, tgt, rtt)], schemes=("none",), s1s=("155M",),
+                        **{**REF3_EXTRA, "inter_rat.ran_buffer_s": rtt + REF3_BUFFER_EXTRA_S}))
+    return out
+
+
+def aimd_recovery_s(rate_mbps: float, rtt_s: float, mss: int = 1460) -> float:
+    """Ref [3]'s worst case as arithmetic: cwnd == BDP before the loss, halved by it, and back
+    to BDP at one segment per RTT in congestion avoidance: (BDP / 2) RTTs."""
+    bdp_segments = rate_mbps * 1e6 * rtt_s / 8 / mss
+    return bdp_segments / 2 * rtt_s
+
+
+def ref3_table(points: dict[str, dict[str, Any]]) -> str:
+    """Convergence time (s) per rate and RTT, with the lost packets and timeouts, and the
+    congestion-avoidance arithmetic (BDP/2 RTTs, Internet RTT only) in brackets."""
+    head = ("| RTT \\ rate | " + " | ".join(f"{r} Mb/s" for r in REF3_RATES) + " |\n"
+            + "|---" * (1 + len(REF3_RATES)) + "|\n")
+    lines = []
+    for rtt in REF3_RTTS:
+        cells = []
+        for r in REF3_RATES:
+            p = points[f"{r}->{r}, {rtt * 1000:g} ms|155M|none"]
+            cells.append(f"{fmt_s(p['convergence_time_s'])} ({p['lost_in_source_packets']} lost, "
+                         f"{p['timeouts']} RTO) [{aimd_recovery_s(r, rtt):.2g}]")
+        lines.append(f"| {rtt * 1000:g} ms | " + " | ".join(cells) + " |")
+    return head + "\n".join(lines) + "\n"
+
+
+def stall_variants(runner: Runner, names: Sequence[str] | None = None) -> dict[str, dict[str, Any]]:
+    specs = [(name, {**overrides(1, 1, 0.01, "155M", "bicasting"), **o}) for name, o in STALL_VARIANTS.items()
+             if names is None or name in names]
     summaries = runner.summaries([make_task(PRESET, SEED, o) for _, o in specs])
     return {name: handover(s) for (name, _), s in zip(specs, summaries)}
 
@@ -199,18 +256,35 @@ def sensitivity_table(sens: dict[str, Any]) -> str:
 
 
 def stall_plot(out: Path, extra: dict[str, Any], name: str, title: str) -> Path:
-    """Appendix B: cwnd, ssthresh, pipe and delivered bytes around the handover (traces)."""
+    """Appendix B: the server's data segments (sequence number over time, retransmissions
+    marked; from a packet capture of the server -> anchor link), cwnd, ssthresh and pipe
+    (traces), and in-order delivery, around the handover."""
+    import tempfile
+
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     import hosim
+    from hosim.api import Capture
 
-    r = hosim.run(PRESET, seed=SEED, overrides={**overrides(1, 1, 0.01, "155M", "bicasting"), **extra},
-                  traces=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        r = hosim.run(PRESET, seed=SEED, overrides={**overrides(1, 1, 0.01, "155M", "bicasting"), **extra},
+                      traces=True, capture=Capture(tmp, links=["server->anchor"], format="pcap"))
+        sent = _data_segments(next(Path(tmp).glob("*.pcap")))
+    if name == "stall-sacked-only":
+        _trace_excerpt(r, out)
     t0, t1 = 89.5, 100.0
-    fig, (ax1, ax2) = plt.subplots(2, 1, figsize=(9, 6), sharex=True)
+    fig, (ax0, ax1, ax2) = plt.subplots(3, 1, figsize=(9, 8), sharex=True)
+    window = [(t, seq, retx) for t, seq, retx in sent if t0 <= t <= t1]
+    base = window[0][1] if window else 0
+    for retx, colour, label in [(False, "tab:blue", "new data"), (True, "tab:red", "retransmission")]:
+        pts = [(t, (seq - base) / 1460.0) for t, seq, rx in window if rx == retx]
+        if pts:
+            ax0.plot(*zip(*pts), ".", ms=3, color=colour, label=label)
+    ax0.set_ylabel("segment sent\n(since 89.5 s)")
+    ax0.legend(loc="upper left", fontsize=8)
     for frame, col, label in [(r.cwnd, "cwnd_bytes", "cwnd"), (r.ssthresh, "ssthresh_bytes", "ssthresh"),
                               (r.inflight, "inflight_bytes", "pipe (RFC 6675 SetPipe in recovery)")]:
         f = frame[(frame["time_s"] >= t0) & (frame["time_s"] <= t1)]
@@ -224,11 +298,11 @@ def stall_plot(out: Path, extra: dict[str, Any], name: str, title: str) -> Path:
     ax2.plot(g["time_s"], (g["delivered"] - g["delivered"].iloc[0]) / 1460.0, label="delivered in order")
     ax2.set_ylabel("segments since 89.5 s")
     ax2.set_xlabel("time (s)")
-    for ax in (ax1, ax2):
+    for ax in (ax0, ax1, ax2):
         ax.axvline(90.0, color="grey", lw=0.5)
         ax.axvline(90.1, color="grey", lw=0.5)
-    ax1.set_title(title)
-    path = out / "figures" / f"inter-rat-{name}.png"
+    ax0.set_title(title)
+    path = out / "figures" / f"{stem()}-{name}.png"
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.tight_layout()
     save_figure(fig, path, dpi=110)
@@ -236,25 +310,91 @@ def stall_plot(out: Path, extra: dict[str, Any], name: str, title: str) -> Path:
     return path
 
 
+def _data_segments(pcap: Path) -> list[tuple[float, int, bool]]:
+    """(time s, sequence number, is a retransmission) of every data segment in a pcap of raw
+    IPv4 packets, read with dpkt; a retransmission is a segment below the highest sent."""
+    import dpkt
+
+    out = []
+    highest = -1
+    with pcap.open("rb") as fh:
+        for ts, buf in dpkt.pcap.Reader(fh):
+            tcp = dpkt.ip.IP(buf).data
+            if isinstance(tcp, dpkt.tcp.TCP) and len(tcp.data) > 0:
+                out.append((float(ts), tcp.seq, tcp.seq < highest))
+                highest = max(highest, tcp.seq)
+    return out
+
+
+def _trace_excerpt(r: Any, out: Path) -> Path:
+    """The Appendix B case with `tcp.sack_pipe = "sacked-only"`: cwnd, pipe and RTO from the
+    fast retransmit to the end of the go-back-N repair, as text (data/inter-rat-stall-trace.md)."""
+    from hosim.outdir import atomic_write_text
+
+    rows = []
+    for frame, col, label in [(r.cwnd, "cwnd_bytes", "cwnd"), (r.inflight, "inflight_bytes", "pipe"),
+                              (r.rto, "rto_s", "rto")]:
+        f = frame[(frame["time_s"] >= 90.0) & (frame["time_s"] <= 90.8)]
+        for t, v in zip(f["time_s"], f[col]):
+            rows.append((t, label, f"{v / 1460.0:.1f} seg" if label != "rto" else f"{v:.3f} s"))
+    rows.sort()
+    text = "| time s | trace | value |\n|---|---|---|\n" + "\n".join(f"| {t:.6f} | {k} | {v} |" for t, k, v in rows)
+    path = out / "data" / f"{stem()}-stall-trace.md"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return atomic_write_text(path, text + "\n")
+
+
 def _interval(g) -> float:
     times = sorted(set(g["time_s"]))
     return times[1] - times[0] if len(times) > 1 else 1.0
 
 
+def stem() -> str:
+    """`inter-rat`, or `inter-rat-<profile>` under `--profile`: the data files of a profile's
+    run sit beside the preset's instead of replacing them."""
+    from hosim.reproduce.common import PROFILE_OVERRIDES
+
+    profile = PROFILE_OVERRIDES.get("tcp.profile")
+    return "inter-rat" if profile is None else f"inter-rat-{profile}"
+
+
+#: The handover fields `--check` compares.
+CHECK_FIELDS = ("lost_in_source_packets", "duplicated_packets", "retransmissions", "timeouts", "fast_recoveries",
+                "convergence_time_s")
+
+
+def check_committed(runner: Runner, against: Path | None = None, rows: Sequence[tuple[str, float, float, float]] = FIG4,
+                    stall: Sequence[str] | None = None) -> Comparison:
+    """Quick version (seconds): Figure 4 (`rows` of it) and the Appendix B variants (`stall`:
+    their names, default all) against the committed `data/inter-rat.json`."""
+    path, committed = committed_file(against, f"data/{stem()}.json")
+    comparison = Comparison(str(path))
+    for part, points in (("fig4", grid(runner, list(rows))), ("stall", stall_variants(runner, stall))):
+        for key, point in points.items():
+            comparison.compare_fields(f"{part}[{key}]", committed[part].get(key, {}), point, CHECK_FIELDS)
+    return comparison
+
+
 @click.command("inter-rat", short_help="3GPP inter-RAT back-to-back loss: Fig. 4/5, Notes 1/2, App. B.")
-@out_options("inter-rat")
+@profile_option
+@output_options("inter-rat")
 @click.option("--seeds", type=click.IntRange(min=1), default=1, show_default=True,
               help="Seeds per point. Nothing in the model is random: more seeds only check that "
                    "every seed gives the same result.")
 @runner_options(default_jobs=1)
 @click.option("--no-plots", is_flag=True, help="Skip the Appendix B figures.")
-def cli(out: Path | None, force: bool, seeds: int, jobs: int, cluster: str | None, cache_dir: Path | None,
-        no_plots: bool, no_cache: bool) -> None:
-    """Reproduce Figures 4 and 5, Notes 1 and 2 and Appendix B of the inter-RAT contribution."""
+@click.pass_context
+def cli(ctx: click.Context, out: Path | None, force: bool, check: bool, against: Path | None, seeds: int, jobs: int,
+        cluster: str | None, cache_dir: Path | None, no_plots: bool, no_cache: bool) -> None:
+    """Reproduce Figures 4 and 5, Notes 1 and 2, Appendix B and ref. [3]'s grid of the
+    inter-RAT contribution; --check compares a quick re-run with the committed numbers instead."""
     from hosim.cli import _command_line
     from hosim.outdir import atomic_write_text
     from hosim.reproduce.common import finish, prepare, write_json, write_report
 
+    if check:
+        with runner_from_options(jobs, cache_dir, no_cache, cluster) as runner:
+            ctx.exit(check_committed(runner, against).report())
     out = prepare("inter-rat", out, force)
     SEEDS[:] = list(range(1, seeds + 1))
     with runner_from_options(jobs, cache_dir, no_cache, cluster) as runner:
@@ -278,9 +418,11 @@ def cli(out: Path | None, force: bool, seeds: int, jobs: int, cluster: str | Non
                           **umts_lte)
         ref5_t2_down = {k: v for k, v in {**fig4}.items() if k.split("|")[0] in REF5_T2}
         sens = sensitivity(runner)
+        ref3 = ref3_grid(runner)
     data = {"fig4": fig4, "fig5": fig5, "note2": note2, "note1_40ms": note1, "note1_130ms": note1_100,
-            "bulk": bulk, "stall": stall, "sensitivity": sens, "ref5_t1": ref5_t1, "ref5_t2_umts_lte": ref5_t2_up}
-    write_json(out / "data" / "inter-rat.json", data, indent=1, sort_keys=True)
+            "bulk": bulk, "stall": stall, "sensitivity": sens, "ref5_t1": ref5_t1, "ref5_t2_umts_lte": ref5_t2_up,
+            "ref3": ref3}
+    write_json(out / "data" / f"{stem()}.json", data, indent=1, sort_keys=True)
     md = [fig_table(fig4, FIG4, "Figure 4 (no rate change, bicasting 10 ms before the move)"),
           fig_table(fig5, FIG5, "Figure 5 (rate change, bicasting 10 ms before the move)"),
           "**Note 2** (bicasting 50 ms before the move; paper: convergence 8.91 s and 8.19 s at 155 Mb/s)\n\n"
@@ -291,14 +433,19 @@ def cli(out: Path | None, force: bool, seeds: int, jobs: int, cluster: str | Non
           "**Appendix B case under other recovery rules** (1->1, 10 ms, S1 155 Mb/s, bicasting 10 ms)\n\n"
           + detail_table(stall),
           ref5_tables(ref5_t1, ref5_t2_up, ref5_t2_down),
+          "**Ref [3] Fig. 1 grid** (convergence s after losing the source RAN's data; no forwarding, "
+          "S1 155 Mb/s, eNB buffer = one Internet RTT, rwnd 4 MiB)\n\n" + ref3_table(ref3),
+          "**Ref [3] grid, every point**\n\n" + detail_table(ref3),
           "**Convergence-time sensitivity** (s; W = window, f = fraction)\n\n" + sensitivity_table(sens),
           "**Every point of Figures 4 and 5**\n\n" + detail_table({**fig4, **fig5})]
-    tables = atomic_write_text(out / "data" / "inter-rat-tables.md", "\n".join(md))
+    tables = atomic_write_text(out / "data" / f"{stem()}-tables.md", "\n".join(md))
     click.echo("\n".join(md))
     figures = []
     if not no_plots:
         for extra, name, title in [
             ({}, "stall", "1->1 Mb/s, 10 ms, S1 155 Mb/s, bicasting 10 ms (Appendix B, top)"),
+            ({"tcp.sack_pipe": "sacked-only"}, "stall-sacked-only",
+             "as Appendix B, top, with pipe counted without IsLost (tcp.sack_pipe = sacked-only)"),
             ({"inter_rat.s1_bps": "rf"}, "no-stall-rf", "1->1 Mb/s, 10 ms, S1 = RF, bicasting 10 ms"),
             ({"inter_rat.ran_buffer_s": 0.04}, "note1", "as Appendix B, top, with Note 1's 40 ms eNB buffer"),
         ]:

@@ -8,7 +8,7 @@ use super::error::{Check, ScenarioError};
 use crate::engine::time::s_to_ns;
 use crate::tcp::{
     CaGrowth, CcKind, NewRenoReentry, NewRenoTimer, Profile, ProfileKeys, Recovery, RecoveryRate, RtoSsthresh,
-    TcpConfig,
+    SackPipe, TcpConfig,
 };
 
 /// Largest packet: `mss_bytes + header_bytes` (the IPv4 total length; sizes are u32 inside).
@@ -60,6 +60,7 @@ pub struct TcpSection {
     pub rto_ssthresh: Option<RtoSsthresh>,
     pub newreno_reentry: Option<NewRenoReentry>,
     pub rescue_retransmission: Option<bool>,
+    pub sack_pipe: Option<SackPipe>,
     pub quickack_segments: Option<u32>,
     pub recovery: Option<RecoveryName>,
     pub newreno_timer: Option<NewRenoTimerName>,
@@ -259,6 +260,10 @@ impl TcpSection {
         if let Some(v) = self.rescue_retransmission {
             cfg.rescue_retransmission = v;
             set.insert(ProfileKeys::RESCUE);
+        }
+        if let Some(v) = self.sack_pipe {
+            // Not profile-governed: the same in every profile.
+            cfg.sack_pipe = v;
         }
         if let Some(v) = self.quickack_segments {
             cfg.quickack_segments = v;

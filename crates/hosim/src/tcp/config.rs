@@ -117,6 +117,32 @@ pub enum RtoSsthresh {
     KeepInRecovery,
 }
 
+/// How SACK recovery counts the data still in the network (RFC 6675 §4 SetPipe()).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SackPipe {
+    /// RFC 6675 §4: IsLost() presumes a hole lost once DupThresh segments (or more than
+    /// (DupThresh - 1) * SMSS bytes) above it are SACKed, and SetPipe() leaves it out of pipe.
+    #[default]
+    IsLost,
+    /// Pipe = unacknowledged bytes not SACKed, plus every retransmission below HighRxt: no hole
+    /// is presumed lost, so each stays "in flight" until it is retransmitted. The in-flight
+    /// estimate of pre-RFC 3517 SACK senders and of OPNET's SACK TCP as its documentation
+    /// describes it ("the amount of in-flight data based on selective acknowledgements";
+    /// docs/tcp.md). After halving, a loss of more than about half the window leaves pipe
+    /// above cwnd: nothing more is sent until the retransmission timer fires.
+    SackedOnly,
+}
+
+impl SackPipe {
+    pub fn name(self) -> &'static str {
+        match self {
+            SackPipe::IsLost => "is-lost",
+            SackPipe::SackedOnly => "sacked-only",
+        }
+    }
+}
+
 /// RFC 6582 §3.2 step 2: whether DupThresh duplicate ACKs may start a new fast recovery
 /// once the cumulative ACK has reached `recover`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
@@ -148,6 +174,8 @@ pub struct TcpConfig {
     pub rto_ssthresh: RtoSsthresh,
     /// RFC 6675 §4 NextSeg() rule (4), the rescue retransmission.
     pub rescue_retransmission: bool,
+    /// RFC 6675 §4 IsLost() in SetPipe(), or pipe from SACKs alone. Not profile-governed.
+    pub sack_pipe: SackPipe,
     /// The receiver acknowledges this many first data segments at once, without delay
     /// (ns-3: the first; Linux quickack mode at connection start).
     pub quickack_segments: u32,

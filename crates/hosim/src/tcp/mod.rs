@@ -43,7 +43,9 @@ mod fixtures;
 #[cfg(test)]
 mod newreno_timer_tests;
 
-pub use config::{CaGrowth, CcKind, NewRenoReentry, NewRenoTimer, Recovery, RecoveryRate, RtoSsthresh, TcpConfig};
+pub use config::{
+    CaGrowth, CcKind, NewRenoReentry, NewRenoTimer, Recovery, RecoveryRate, RtoSsthresh, SackPipe, TcpConfig,
+};
 pub use path::{AccessKind, DelayShift, Handoff, PathChange};
 pub use profile::{Profile, ProfileKeys};
 pub use receiver::TcpReceiver;

@@ -9,7 +9,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::config::{CaGrowth, CcKind, NewRenoReentry, NewRenoTimer, Recovery, RecoveryRate, RtoSsthresh, TcpConfig};
+use super::config::{
+    CaGrowth, CcKind, NewRenoReentry, NewRenoTimer, Recovery, RecoveryRate, RtoSsthresh, SackPipe, TcpConfig,
+};
 use crate::engine::time::s_to_ns;
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -87,6 +89,7 @@ impl Profile {
             cc: CcKind::Reno,
             recovery: Recovery::Sack,
             recovery_rate: RecoveryRate::Classic,
+            sack_pipe: SackPipe::IsLost,
             initial_ssthresh_bytes: u64::MAX,
             dupack_threshold: 3,
             ecn: false,

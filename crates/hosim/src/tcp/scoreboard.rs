@@ -158,7 +158,21 @@ impl Scoreboard {
     /// SetPipe: for each unSACKed segment, +len if not lost, and +len again if it was
     /// retransmitted (start below HighRxt).
     pub fn update_loss(&mut self, dupthresh: u32, mss: u32, high_rxt_end: u64) -> u64 {
-        let byte_limit = (dupthresh as u64 - 1) * mss as u64;
+        self.pipe_with(Some((dupthresh, mss)), high_rxt_end)
+    }
+
+    /// SetPipe without IsLost(): no segment is presumed lost, so pipe counts every unSACKed
+    /// segment once and every retransmitted one (start below HighRxt) once more
+    /// (`SackPipe::SackedOnly`).
+    pub fn pipe_without_loss(&mut self, high_rxt_end: u64) -> u64 {
+        self.pipe_with(None, high_rxt_end)
+    }
+
+    fn pipe_with(&mut self, is_lost: Option<(u32, u32)>, high_rxt_end: u64) -> u64 {
+        let (dupthresh, byte_limit) = match is_lost {
+            Some((dupthresh, mss)) => (dupthresh, (dupthresh as u64 - 1) * mss as u64),
+            None => (u32::MAX, u64::MAX),
+        };
         let mut sacked_bytes_above = 0u64;
         let mut sacked_segs_above = 0u32;
         let mut pipe = 0u64;
@@ -260,6 +274,20 @@ mod tests {
         b.mark_sacked([(1000, 4000)].into_iter());
         // Segment 0 lost and retransmitted (HighRxt end = 1000): counted once; segment 4: once.
         assert_eq!(b.update_loss(3, MSS, 1000), 2000);
+    }
+
+    #[test]
+    fn pipe_without_loss_counts_every_unsacked_hole_as_in_flight() {
+        // Segments 0..6, 1..=4 SACKed: IsLost(0) holds (4 SACKed above), so RFC 6675 pipe is
+        // segment 5 only; without IsLost segment 0 stays in flight too.
+        let mut b = board(6);
+        b.mark_sacked([(1000, 5000)].into_iter());
+        assert_eq!(b.update_loss(3, MSS, 0), 1000);
+        assert_eq!(b.pipe_without_loss(0), 2000);
+        assert!(!b.get(0).lost, "no segment is marked lost");
+        // Segment 0 retransmitted (HighRxt end 1000): counted twice, as RFC 6675 SetPipe
+        // counts a retransmitted segment that is not presumed lost.
+        assert_eq!(b.pipe_without_loss(1000), 3000);
     }
 
     #[test]

@@ -178,7 +178,13 @@ impl AnyRecovery {
                     RecoveryRate::PrrSsrb => Some(ReductionBound::SlowStart),
                     RecoveryRate::PrrCrb => Some(ReductionBound::Conservative),
                 };
-                AnyRecovery::Sack(Sack::new(cfg.dupack_threshold, cfg.mss_bytes, cfg.rescue_retransmission, prr))
+                AnyRecovery::Sack(Sack::new(
+                    cfg.dupack_threshold,
+                    cfg.mss_bytes,
+                    cfg.rescue_retransmission,
+                    prr,
+                    cfg.sack_pipe,
+                ))
             }
         }
     }

@@ -8,6 +8,7 @@ use super::prr::{Prr, ReductionBound};
 use super::{first_unacked, AckInRecovery, LossRecovery, NextSeg, Outstanding};
 use crate::engine::time::SimTime;
 use crate::tcp::cc::{AnyCc, Controller};
+use crate::tcp::config::SackPipe;
 use crate::tcp::rto::RtoEstimator;
 use crate::tcp::scoreboard::Scoreboard;
 
@@ -36,10 +37,18 @@ pub struct Sack {
     prr: Option<Prr>,
     /// snd.una + SACKd after the last ACK: RFC 6937 DeliveredData is its change.
     delivered_mark: u64,
+    /// RFC 6675 IsLost() in SetPipe(), or pipe from SACKs alone.
+    pipe_rule: SackPipe,
 }
 
 impl Sack {
-    pub fn new(dupthresh: u32, mss_bytes: u32, rescue: bool, prr_bound: Option<ReductionBound>) -> Self {
+    pub fn new(
+        dupthresh: u32,
+        mss_bytes: u32,
+        rescue: bool,
+        prr_bound: Option<ReductionBound>,
+        pipe_rule: SackPipe,
+    ) -> Self {
         Sack {
             dupthresh,
             mss: mss_bytes,
@@ -54,12 +63,17 @@ impl Sack {
             prr_bound,
             prr: None,
             delivered_mark: 0,
+            pipe_rule,
         }
     }
 
-    /// RFC 6675 §4 IsLost() for every segment, then SetPipe().
+    /// RFC 6675 §4 IsLost() for every segment, then SetPipe(); with `SackPipe::SackedOnly`
+    /// SetPipe() alone, every unSACKed hole counted as in flight.
     fn set_pipe(&mut self, board: &mut Scoreboard) -> u64 {
-        self.pipe = board.update_loss(self.dupthresh, self.mss, self.high_rxt_end);
+        self.pipe = match self.pipe_rule {
+            SackPipe::IsLost => board.update_loss(self.dupthresh, self.mss, self.high_rxt_end),
+            SackPipe::SackedOnly => board.pipe_without_loss(self.high_rxt_end),
+        };
         self.pipe
     }
 }
@@ -99,6 +113,10 @@ impl LossRecovery for Sack {
         }
         if self.dupacks >= self.dupthresh {
             return true;
+        }
+        if self.pipe_rule == SackPipe::SackedOnly {
+            // Without IsLost() only DupThresh duplicate ACKs start recovery.
+            return false;
         }
         board.update_loss(self.dupthresh, self.mss, self.high_rxt_end);
         !board.is_empty() && board.get(0).lost
@@ -261,7 +279,7 @@ impl Sack {
 
 #[cfg(test)]
 mod tests {
-    use crate::tcp::config::{Recovery, RecoveryRate, TcpConfig};
+    use crate::tcp::config::{Recovery, RecoveryRate, SackPipe, TcpConfig};
     use crate::tcp::fixtures::*;
 
     #[test]
@@ -360,6 +378,37 @@ mod tests {
         peer.deliver(&mut s, 300, 1);
         assert!(!s.in_recovery());
         assert_eq!(s.cwnd(), 5500, "RFC 6937 §3: cwnd = ssthresh on exit");
+    }
+
+    /// Six of the ten segments of the initial flight lost (0..=5): recovery starts at the
+    /// third duplicate ACK (segment 8), ssthresh = cwnd = 5000; segment 9 arrives after.
+    fn six_of_ten_lost(rule: SackPipe) -> (crate::tcp::sender::TcpSender, Vec<Vec<crate::tcp::sender::Segment>>) {
+        let (mut s, mut peer, sent) =
+            sack_in_recovery_with(TcpConfig { sack_pipe: rule, ..config(Recovery::Sack) }, &[0, 1, 2, 3, 4, 5]);
+        assert_eq!((s.cwnd(), s.ssthresh()), (5000, 5000));
+        let later = peer.deliver(&mut s, 210, 9);
+        (s, vec![sent, later])
+    }
+
+    #[test]
+    fn sack_recovery_is_lost_resends_every_hole_within_the_halved_window() {
+        // IsLost: three SACKed segments above every hole; pipe = the fast retransmission and
+        // segment 9, so three more holes go at once and one more when 9's SACK arrives.
+        let (s, sent) = six_of_ten_lost(SackPipe::IsLost);
+        assert_eq!(sent, vec![vec![retx(0), retx(1), retx(2), retx(3)], vec![retx(4)]]);
+        assert_eq!(s.inflight_bytes(), 5000);
+    }
+
+    #[test]
+    fn sack_recovery_sacked_only_pipe_sends_nothing_after_losing_more_than_half_the_window() {
+        // Without IsLost every hole stays in pipe: 6 holes + segment 9 + the retransmission
+        // of 0 = 8000 > cwnd 5000, and 9's SACK leaves 7000. Only the timer can go on.
+        let (mut s, sent) = six_of_ten_lost(SackPipe::SackedOnly);
+        assert_eq!(sent, vec![vec![retx(0)], vec![]]);
+        assert_eq!(s.inflight_bytes(), 7000);
+        let mut out = Vec::new();
+        assert_eq!(s.on_timer(ms(1200), &mut out), Some(0), "RTO 1 s after the last restart");
+        assert_eq!(s.stats.timeouts, 1);
     }
 
     #[test]
