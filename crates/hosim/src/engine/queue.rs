@@ -10,8 +10,8 @@
 use super::time::SimTime;
 
 /// Children per node. A 4-ary heap (half the depth, three compares per level) was measured
-/// and lost at 8 and at 512 flows (bench/README.md): the pending set is O(links + flows), a
-/// few hundred entries, where depth costs less than the extra compares.
+/// and lost at 8 and at 512 flows (bench/README.md): the pending set is O(links + flows), tens
+/// to a few thousand entries, where depth costs less than the extra compares.
 const ARITY: usize = 2;
 
 #[derive(Clone, Copy)]
