@@ -58,7 +58,9 @@ namespace ns3bench {
 using namespace ns3;
 static std::map<uint32_t, uint64_t> g_tcDrops;     // node id -> TrafficControlLayer TcDrop count
 static std::map<uint64_t, uint64_t> g_queueDrops;  // (node id << 32 | dev index) -> queue Drop count
+static uint64_t g_hops = 0;                        // MacRx calls of every device: packet-hops
 static void TcDropCb(uint32_t node, Ptr<const Packet>) { ++g_tcDrops[node]; }
+static void HopCb(Ptr<const Packet>) { ++g_hops; }
 static void QueueDropCb(uint64_t key, Ptr<const Packet>) { ++g_queueDrops[key]; }
 static std::map<uint64_t, uint32_t> g_queueMax;    // same key -> max packets queued
 static void QueueLenCb(uint64_t key, uint32_t, uint32_t now) {
@@ -79,9 +81,11 @@ void AttachDropCounters() {
             g_queueMax[key] = 0;
             p2p->GetQueue()->TraceConnectWithoutContext("Drop", MakeBoundCallback(&QueueDropCb, key));
             p2p->GetQueue()->TraceConnectWithoutContext("PacketsInQueue", MakeBoundCallback(&QueueLenCb, key));
+            p2p->TraceConnectWithoutContext("MacRx", MakeCallback(&HopCb));
         }
     }
 }
+uint64_t Hops() { return g_hops; }
 uint64_t TcDrops(uint32_t node) { return g_tcDrops[node]; }
 uint64_t QueueDrops(uint32_t node, uint32_t dev) { return g_queueDrops[(uint64_t(node) << 32) | dev]; }
 uint32_t QueueMax(uint32_t node, uint32_t dev) { return g_queueMax[(uint64_t(node) << 32) | dev]; }
@@ -282,6 +286,7 @@ def run_once(flows: int, duration: float, stagger_ms: float, bottleneck_q: int, 
         "run_cpu_s": run_cpu,
         "events": events,
         "events_per_s": events / run_wall if run_wall > 0 else None,
+        "packet_hops": int(cpp.Hops()),
         "sim_end_s": sim_end,
         "loadavg_1min_before_run": load_before,
         "rx_bytes": rx_bytes,

@@ -8,7 +8,11 @@
 //!   number of links, flows and timers: a dumbbell of 8 flows keeps a few dozen pending).
 //! - `fill_drain/N`: schedule N events, then pop them all (start-up and bursts of timers).
 //! - `ties/N`: N events at the same instant, popped in insertion order (the sequence tie-break).
+//! - `hold_std/N`: `hold/N` on the queue the engine had before, std's `BinaryHeap` of
+//!   (time, sequence) entries popped and then pushed, as a baseline measured in the same session.
 
+use std::cmp::Ordering;
+use std::collections::BinaryHeap;
 use std::hint::black_box;
 use std::time::Duration;
 
@@ -55,6 +59,62 @@ fn hold(c: &mut Criterion) {
                 let (now, ev) = q.pop_until(SimTime::MAX).expect("the queue never empties");
                 q.schedule(now + rng.next_delay(), Ev { arg: ev.arg + 1, ..ev });
                 black_box(now)
+            });
+        });
+    }
+    group.finish();
+}
+
+/// The engine's queue before 2026-11-23: std's max-heap with reversed (time, seq) ordering, a
+/// pop (sift to the bottom and back up) then a push per step.
+struct StdEntry {
+    time: SimTime,
+    seq: u64,
+    event: Ev,
+}
+
+impl PartialEq for StdEntry {
+    fn eq(&self, other: &Self) -> bool {
+        (self.time, self.seq) == (other.time, other.seq)
+    }
+}
+impl Eq for StdEntry {}
+impl PartialOrd for StdEntry {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for StdEntry {
+    fn cmp(&self, other: &Self) -> Ordering {
+        (other.time, other.seq).cmp(&(self.time, self.seq))
+    }
+}
+
+fn hold_std(c: &mut Criterion) {
+    let mut group = c.benchmark_group("hold_std");
+    group.throughput(Throughput::Elements(1));
+    for n in [16usize, 256, 4096, 65536] {
+        group.bench_with_input(BenchmarkId::from_parameter(n), &n, |b, &n| {
+            let mut rng = Lcg(0x9e37_79b9_7f4a_7c15);
+            let mut heap = BinaryHeap::with_capacity(1024);
+            let mut seq = 0u64;
+            for i in 0..n {
+                heap.push(StdEntry {
+                    time: rng.next_delay(),
+                    seq,
+                    event: Ev { kind: (i % 4) as u32, id: i as u32, arg: 0 },
+                });
+                seq += 1;
+            }
+            b.iter(|| {
+                let e = heap.pop().expect("the queue never empties");
+                heap.push(StdEntry {
+                    time: e.time + rng.next_delay(),
+                    seq,
+                    event: Ev { arg: e.event.arg + 1, ..e.event },
+                });
+                seq += 1;
+                black_box(e.time)
             });
         });
     }
@@ -108,5 +168,5 @@ fn config() -> Criterion {
         .measurement_time(Duration::from_secs(2))
 }
 
-criterion_group! { name = benches; config = config(); targets = hold, fill_drain, ties }
+criterion_group! { name = benches; config = config(); targets = hold, hold_std, fill_drain, ties }
 criterion_main!(benches);

@@ -1,0 +1,193 @@
+"""Paired, interleaved hosim vs ns-3 runs of the dumbbell benchmark (bench/ns3_dumbbell.py's workload).
+
+Each repeat runs, one after the other and each in a fresh process:
+  1. ns-3 (``ns3_dumbbell.py --worker``): the whole process (Python start, ``from ns import ns``,
+     set-up, ``Simulator::Run``) and ``Simulator::Run`` alone;
+  2. ``hosim run dumbbell --json`` as a whole process (``python -m hosim.cli``);
+  3. a warm ``hosim.run(..., traces=False)`` in a fresh process: its CPU time (parse, build, run,
+     summary to Python) and the core run loop's wall time.
+so that a change of the machine's load hits both simulators alike; the 1-minute load average is
+recorded beside every sample. Ratios are taken per repeat (ns-3 / hosim), then the median.
+
+Packet-hops: a packet crossing one link. hosim: Σ enqueued − Σ lost on links − packets still in
+flight at the end (exact for a topology without agents, like the dumbbell); ns-3: ``MacRx`` calls
+of every point-to-point device (``ns3_dumbbell.py``).
+
+    pip install ns3==3.44.post0     # benchmark only, never a hosim dependency
+    python bench/paired.py --flows 8 --repeat 3 --out bench/results/paired-8.json
+    python bench/paired.py --flows 512 --repeat 3 --no-ns3 --out bench/results/paired-512.json
+
+Not run in CI.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import resource
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+from hosim_dumbbell import OVERRIDES  # noqa: E402  (the TCP settings that mirror ns-3's)
+
+
+def timed(cmd: list[str]) -> tuple[float, float, str]:
+    """Runs ``cmd``: (wall seconds, CPU seconds of the process and its waited-for children, stdout)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if proc.returncode != 0:
+        raise SystemExit(f"{' '.join(cmd[:4])} ... failed ({proc.returncode}): {proc.stderr.strip()[-2000:]}")
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return wall, cpu, proc.stdout
+
+
+def overrides(flows: int, duration: float) -> dict:
+    return {**OVERRIDES, "dumbbell.flows": flows, "duration_s": duration}
+
+
+def hops(summary: dict) -> int:
+    q = summary["queues"]
+    inv = summary["invariants"]
+    return sum(x["enqueued"] for x in q) - sum(x["lost_on_link"] for x in q) - inv["packets_in_flight"]
+
+
+def ns3_run(flows: int, duration: float) -> dict:
+    cmd = [sys.executable, str(HERE / "ns3_dumbbell.py"), "--worker", "--flows", str(flows),
+           "--duration", str(duration)]
+    load = os.getloadavg()[0]
+    wall, cpu, out = timed(cmd)
+    res = json.loads([ln for ln in out.splitlines() if ln.startswith("@@RESULT@@")][-1][len("@@RESULT@@"):])
+    return {"process_wall_s": wall, "process_cpu_s": cpu, "run_wall_s": res["run_wall_s"],
+            "run_cpu_s": res["run_cpu_s"], "import_s": res["import_s"], "setup_s": res["setup_s"],
+            "events": res["events"], "packet_hops": res.get("packet_hops"),
+            "aggregate_goodput_bps": res["aggregate_goodput_bps"], "load": load}
+
+
+def hosim_process(flows: int, duration: float) -> dict:
+    cmd = [sys.executable, "-m", "hosim.cli", "run", "dumbbell", "--json"]
+    for k, v in overrides(flows, duration).items():
+        cmd += ["--set", f"{k}={json.dumps(v) if isinstance(v, bool) else v}"]
+    load = os.getloadavg()[0]
+    wall, cpu, out = timed(cmd)
+    s = json.loads(out)
+    return {"process_wall_s": wall, "process_cpu_s": cpu, "core_wall_s": s["wall_time_s"], "events": s["events"],
+            "packet_hops": hops(s), "aggregate_goodput_bps": s["aggregate_goodput_bps"], "load": load}
+
+
+_API = """
+import json, sys, time, hosim
+ov = json.loads(sys.argv[1])
+hosim.run('dumbbell', seed=1, overrides={'duration_s': 0.01}, traces=False)  # warm: imports, first call
+c0 = time.process_time(); t0 = time.perf_counter()
+r = hosim.run('dumbbell', seed=1, overrides=ov, traces=False)
+t1 = time.perf_counter(); c1 = time.process_time()
+s = r.summary
+print(json.dumps({'api_cpu_s': c1 - c0, 'api_wall_s': t1 - t0, 'core_wall_s': s['wall_time_s'],
+                  'events': s['events'], 'queues': s['queues'], 'invariants': s['invariants'],
+                  'aggregate_goodput_bps': s['aggregate_goodput_bps']}))
+"""
+
+
+def hosim_api(flows: int, duration: float) -> dict:
+    load = os.getloadavg()[0]
+    _, _, out = timed([sys.executable, "-c", _API, json.dumps(overrides(flows, duration))])
+    s = json.loads(out)
+    return {"api_cpu_s": s["api_cpu_s"], "api_wall_s": s["api_wall_s"], "core_wall_s": s["core_wall_s"],
+            "events": s["events"], "packet_hops": hops(s), "aggregate_goodput_bps": s["aggregate_goodput_bps"],
+            "load": load}
+
+
+def med(samples: list[dict], key: str) -> float:
+    return statistics.median(s[key] for s in samples)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--flows", type=int, default=8)
+    ap.add_argument("--duration", type=float, default=60.0)
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--no-ns3", action="store_true", help="hosim only (ns-3's script takes at most 254 flows)")
+    ap.add_argument("--out", type=Path, default=None)
+    args = ap.parse_args()
+
+    rows: list[dict] = []
+    for r in range(args.repeat):
+        row = {}
+        if not args.no_ns3:
+            row["ns3"] = ns3_run(args.flows, args.duration)
+        row["hosim_process"] = hosim_process(args.flows, args.duration)
+        row["hosim_api"] = hosim_api(args.flows, args.duration)
+        rows.append(row)
+        print(f"repeat {r + 1}/{args.repeat}: " + json.dumps(row), file=sys.stderr, flush=True)
+
+    proc = [r["hosim_process"] for r in rows]
+    api = [r["hosim_api"] for r in rows]
+    summary: dict = {
+        "hosim_process_wall_s": med(proc, "process_wall_s"),
+        "hosim_process_cpu_s": med(proc, "process_cpu_s"),
+        "hosim_api_cpu_s": med(api, "api_cpu_s"),
+        "hosim_core_wall_s": med(api, "core_wall_s"),
+        "hosim_events": api[0]["events"],
+        "hosim_packet_hops": api[0]["packet_hops"],
+        "hosim_events_per_api_cpu_s": api[0]["events"] / med(api, "api_cpu_s"),
+        "hosim_hops_per_api_cpu_s": api[0]["packet_hops"] / med(api, "api_cpu_s"),
+        "hosim_events_per_core_wall_s": api[0]["events"] / med(api, "core_wall_s"),
+        "hosim_hops_per_core_wall_s": api[0]["packet_hops"] / med(api, "core_wall_s"),
+        "hosim_ns_per_hop_core_wall": med(api, "core_wall_s") / api[0]["packet_hops"] * 1e9,
+        "hosim_ns_per_hop_api_cpu": med(api, "api_cpu_s") / api[0]["packet_hops"] * 1e9,
+        "hosim_aggregate_goodput_bps": api[0]["aggregate_goodput_bps"],
+        "hosim_identical": all(a["aggregate_goodput_bps"] == api[0]["aggregate_goodput_bps"] for a in api + proc),
+        "load_median": statistics.median(s["load"] for r in rows for s in r.values()),
+        "load_max": max(s["load"] for r in rows for s in r.values()),
+    }
+    if not args.no_ns3:
+        ns3 = [r["ns3"] for r in rows]
+        summary.update({
+            "ns3_process_wall_s": med(ns3, "process_wall_s"),
+            "ns3_process_cpu_s": med(ns3, "process_cpu_s"),
+            "ns3_run_wall_s": med(ns3, "run_wall_s"),
+            "ns3_run_cpu_s": med(ns3, "run_cpu_s"),
+            "ns3_import_s": med(ns3, "import_s"),
+            "ns3_events": ns3[0]["events"],
+            "ns3_packet_hops": ns3[0]["packet_hops"],
+            "ns3_aggregate_goodput_bps": ns3[0]["aggregate_goodput_bps"],
+            # Per repeat, then the median: each pair ran back to back at about the same load.
+            "ratio_process_wall": statistics.median(
+                r["ns3"]["process_wall_s"] / r["hosim_process"]["process_wall_s"] for r in rows),
+            "ratio_process_cpu": statistics.median(
+                r["ns3"]["process_cpu_s"] / r["hosim_process"]["process_cpu_s"] for r in rows),
+            "ratio_run_cpu_vs_api_cpu": statistics.median(
+                r["ns3"]["run_cpu_s"] / r["hosim_api"]["api_cpu_s"] for r in rows),
+            "ratio_run_wall_vs_core_wall": statistics.median(
+                r["ns3"]["run_wall_s"] / r["hosim_api"]["core_wall_s"] for r in rows),
+            "goodput_delta": api[0]["aggregate_goodput_bps"] / ns3[0]["aggregate_goodput_bps"] - 1,
+        })
+    doc = {
+        "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+        "command": "python " + " ".join(sys.argv),
+        "machine": {"cpus": os.cpu_count(), "python": platform.python_version(), "platform": platform.platform()},
+        "config": {"flows": args.flows, "duration_s": args.duration, "overrides": OVERRIDES},
+        "summary": summary,
+        "repeats": rows,
+    }
+    for k, v in summary.items():
+        print(f"{k:34s} {v:.6g}" if isinstance(v, float) else f"{k:34s} {v}")
+    if args.out is not None:
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        args.out.write_text(json.dumps(doc, indent=1) + "\n", encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
