@@ -9,7 +9,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::config::{CaGrowth, CcKind, NewRenoReentry, NewRenoTimer, Recovery, RecoveryRate, RtoSsthresh, TcpConfig};
+use super::config::{
+    CaGrowth, CcKind, LossDetection, NewRenoReentry, NewRenoTimer, Recovery, RecoveryRate, RtoSsthresh, TcpConfig,
+};
 use crate::engine::time::s_to_ns;
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -47,6 +49,9 @@ impl ProfileKeys {
     pub const RESCUE: ProfileKeys = ProfileKeys(1 << 17);
     pub const CC: ProfileKeys = ProfileKeys(1 << 18);
     pub const RECOVERY_RATE: ProfileKeys = ProfileKeys(1 << 19);
+    pub const LOSS_DETECTION: ProfileKeys = ProfileKeys(1 << 20);
+    pub const FRTO: ProfileKeys = ProfileKeys(1 << 21);
+    pub const HYSTART: ProfileKeys = ProfileKeys(1 << 22);
 
     pub fn insert(&mut self, k: ProfileKeys) {
         self.0 |= k.0;
@@ -87,6 +92,9 @@ impl Profile {
             cc: CcKind::Reno,
             recovery: Recovery::Sack,
             recovery_rate: RecoveryRate::Classic,
+            loss_detection: LossDetection::Dupthresh,
+            frto: false,
+            hystart: false,
             initial_ssthresh_bytes: u64::MAX,
             dupack_threshold: 3,
             ecn: false,
@@ -203,6 +211,9 @@ impl Profile {
             RESCUE => rescue_retransmission,
             CC => cc,
             RECOVERY_RATE => recovery_rate,
+            LOSS_DETECTION => loss_detection,
+            FRTO => frto,
+            HYSTART => hystart,
         );
         cfg
     }

@@ -35,6 +35,9 @@ pub trait Controller {
     fn set_cwnd(&mut self, cwnd: u64);
     /// The sender's packets now take another path. Standard TCP ignores it.
     fn on_path_change(&mut self, _now: SimTime, _change: &PathChange, _rtt: &RtoEstimator) {}
+    /// The last timeout was spurious (RFC 5682 F-RTO): RFC 4015 §2 step (4) restores
+    /// `cwnd` and `ssthresh`; a controller also undoes the timeout's own state changes.
+    fn on_spurious_timeout(&mut self, cwnd: u64, ssthresh: u64);
 }
 
 /// The configured controller, dispatched by `match` (no boxing on the hot path).
@@ -94,6 +97,13 @@ impl Controller for AnyCc {
         match self {
             AnyCc::Reno(c) => c.set_cwnd(cwnd),
             AnyCc::Cubic(c) => c.set_cwnd(cwnd),
+        }
+    }
+
+    fn on_spurious_timeout(&mut self, cwnd: u64, ssthresh: u64) {
+        match self {
+            AnyCc::Reno(c) => c.on_spurious_timeout(cwnd, ssthresh),
+            AnyCc::Cubic(c) => c.on_spurious_timeout(cwnd, ssthresh),
         }
     }
 

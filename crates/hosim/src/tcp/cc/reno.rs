@@ -80,6 +80,12 @@ impl Controller for Reno {
     fn set_cwnd(&mut self, cwnd: u64) {
         self.cwnd = cwnd;
     }
+
+    fn on_spurious_timeout(&mut self, cwnd: u64, ssthresh: u64) {
+        self.cwnd = cwnd;
+        self.ssthresh = ssthresh;
+        self.ca_acked = 0;
+    }
 }
 
 #[cfg(test)]

@@ -36,10 +36,13 @@ pub struct Sack {
     prr: Option<Prr>,
     /// snd.una + SACKd after the last ACK: RFC 6937 DeliveredData is its change.
     delivered_mark: u64,
+    /// RFC 8985: RACK marks lost segments (the sender runs it); IsLost() and the DupThresh
+    /// entry rule are off, SetPipe reads RACK's marks.
+    rack: bool,
 }
 
 impl Sack {
-    pub fn new(dupthresh: u32, mss_bytes: u32, rescue: bool, prr_bound: Option<ReductionBound>) -> Self {
+    pub fn new(dupthresh: u32, mss_bytes: u32, rescue: bool, prr_bound: Option<ReductionBound>, rack: bool) -> Self {
         Sack {
             dupthresh,
             mss: mss_bytes,
@@ -54,12 +57,18 @@ impl Sack {
             prr_bound,
             prr: None,
             delivered_mark: 0,
+            rack,
         }
     }
 
-    /// RFC 6675 §4 IsLost() for every segment, then SetPipe().
+    /// RFC 6675 §4 IsLost() for every segment, then SetPipe(); with RACK, SetPipe() over the
+    /// segments RACK marked lost (RFC 8985 §6.2, "RACK... and RFC 6675 ... choose what to send").
     fn set_pipe(&mut self, board: &mut Scoreboard) -> u64 {
-        self.pipe = board.update_loss(self.dupthresh, self.mss, self.high_rxt_end);
+        self.pipe = if self.rack {
+            board.pipe_from_marks()
+        } else {
+            board.update_loss(self.dupthresh, self.mss, self.high_rxt_end)
+        };
         self.pipe
     }
 }
@@ -94,7 +103,8 @@ impl LossRecovery for Sack {
     fn on_dupack(&mut self, _now: SimTime, _cc: &mut AnyCc, board: &mut Scoreboard, seq: Outstanding) -> bool {
         // RFC 6675 §5: enter on DupThresh duplicate ACKs or IsLost(HighACK + 1), unless an
         // RTO's RecoveryPoint has not yet been reached (§5.1).
-        if self.in_recovery || seq.snd_una < self.blocked_until {
+        if self.in_recovery || seq.snd_una < self.blocked_until || self.rack {
+            // With RACK the sender enters when RACK marks a segment lost (`may_enter`).
             return false;
         }
         if self.dupacks >= self.dupthresh {
@@ -127,7 +137,8 @@ impl LossRecovery for Sack {
         self.rescue_rxt = None;
         // (4.3) Retransmit the first segment presumed lost (HighACK + 1); HighRxt follows it.
         // (4.4), sending more while cwnd - pipe >= 1 SMSS, is the sender's next `next_seg` loop.
-        let first = first_unacked(board);
+        // With RACK: the first segment RACK marked lost.
+        let first = if self.rack { board.first_lost_unsent().or(first_unacked(board)) } else { first_unacked(board) };
         self.high_rxt_end = first.map_or(seq.snd_una, |i| board.get(i).end.max(seq.snd_una));
         if let (Some(prr), Some(i)) = (self.prr.as_mut(), first) {
             // RFC 6937 §3: prr_out counts every transmission, the fast retransmit too.
@@ -181,6 +192,15 @@ impl LossRecovery for Sack {
         }
     }
 
+    fn may_enter(&self, seq: Outstanding) -> bool {
+        !self.in_recovery && seq.snd_una >= self.blocked_until
+    }
+
+    fn on_spurious_timeout(&mut self, seq: Outstanding) {
+        // RFC 5682 §2 step 3b / §3: "recover" = SND.UNA: fast recovery may start again.
+        self.blocked_until = seq.snd_una;
+    }
+
     fn on_rto(&mut self, seq: Outstanding, board: &mut Scoreboard) {
         // RFC 6675 §5.1: RecoveryPoint = HighData after an RTO; no new recovery before it.
         self.blocked_until = seq.snd_max;
@@ -226,6 +246,14 @@ impl Sack {
     /// RFC 6675 §4 NextSeg() rules (1)–(4).
     fn choose(&mut self, board: &Scoreboard, snd_una: u64, new_data: bool) -> Option<NextSeg> {
         let n = board.len();
+        if self.rack {
+            // (1) with RACK: the first segment marked lost and not resent since, wherever it
+            // is (a lost retransmission sits below HighRxt; RFC 8985 §9.2).
+            if let Some(i) = board.first_lost_unsent() {
+                self.high_rxt_end = self.high_rxt_end.max(board.get(i).end);
+                return Some(NextSeg::Retransmit(i));
+            }
+        }
         // (1) the first unSACKed S2 > HighRxt with IsLost(S2).
         let first_after_rxt = (board.first_starting_at(self.high_rxt_end)..n).find(|&i| !board.get(i).sacked);
         let lost_after_rxt = first_after_rxt.and_then(|i0| {
