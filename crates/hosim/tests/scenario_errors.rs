@@ -211,3 +211,15 @@ fn unknown_capture_format_is_named_even_without_a_capture() {
     let e = err(GOOD, &[("capture.format", "\"x\"")]);
     assert!(e.contains("`capture.format`") && e.contains("pcapng"), "{e}");
 }
+
+#[test]
+fn unknown_loss_detection_is_named_with_the_choices() {
+    let e = err(GOOD, &[("tcp.loss_detection", "rack")]);
+    assert!(e.contains("`tcp.loss_detection`") && e.contains("rack-tlp"), "{e}");
+}
+
+#[test]
+fn non_boolean_frto_is_named() {
+    let e = err(GOOD, &[("tcp.frto", "\"yes\"")]);
+    assert!(e.contains("`tcp.frto`"), "{e}");
+}
