@@ -219,7 +219,9 @@ fn unknown_loss_detection_is_named_with_the_choices() {
 }
 
 #[test]
-fn non_boolean_frto_is_named() {
-    let e = err(GOOD, &[("tcp.frto", "\"yes\"")]);
-    assert!(e.contains("`tcp.frto`"), "{e}");
+fn non_boolean_frto_and_hystart_are_named() {
+    for key in ["tcp.frto", "tcp.hystart"] {
+        let e = err(GOOD, &[(key, "\"yes\"")]);
+        assert!(e.contains(&format!("`{key}`")), "{key}: {e}");
+    }
 }

@@ -58,6 +58,7 @@ pub struct TcpSection {
     pub recovery_rate: Option<RecoveryRate>,
     pub loss_detection: Option<LossDetection>,
     pub frto: Option<bool>,
+    pub hystart: Option<bool>,
     pub ca_growth: Option<CaGrowth>,
     pub rto_ssthresh: Option<RtoSsthresh>,
     pub newreno_reentry: Option<NewRenoReentry>,
@@ -246,6 +247,10 @@ impl TcpSection {
         if let Some(v) = self.frto {
             cfg.frto = v;
             set.insert(ProfileKeys::FRTO);
+        }
+        if let Some(v) = self.hystart {
+            cfg.hystart = v;
+            set.insert(ProfileKeys::HYSTART);
         }
         if let Some(t) = self.newreno_timer {
             cfg.newreno_timer = match t {

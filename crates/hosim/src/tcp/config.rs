@@ -166,6 +166,8 @@ pub struct TcpConfig {
     pub loss_detection: LossDetection,
     /// RFC 5682 F-RTO detection of spurious timeouts, with the RFC 4015 Eifel response.
     pub frto: bool,
+    /// RFC 9406 HyStart++ in the initial slow start.
+    pub hystart: bool,
     pub newreno_timer: NewRenoTimer,
     pub newreno_reentry: NewRenoReentry,
     pub ca_growth: CaGrowth,

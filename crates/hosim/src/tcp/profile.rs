@@ -51,6 +51,7 @@ impl ProfileKeys {
     pub const RECOVERY_RATE: ProfileKeys = ProfileKeys(1 << 19);
     pub const LOSS_DETECTION: ProfileKeys = ProfileKeys(1 << 20);
     pub const FRTO: ProfileKeys = ProfileKeys(1 << 21);
+    pub const HYSTART: ProfileKeys = ProfileKeys(1 << 22);
 
     pub fn insert(&mut self, k: ProfileKeys) {
         self.0 |= k.0;
@@ -93,6 +94,7 @@ impl Profile {
             recovery_rate: RecoveryRate::Classic,
             loss_detection: LossDetection::Dupthresh,
             frto: false,
+            hystart: false,
             initial_ssthresh_bytes: u64::MAX,
             dupack_threshold: 3,
             ecn: false,
@@ -215,6 +217,7 @@ impl Profile {
             RECOVERY_RATE => recovery_rate,
             LOSS_DETECTION => loss_detection,
             FRTO => frto,
+            HYSTART => hystart,
         );
         cfg
     }

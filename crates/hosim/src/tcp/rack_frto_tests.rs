@@ -214,3 +214,46 @@ fn frto_sack_new_cumulative_ack_below_recover_is_spurious() {
     peer.deliver(&mut s, 1210, 1);
     assert_eq!(s.stats.frto_spurious, 1, "step 3b");
 }
+
+// ---- HyStart++ ---------------------------------------------------------------------------
+
+/// Segments acknowledged in `slow_start_with_rtt`.
+const ACKED: u64 = 1000;
+
+/// Every segment is acknowledged on its own, `rtt_ms(k)` after it was sent, until ACKED
+/// segments are acknowledged; no loss. Returns the sender.
+fn slow_start_with_rtt(hystart: bool, rtt_ms: impl Fn(u64) -> u64) -> TcpSender {
+    let mut s = established(TcpConfig { hystart, ..config(Recovery::Sack) });
+    let mut sent_at: Vec<u64> = vec![100; 10];
+    let mut now = 0;
+    for k in 0..ACKED {
+        now = (sent_at[k as usize] + rtt_ms(k)).max(now);
+        for seg in ack(&mut s, now, (k + 1) * MSS) {
+            assert!(!seg.is_retx);
+            sent_at.push(now);
+        }
+    }
+    s
+}
+
+#[test]
+fn hystart_leaves_slow_start_through_css_on_an_rtt_increase() {
+    // RTT 100 ms, then 120 ms from segment 40 on: 20 ms > RttThresh = 100/8 = 12.5 ms
+    // (RFC 9406 §4.2). After CSS_ROUNDS rounds of CSS, ssthresh = cwnd.
+    let s = slow_start_with_rtt(true, |k| if k < 40 { 100 } else { 120 });
+    assert_eq!(s.stats.hystart_css_exits, 1);
+    assert!(s.ssthresh() < u64::MAX && s.ssthresh() <= s.cwnd(), "{} {}", s.ssthresh(), s.cwnd());
+}
+
+#[test]
+fn hystart_stays_in_slow_start_on_an_rtt_increase_below_the_threshold() {
+    let s = slow_start_with_rtt(true, |k| if k < 40 { 100 } else { 112 });
+    assert_eq!((s.stats.hystart_css_exits, s.ssthresh()), (0, u64::MAX));
+    assert_eq!(s.cwnd(), (ACKED + 10) * MSS, "standard slow start: one SMSS per ACK");
+}
+
+#[test]
+fn without_hystart_the_rtt_increase_changes_nothing() {
+    let s = slow_start_with_rtt(false, |k| if k < 40 { 100 } else { 120 });
+    assert_eq!((s.ssthresh(), s.cwnd()), (u64::MAX, (ACKED + 10) * MSS));
+}

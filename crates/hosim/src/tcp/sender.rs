@@ -5,6 +5,7 @@
 
 pub use super::window::WindowControl;
 
+use super::cc::hystart::{Growth, HyStart, CSS_GROWTH_DIVISOR};
 use super::cc::{AnyCc, Controller};
 use super::config::LossDetection;
 use super::config::{RtoSsthresh, TcpConfig};
@@ -84,6 +85,8 @@ pub struct SenderStats {
     pub lost_retransmissions: u64,
     /// Timeouts RFC 5682 F-RTO declared spurious.
     pub frto_spurious: u64,
+    /// RFC 9406 HyStart++: slow starts that ended through CSS (without a loss).
+    pub hystart_css_exits: u64,
 }
 
 pub struct TcpSender {
@@ -129,6 +132,8 @@ pub struct TcpSender {
     frto: Frto,
     /// RFC 4015 §2 step (1) pipe_prev, bytes.
     eifel_pipe_prev: u64,
+    /// RFC 9406 HyStart++, until the initial slow start ends.
+    hystart: Option<HyStart>,
     pub stats: SenderStats,
 }
 
@@ -136,6 +141,7 @@ impl TcpSender {
     pub fn new(cfg: TcpConfig, app_limit: u64) -> Self {
         let rto = RtoEstimator::new(cfg.min_rto_ns, cfg.initial_rto_ns, cfg.max_rto_ns, cfg.clock_granularity_ns);
         let cfg_rack = cfg.loss_detection_in_effect() == LossDetection::RackTlp;
+        let cfg_hystart = cfg.hystart;
         TcpSender {
             peer_rwnd: cfg.rwnd_bytes,
             cc: AnyCc::new(&cfg),
@@ -166,6 +172,7 @@ impl TcpSender {
             tlp: None,
             frto: Frto::Off,
             eifel_pipe_prev: 0,
+            hystart: cfg_hystart.then(HyStart::default),
             stats: SenderStats::default(),
         }
     }
@@ -385,8 +392,9 @@ impl TcpSender {
         if self.snd_nxt < ack {
             self.snd_nxt = ack;
         }
-        if let Some(sent) = info.rtt_sample_sent_ns {
-            self.take_rtt_sample(now - sent);
+        let rtt_sample = info.rtt_sample_sent_ns.map(|sent| now - sent);
+        if let Some(r) = rtt_sample {
+            self.take_rtt_sample(r);
         }
         self.consecutive_timeouts = 0;
         self.lt_bytes = 0;
@@ -401,6 +409,7 @@ impl TcpSender {
         } else {
             self.recovery.reset_dupacks();
             // RFC 5681 §3.1: slow start or congestion avoidance.
+            let acked = self.hystart_growth(ack, acked, rtt_sample);
             self.cc.on_ack(now, acked, &self.rto);
             true
         };
@@ -426,6 +435,27 @@ impl TcpSender {
                     self.resend(i, now, out);
                 }
                 restart_timer
+            }
+        }
+    }
+
+    /// RFC 9406 HyStart++ in the initial slow start: the bytes the controller's slow start
+    /// counts for this ACK (a quarter of the RFC 5681 increase min(N, SMSS) in CSS), and
+    /// ssthresh = cwnd when CSS ends. Off for good after the first congestion event.
+    fn hystart_growth(&mut self, ack: u64, acked: u64, rtt_sample: Option<SimTime>) -> u64 {
+        let Some(h) = self.hystart.as_mut() else { return acked };
+        if self.cc.ssthresh() != self.cfg.initial_ssthresh_bytes || self.cc.cwnd() >= self.cc.ssthresh() {
+            self.hystart = None;
+            return acked;
+        }
+        match h.on_ack(ack, self.snd_max, rtt_sample) {
+            Growth::SlowStart => acked,
+            Growth::Conservative => (acked.min(self.cfg.mss_bytes as u64) / CSS_GROWTH_DIVISOR).max(1),
+            Growth::EnterCongestionAvoidance => {
+                self.stats.hystart_css_exits += 1;
+                self.hystart = None;
+                self.cc.set_ssthresh(self.cc.cwnd());
+                acked
             }
         }
     }

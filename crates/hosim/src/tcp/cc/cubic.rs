@@ -179,6 +179,10 @@ impl Controller for Cubic {
 
     /// RFC 9438 §4.9: after a spurious congestion event CUBIC restores W_max and cwnd_prior
     /// as they were before it; cwnd and ssthresh come from the Eifel response (RFC 4015).
+    fn set_ssthresh(&mut self, ssthresh: u64) {
+        self.ssthresh = ssthresh;
+    }
+
     fn on_spurious_timeout(&mut self, cwnd: u64, ssthresh: u64) {
         if let Some((w_max, cwnd_prior)) = self.before_timeout.take() {
             self.w_max = w_max;

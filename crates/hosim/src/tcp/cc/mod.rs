@@ -6,6 +6,7 @@
 //! each of its `match`es), one value in `config::CcKind`.
 
 mod cubic;
+pub mod hystart;
 mod reno;
 
 pub use cubic::Cubic;
@@ -38,6 +39,8 @@ pub trait Controller {
     /// The last timeout was spurious (RFC 5682 F-RTO): RFC 4015 §2 step (4) restores
     /// `cwnd` and `ssthresh`; a controller also undoes the timeout's own state changes.
     fn on_spurious_timeout(&mut self, cwnd: u64, ssthresh: u64);
+    /// HyStart++ (RFC 9406 §4.2) ends Conservative Slow Start: ssthresh = cwnd.
+    fn set_ssthresh(&mut self, ssthresh: u64);
 }
 
 /// The configured controller, dispatched by `match` (no boxing on the hot path).
@@ -97,6 +100,13 @@ impl Controller for AnyCc {
         match self {
             AnyCc::Reno(c) => c.set_cwnd(cwnd),
             AnyCc::Cubic(c) => c.set_cwnd(cwnd),
+        }
+    }
+
+    fn set_ssthresh(&mut self, ssthresh: u64) {
+        match self {
+            AnyCc::Reno(c) => c.set_ssthresh(ssthresh),
+            AnyCc::Cubic(c) => c.set_ssthresh(ssthresh),
         }
     }
 

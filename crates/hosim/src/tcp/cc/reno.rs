@@ -81,6 +81,10 @@ impl Controller for Reno {
         self.cwnd = cwnd;
     }
 
+    fn set_ssthresh(&mut self, ssthresh: u64) {
+        self.ssthresh = ssthresh;
+    }
+
     fn on_spurious_timeout(&mut self, cwnd: u64, ssthresh: u64) {
         self.cwnd = cwnd;
         self.ssthresh = ssthresh;
