@@ -83,6 +83,17 @@ fn tlp_probe_after_two_srtt_turns_a_tail_loss_into_fast_recovery() {
 }
 
 #[test]
+fn tlp_pto_adds_the_max_ack_delay_when_one_segment_is_in_flight() {
+    // RFC 8985 §7.2: "If FlightSize is one segment: PTO += TLP.max_ack_delay" (200 ms).
+    let mut s = established_with_data(rack(config(Recovery::Sack)), 10 * MSS);
+    let mut peer = SackPeer::default();
+    for seg in 0..9 {
+        peer.deliver(&mut s, 200, seg);
+    }
+    assert_eq!(s.rto_deadline(), Some(ms(200 + 200 + 200)));
+}
+
+#[test]
 fn tlp_probe_sends_new_data_when_there_is_some() {
     let mut s = established(rack(config(Recovery::Sack)));
     let mut peer = SackPeer::default();

@@ -558,7 +558,10 @@ impl TcpSender {
             self.send_allowed(now, out);
             return None;
         }
-        if self.state == SenderState::Established && due(self.pto_deadline) && !due(self.rto_deadline) {
+        // RFC 8985 §7.2 caps the PTO at the RTO's expiry: at a tie the probe goes and the RTO
+        // timer is re-armed (§7.3).
+        let pto_first = self.pto_deadline <= self.rto_deadline.or(Some(SimTime::MAX));
+        if self.state == SenderState::Established && due(self.pto_deadline) && pto_first {
             self.last_event_ns = now;
             self.on_pto(now, out);
             self.send_allowed(now, out);

@@ -27,7 +27,13 @@ impl TcpSender {
         let in_recovery = self.recovery.in_recovery() || self.in_rto_recovery();
         let (min_rtt, srtt) = (self.rto.min_rtt_ns(), self.rto.srtt_ns());
         let dupthresh = self.cfg.dupack_threshold;
+        let external = self.window.is_external();
         let Some(rack) = self.rack.as_mut() else { return };
+        if external {
+            // The window is set from outside; its own repair handles losses.
+            rack.timer_ns = None;
+            return;
+        }
         let reo_wnd = rack.reo_wnd_ns(in_recovery, self.board.sacked_segs(), dupthresh, min_rtt, srtt);
         let marked = rack.detect_loss(now, acked, &mut self.board, reo_wnd);
         if marked.segments == 0 {
