@@ -220,7 +220,7 @@ fn unknown_loss_detection_is_named_with_the_choices() {
 
 #[test]
 fn non_boolean_frto_and_hystart_are_named() {
-    for key in ["tcp.frto", "tcp.hystart"] {
+    for key in ["tcp.frto", "tcp.frto_in_recovery", "tcp.hystart"] {
         let e = err(GOOD, &[(key, "\"yes\"")]);
         assert!(e.contains(&format!("`{key}`")), "{key}: {e}");
     }

@@ -58,6 +58,7 @@ pub struct TcpSection {
     pub recovery_rate: Option<RecoveryRate>,
     pub loss_detection: Option<LossDetection>,
     pub frto: Option<bool>,
+    pub frto_in_recovery: Option<bool>,
     pub hystart: Option<bool>,
     pub ca_growth: Option<CaGrowth>,
     pub rto_ssthresh: Option<RtoSsthresh>,
@@ -247,6 +248,9 @@ impl TcpSection {
         if let Some(v) = self.frto {
             cfg.frto = v;
             set.insert(ProfileKeys::FRTO);
+        }
+        if let Some(v) = self.frto_in_recovery {
+            cfg.frto_in_recovery = v;
         }
         if let Some(v) = self.hystart {
             cfg.hystart = v;

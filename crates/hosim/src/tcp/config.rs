@@ -166,6 +166,8 @@ pub struct TcpConfig {
     pub loss_detection: LossDetection,
     /// RFC 5682 F-RTO detection of spurious timeouts, with the RFC 4015 Eifel response.
     pub frto: bool,
+    /// F-RTO also on a timeout during fast recovery (RFC 5682 is silent; Linux does not).
+    pub frto_in_recovery: bool,
     /// RFC 9406 HyStart++ in the initial slow start.
     pub hystart: bool,
     pub newreno_timer: NewRenoTimer,

@@ -94,6 +94,7 @@ impl Profile {
             recovery_rate: RecoveryRate::Classic,
             loss_detection: LossDetection::Dupthresh,
             frto: false,
+            frto_in_recovery: false,
             hystart: false,
             initial_ssthresh_bytes: u64::MAX,
             dupack_threshold: 3,

@@ -268,3 +268,15 @@ fn without_hystart_the_rtt_increase_changes_nothing() {
     let s = slow_start_with_rtt(false, |k| if k < 40 { 100 } else { 120 });
     assert_eq!((s.ssthresh(), s.cwnd()), (u64::MAX, (ACKED + 10) * MSS));
 }
+
+#[test]
+fn frto_on_a_timeout_during_fast_recovery_only_when_asked() {
+    // `newreno_in_fast_recovery`'s losses; the timer fires at 1200 ms during the recovery
+    // and the delayed ACK of 1..2 arrives.
+    for (in_recovery, want) in [(false, vec![retx(1), retx(2)]), (true, vec![new_data(10), new_data(11)])] {
+        let cfg = TcpConfig { frto_in_recovery: in_recovery, ..frto(config(Recovery::NewReno)) };
+        let mut s = in_fast_recovery(cfg);
+        assert_eq!(fire(&mut s, 1200).0, Some(0));
+        assert_eq!(ack(&mut s, 1300, MSS), want, "frto_in_recovery = {in_recovery}");
+    }
+}

@@ -5,7 +5,8 @@
 //! restore the congestion state.
 //!
 //! Choices (docs/tcp.md, "F-RTO"): F-RTO starts only on a timeout outside fast recovery (Linux
-//! `tcp_enter_loss`: `tp->frto` only when the state is below `TCP_CA_Recovery`); the Eifel
+//! `tcp_enter_loss`: `tp->frto` only when the state is below `TCP_CA_Recovery`) unless
+//! `frto_in_recovery` is set; the Eifel
 //! response restores cwnd and ssthresh (steps (1), (3), (4)) but not the RTO estimator
 //! (steps (2), (5), which need a timestamp-based RTT after the timeout).
 
@@ -48,7 +49,10 @@ impl TcpSender {
     /// recovery AND recover >= SND.UNA, do not enter step 2"), and RFC 4015 §2 step (1):
     /// pipe_prev = max(FlightSize, ssthresh).
     pub(super) fn frto_on_timeout(&mut self, in_fast_recovery: bool) {
-        let start = self.cfg.frto && self.consecutive_timeouts == 0 && !self.in_rto_recovery() && !in_fast_recovery;
+        let start = self.cfg.frto
+            && self.consecutive_timeouts == 0
+            && !self.in_rto_recovery()
+            && (self.cfg.frto_in_recovery || !in_fast_recovery);
         self.frto = if start { Frto::AwaitFirst { recover: self.snd_max } } else { Frto::Off };
         self.eifel_pipe_prev = (self.snd_max - self.snd_una).max(self.cc.ssthresh());
     }
