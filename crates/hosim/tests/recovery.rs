@@ -215,3 +215,22 @@ fn rack_single_loss_is_one_fast_retransmit_like_dupthresh() {
     assert_eq!((o.timeouts, o.fast_recoveries, o.retransmits), (0, 1, 1));
     assert!(o.recovery_rtts < 1.5, "{}", o.recovery_rtts);
 }
+
+/// A 100-segment file whose last three segments are lost: no later segment raises a
+/// duplicate ACK.
+fn tail_loss(loss_detection: &str) -> World {
+    let tcp = format!("recovery = \"sack\"\nloss_detection = \"{loss_detection}\"");
+    let extra = format!("app = \"file\"\nbytes = {}\ndrop_segments = [97, 98, 99]", 100 * MSS);
+    common::run_world(&common::line(&tcp, &extra, 5.0, 10e6), 1, true)
+}
+
+#[test]
+fn tlp_repairs_a_tail_loss_without_the_timeout_dupthresh_needs() {
+    let (dupthresh, rack) = (tail_loss("dupthresh"), tail_loss("rack-tlp"));
+    let (d, r) = (&dupthresh.flows[0], &rack.flows[0]);
+    assert_eq!((d.sender.stats.timeouts, d.sender.stats.tlp_probes), (1, 0));
+    assert_eq!((r.sender.stats.timeouts, r.sender.stats.tlp_probes, r.sender.stats.fast_recoveries), (0, 1, 1));
+    let (td, tr) = (d.completion_ns.expect("done"), r.completion_ns.expect("done"));
+    // The probe goes 2·SRTT after the last ACK; the RTO waits at least the 1 s minimum.
+    assert!(td > tr + 500_000_000, "dupthresh {td} ns, RACK-TLP {tr} ns");
+}
