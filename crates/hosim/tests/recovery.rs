@@ -185,3 +185,52 @@ fn newreno_lost_retransmission_also_times_out() {
     let o = outcome(&run("newreno", &[200], &[200]));
     assert_eq!(o.timeouts, 1);
 }
+
+fn run_rack(drops: &[u64], drop_retx: &[u64]) -> World {
+    let tcp = format!(
+        "recovery = \"sack\"\nloss_detection = \"rack-tlp\"\ndelayed_ack = false\ninitial_ssthresh_bytes = {}",
+        20 * MSS
+    );
+    let list = |v: &[u64]| v.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(", ");
+    let extra = format!("drop_segments = [{}]\ndrop_retransmissions = [{}]", list(drops), list(drop_retx));
+    common::run_world(&common::line(&tcp, &extra, 5.0, 10e6), 1, true)
+}
+
+#[test]
+fn rack_recovers_the_lost_retransmission_of_the_forced_timeout_case_without_one() {
+    // The case of `sack_lost_retransmission_forces_a_timeout` under RACK-TLP (RFC 8985 §9.2):
+    // segments sent after the fast retransmission are delivered, so RACK marks the
+    // retransmission lost RACK.rtt + reo_wnd after it was sent and NextSeg resends it.
+    let w = run_rack(&[200], &[200]);
+    let o = outcome(&w);
+    let s = &w.flows[0].sender;
+    assert_eq!((o.timeouts, o.fast_recoveries), (0, 1));
+    assert_eq!((s.stats.lost_retransmissions, o.retransmits), (1, 2));
+    assert!(o.recovery_rtts < 3.0, "about two RTTs, not an RTO: {}", o.recovery_rtts);
+}
+
+#[test]
+fn rack_single_loss_is_one_fast_retransmit_like_dupthresh() {
+    let o = outcome(&run_rack(&[200], &[]));
+    assert_eq!((o.timeouts, o.fast_recoveries, o.retransmits), (0, 1, 1));
+    assert!(o.recovery_rtts < 1.5, "{}", o.recovery_rtts);
+}
+
+/// A 100-segment file whose last three segments are lost: no later segment raises a
+/// duplicate ACK.
+fn tail_loss(loss_detection: &str) -> World {
+    let tcp = format!("recovery = \"sack\"\nloss_detection = \"{loss_detection}\"");
+    let extra = format!("app = \"file\"\nbytes = {}\ndrop_segments = [97, 98, 99]", 100 * MSS);
+    common::run_world(&common::line(&tcp, &extra, 5.0, 10e6), 1, true)
+}
+
+#[test]
+fn tlp_repairs_a_tail_loss_without_the_timeout_dupthresh_needs() {
+    let (dupthresh, rack) = (tail_loss("dupthresh"), tail_loss("rack-tlp"));
+    let (d, r) = (&dupthresh.flows[0], &rack.flows[0]);
+    assert_eq!((d.sender.stats.timeouts, d.sender.stats.tlp_probes), (1, 0));
+    assert_eq!((r.sender.stats.timeouts, r.sender.stats.tlp_probes, r.sender.stats.fast_recoveries), (0, 1, 1));
+    let (td, tr) = (d.completion_ns.expect("done"), r.completion_ns.expect("done"));
+    // The probe goes 2·SRTT after the last ACK; the RTO waits at least the 1 s minimum.
+    assert!(td > tr + 500_000_000, "dupthresh {td} ns, RACK-TLP {tr} ns");
+}

@@ -233,3 +233,17 @@ fn bad_freeze_warning_and_send_buffer_name_their_key() {
         assert!(e.contains(key.rsplit('.').next().unwrap()) && e.contains(says), "{key} = {value}: {e}");
     }
 }
+
+#[test]
+fn unknown_loss_detection_is_named_with_the_choices() {
+    let e = err(GOOD, &[("tcp.loss_detection", "rack")]);
+    assert!(e.contains("`tcp.loss_detection`") && e.contains("rack-tlp"), "{e}");
+}
+
+#[test]
+fn non_boolean_frto_and_hystart_are_named() {
+    for key in ["tcp.frto", "tcp.frto_in_recovery", "tcp.hystart"] {
+        let e = err(GOOD, &[(key, "\"yes\"")]);
+        assert!(e.contains(&format!("`{key}`")), "{key}: {e}");
+    }
+}

@@ -121,8 +121,8 @@ pub fn summary(sim: &Sim, scenario: &str, seed: u64, wall_time_s: f64, violation
                 "cc": s.cfg.cc.name(),
                 "recovery": s.cfg.recovery.name(),
                 "recovery_rate": s.cfg.recovery_rate_in_effect().name(),
-                "loss_detection": "dupthresh",
-                "frto": false,
+                "loss_detection": s.cfg.loss_detection_in_effect().name(),
+                "frto": s.cfg.frto,
                 "profile": s.cfg.profile.name(),
                 "app": f.app.kind(),
                 "mss_bytes": s.cfg.mss_bytes,
@@ -147,6 +147,19 @@ pub fn summary(sim: &Sim, scenario: &str, seed: u64, wall_time_s: f64, violation
                 "scripted_drops": f.scripted_drops,
             });
             if let Value::Object(m) = &mut v {
+                // Counters of the optional mechanisms, only where they are on (so the
+                // summaries of flows without them keep their fields).
+                if s.cfg.frto {
+                    m.insert("frto_spurious_detected".into(), json!(st.frto_spurious));
+                }
+                if s.cfg.hystart {
+                    m.insert("hystart_css_exits".into(), json!(st.hystart_css_exits));
+                }
+                if s.cfg.loss_detection_in_effect() == crate::tcp::LossDetection::RackTlp {
+                    m.insert("tlp_probes".into(), json!(st.tlp_probes));
+                    m.insert("tlp_loss_repairs".into(), json!(st.tlp_loss_repairs));
+                    m.insert("lost_retransmissions".into(), json!(st.lost_retransmissions));
+                }
                 for r in &reports {
                     for (_, fields) in r.flow_fields.iter().filter(|(id, _)| *id as usize == fi) {
                         m.extend(fields.clone());

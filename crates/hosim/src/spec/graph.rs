@@ -7,8 +7,8 @@ use serde::Deserialize;
 use super::error::{Check, ScenarioError};
 use crate::engine::time::s_to_ns;
 use crate::tcp::{
-    CaGrowth, CcKind, NewRenoReentry, NewRenoTimer, Profile, ProfileKeys, Recovery, RecoveryRate, RtoSsthresh,
-    SackPipe, TcpConfig,
+    CaGrowth, CcKind, LossDetection, NewRenoReentry, NewRenoTimer, Profile, ProfileKeys, Recovery, RecoveryRate,
+    RtoSsthresh, SackPipe, TcpConfig,
 };
 
 /// Largest packet: `mss_bytes + header_bytes` (the IPv4 total length; sizes are u32 inside).
@@ -56,6 +56,10 @@ pub struct TcpSection {
     pub profile: Option<Profile>,
     pub cc: Option<CcKind>,
     pub recovery_rate: Option<RecoveryRate>,
+    pub loss_detection: Option<LossDetection>,
+    pub frto: Option<bool>,
+    pub frto_in_recovery: Option<bool>,
+    pub hystart: Option<bool>,
     pub ca_growth: Option<CaGrowth>,
     pub rto_ssthresh: Option<RtoSsthresh>,
     pub newreno_reentry: Option<NewRenoReentry>,
@@ -237,6 +241,21 @@ impl TcpSection {
         if let Some(v) = self.recovery_rate {
             cfg.recovery_rate = v;
             set.insert(ProfileKeys::RECOVERY_RATE);
+        }
+        if let Some(v) = self.loss_detection {
+            cfg.loss_detection = v;
+            set.insert(ProfileKeys::LOSS_DETECTION);
+        }
+        if let Some(v) = self.frto {
+            cfg.frto = v;
+            set.insert(ProfileKeys::FRTO);
+        }
+        if let Some(v) = self.frto_in_recovery {
+            cfg.frto_in_recovery = v;
+        }
+        if let Some(v) = self.hystart {
+            cfg.hystart = v;
+            set.insert(ProfileKeys::HYSTART);
         }
         if let Some(t) = self.newreno_timer {
             cfg.newreno_timer = match t {

@@ -72,6 +72,26 @@ impl CcKind {
     }
 }
 
+/// How the sender decides that a segment is lost.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum LossDetection {
+    /// Duplicate ACKs (RFC 5681 §3.2, RFC 6582) or RFC 6675 IsLost() with SACK.
+    #[default]
+    Dupthresh,
+    /// RFC 8985 RACK-TLP: time-based marking and the tail loss probe. SACK recovery only.
+    RackTlp,
+}
+
+impl LossDetection {
+    pub fn name(self) -> &'static str {
+        match self {
+            LossDetection::Dupthresh => "dupthresh",
+            LossDetection::RackTlp => "rack-tlp",
+        }
+    }
+}
+
 /// RFC 6582 §4: when a partial ACK restarts the retransmit timer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -168,6 +188,14 @@ pub struct TcpConfig {
     pub recovery: Recovery,
     /// RFC 6937 PRR or the classic rules; only SACK recovery reads it.
     pub recovery_rate: RecoveryRate,
+    /// RFC 8985 RACK-TLP or duplicate-ACK counting; only SACK recovery reads it.
+    pub loss_detection: LossDetection,
+    /// RFC 5682 F-RTO detection of spurious timeouts, with the RFC 4015 Eifel response.
+    pub frto: bool,
+    /// F-RTO also on a timeout during fast recovery (RFC 5682 is silent; Linux does not).
+    pub frto_in_recovery: bool,
+    /// RFC 9406 HyStart++ in the initial slow start.
+    pub hystart: bool,
     pub newreno_timer: NewRenoTimer,
     pub newreno_reentry: NewRenoReentry,
     pub ca_growth: CaGrowth,
@@ -219,6 +247,16 @@ impl TcpConfig {
             self.recovery_rate
         } else {
             RecoveryRate::Classic
+        }
+    }
+
+    /// The loss detection the flow uses: `loss_detection` with SACK recovery (RFC 8985 §3
+    /// needs SACK), else duplicate-ACK counting.
+    pub fn loss_detection_in_effect(&self) -> LossDetection {
+        if self.sack() {
+            self.loss_detection
+        } else {
+            LossDetection::Dupthresh
         }
     }
 }

@@ -14,6 +14,9 @@
 //!   management `sender.rs`.
 //! - RFC 3042 Limited Transmit. `sender.rs`.
 //! - Where the RFCs leave room: named profiles (`rfc`, `ns2`, `ns3`, `linux`). `profile.rs`.
+//! - RFC 8985 RACK-TLP: per-segment send times, time-based loss marking and the reorder
+//!   timer `recovery/rack.rs`; the tail loss probe and the shared timer `sender/rack_tlp.rs`.
+//! - RFC 5682 F-RTO and the RFC 4015 Eifel response to a spurious timeout `sender/frto.rs`.
 //! - RFC 3168 ECN: ECT on data, ECE/CWR, one reduction per window. `sender.rs`, `receiver.rs`.
 //!
 //! Window growth (`cc::Controller`) and loss recovery (`recovery::LossRecovery`) are separate
@@ -42,9 +45,12 @@ pub mod window;
 mod fixtures;
 #[cfg(test)]
 mod newreno_timer_tests;
+#[cfg(test)]
+mod rack_frto_tests;
 
 pub use config::{
-    CaGrowth, CcKind, NewRenoReentry, NewRenoTimer, Recovery, RecoveryRate, RtoSsthresh, SackPipe, TcpConfig,
+    CaGrowth, CcKind, LossDetection, NewRenoReentry, NewRenoTimer, Recovery, RecoveryRate, RtoSsthresh, SackPipe,
+    TcpConfig,
 };
 pub use path::{AccessKind, DelayShift, Handoff, PathChange};
 pub use profile::{Profile, ProfileKeys};

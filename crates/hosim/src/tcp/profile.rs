@@ -5,12 +5,13 @@
 //! (`include/net/tcp.h` constants, `net/ipv4/tcp_input.c`). docs/tcp.md has the table with the
 //! source of every value. A profile only sets defaults: a `tcp.*` key wins over it.
 //!
-//! `linux` has CUBIC and PRR; RACK-TLP and F-RTO are not part of it yet.
+//! `linux` has CUBIC, PRR, RACK-TLP and F-RTO.
 
 use serde::{Deserialize, Serialize};
 
 use super::config::{
-    CaGrowth, CcKind, NewRenoReentry, NewRenoTimer, Recovery, RecoveryRate, RtoSsthresh, SackPipe, TcpConfig,
+    CaGrowth, CcKind, LossDetection, NewRenoReentry, NewRenoTimer, Recovery, RecoveryRate, RtoSsthresh, SackPipe,
+    TcpConfig,
 };
 use crate::engine::time::s_to_ns;
 
@@ -49,6 +50,9 @@ impl ProfileKeys {
     pub const RESCUE: ProfileKeys = ProfileKeys(1 << 17);
     pub const CC: ProfileKeys = ProfileKeys(1 << 18);
     pub const RECOVERY_RATE: ProfileKeys = ProfileKeys(1 << 19);
+    pub const LOSS_DETECTION: ProfileKeys = ProfileKeys(1 << 20);
+    pub const FRTO: ProfileKeys = ProfileKeys(1 << 21);
+    pub const HYSTART: ProfileKeys = ProfileKeys(1 << 22);
 
     pub fn insert(&mut self, k: ProfileKeys) {
         self.0 |= k.0;
@@ -90,6 +94,10 @@ impl Profile {
             recovery: Recovery::Sack,
             recovery_rate: RecoveryRate::Classic,
             sack_pipe: SackPipe::IsLost,
+            loss_detection: LossDetection::Dupthresh,
+            frto: false,
+            frto_in_recovery: false,
+            hystart: false,
             initial_ssthresh_bytes: u64::MAX,
             dupack_threshold: 3,
             ecn: false,
@@ -153,10 +161,14 @@ impl Profile {
             // TCP_RTO_MAX 120 s, TCP_DELACK_MIN 40 ms, TCP_MAX_QUICKACKS 16; timestamps on
             // (net.ipv4.tcp_timestamps = 1): MSS 1448 on a 1500-byte MTU.
             // net.ipv4.tcp_congestion_control = cubic (tcp_cubic.c); PRR in
-            // tcp_cwnd_reduction (SSRB when snd_una advanced, as RFC 6937 §3 SSRB).
+            // tcp_cwnd_reduction (SSRB when snd_una advanced, as RFC 6937 §3 SSRB);
+            // net.ipv4.tcp_recovery = 1 (RACK, tcp_recovery.c) with tcp_early_retrans = 3
+            // (TLP); net.ipv4.tcp_frto = 2 (SACK-enhanced F-RTO).
             Profile::Linux => TcpConfig {
                 cc: CcKind::Cubic,
                 recovery_rate: RecoveryRate::PrrSsrb,
+                loss_detection: LossDetection::RackTlp,
+                frto: true,
                 mss_bytes: 1448,
                 header_bytes: 52,
                 initial_window_segments: 10,
@@ -206,6 +218,9 @@ impl Profile {
             RESCUE => rescue_retransmission,
             CC => cc,
             RECOVERY_RATE => recovery_rate,
+            LOSS_DETECTION => loss_detection,
+            FRTO => frto,
+            HYSTART => hystart,
         );
         cfg
     }
@@ -226,6 +241,17 @@ mod tests {
         assert_eq!(cfg.min_rto_ns, s_to_ns(1.0), "set by a key, equal to rfc's value, still kept");
         assert_eq!(cfg.initial_window_segments, 10, "from the profile");
         assert_eq!(cfg.recovery, Recovery::NewReno, "not profile-governed");
+    }
+
+    #[test]
+    fn linux_bundles_rack_tlp_and_frto_and_a_key_wins_over_them() {
+        let cfg = Profile::Linux.config();
+        assert_eq!((cfg.loss_detection, cfg.frto), (LossDetection::RackTlp, true));
+        let mut base = Profile::Rfc.config();
+        base.explicit.insert(ProfileKeys::LOSS_DETECTION);
+        base.explicit.insert(ProfileKeys::FRTO);
+        let cfg = Profile::Linux.rebase(&base);
+        assert_eq!((cfg.loss_detection, cfg.frto), (LossDetection::Dupthresh, false));
     }
 
     #[test]

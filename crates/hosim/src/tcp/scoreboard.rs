@@ -17,7 +17,12 @@ pub struct SegRec {
     pub lost: bool,
     /// How many times this segment has been sent (1 = never retransmitted).
     pub tx_count: u16,
+    /// RFC 8985 Segment.xmit_ts: the time of the latest (re)transmission.
     pub last_sent_ns: SimTime,
+    /// A retransmission of this segment is in the network: set when it is resent, cleared when
+    /// RACK marks that retransmission lost too (RFC 8985 §6.2 step 5; Linux
+    /// `TCPCB_SACKED_RETRANS`). Only RACK's SetPipe reads it.
+    pub rexmit_out: bool,
 }
 
 impl SegRec {
@@ -43,12 +48,22 @@ pub struct AckedInfo {
 pub struct Scoreboard {
     segs: VecDeque<SegRec>,
     sacked_bytes: u64,
+    /// Segments SACKed (RFC 8985 RACK.segs_sacked).
+    sacked_segs: u32,
 }
 
 impl Scoreboard {
     pub fn push_new(&mut self, start: u64, end: u64, now: SimTime) {
         debug_assert!(self.segs.back().is_none_or(|s| s.end == start));
-        self.segs.push_back(SegRec { start, end, sacked: false, lost: false, tx_count: 1, last_sent_ns: now });
+        self.segs.push_back(SegRec {
+            start,
+            end,
+            sacked: false,
+            lost: false,
+            tx_count: 1,
+            last_sent_ns: now,
+            rexmit_out: false,
+        });
     }
 
     pub fn len(&self) -> usize {
@@ -71,6 +86,15 @@ impl Scoreboard {
         self.sacked_bytes
     }
 
+    pub fn sacked_segs(&self) -> u32 {
+        self.sacked_segs
+    }
+
+    /// Mutable access for loss marking (RACK, RFC 8985 §6.2 step 5).
+    pub fn get_mut(&mut self, i: usize) -> &mut SegRec {
+        &mut self.segs[i]
+    }
+
     /// Index of the segment that starts at `seq`, if any.
     pub fn index_of(&self, seq: u64) -> Option<usize> {
         let i = self.segs.partition_point(|s| s.end <= seq);
@@ -87,11 +111,18 @@ impl Scoreboard {
         let s = &mut self.segs[i];
         s.tx_count = s.tx_count.saturating_add(1);
         s.last_sent_ns = now;
+        s.rexmit_out = true;
         *s
     }
 
     /// Removes every segment below the cumulative ACK `ack`.
     pub fn ack_to(&mut self, ack: u64) -> AckedInfo {
+        self.ack_to_with(ack, &mut |_| {})
+    }
+
+    /// `ack_to`, calling `delivered` for every segment this ACK delivers (not those SACKed
+    /// before), before it is removed.
+    pub fn ack_to_with(&mut self, ack: u64, delivered: &mut impl FnMut(&SegRec)) -> AckedInfo {
         let mut info = AckedInfo::default();
         let mut ambiguous = false;
         while let Some(front) = self.segs.front_mut() {
@@ -100,6 +131,9 @@ impl Scoreboard {
                 info.bytes += s.len();
                 if s.sacked {
                     self.sacked_bytes -= s.len();
+                    self.sacked_segs -= 1;
+                } else {
+                    delivered(&s);
                 }
                 ambiguous |= s.tx_count > 1 || s.sacked;
                 info.rtt_sample_sent_ns = Some(s.last_sent_ns);
@@ -125,6 +159,15 @@ impl Scoreboard {
     /// RFC 6675 Update(): marks the segments covered by the SACK blocks. Returns the number of
     /// newly SACKed bytes.
     pub fn mark_sacked(&mut self, blocks: impl Iterator<Item = (u64, u64)>) -> u64 {
+        self.mark_sacked_with(blocks, &mut |_| {})
+    }
+
+    /// `mark_sacked`, calling `delivered` for every newly SACKed segment.
+    pub fn mark_sacked_with(
+        &mut self,
+        blocks: impl Iterator<Item = (u64, u64)>,
+        delivered: &mut impl FnMut(&SegRec),
+    ) -> u64 {
         let mut newly = 0;
         for (start, end) in blocks {
             let mut i = self.segs.partition_point(|s| s.end <= start);
@@ -133,6 +176,8 @@ impl Scoreboard {
                 if !s.sacked && s.start >= start && s.end <= end {
                     s.sacked = true;
                     newly += s.len();
+                    self.sacked_segs += 1;
+                    delivered(s);
                 }
                 i += 1;
             }
@@ -147,8 +192,10 @@ impl Scoreboard {
         for s in self.segs.iter_mut() {
             s.sacked = false;
             s.lost = false;
+            s.rexmit_out = false;
         }
         self.sacked_bytes = 0;
+        self.sacked_segs = 0;
     }
 
     /// Recomputes IsLost for every segment and returns SetPipe (RFC 6675 §4) in bytes.
@@ -192,6 +239,29 @@ impl Scoreboard {
             }
         }
         pipe
+    }
+}
+
+impl Scoreboard {
+    /// RFC 6675 §4 SetPipe() with the loss marks RACK set (RFC 8985 §6.2) instead of IsLost():
+    /// for each unSACKed segment, +len if not marked lost, and +len if a retransmission of it
+    /// is in the network.
+    pub fn pipe_from_marks(&self) -> u64 {
+        let mut pipe = 0;
+        for s in self.segs.iter().filter(|s| !s.sacked) {
+            if !s.lost {
+                pipe += s.len();
+            }
+            if s.rexmit_out {
+                pipe += s.len();
+            }
+        }
+        pipe
+    }
+
+    /// The first unSACKed segment marked lost whose retransmission is not in the network.
+    pub fn first_lost_unsent(&self) -> Option<usize> {
+        self.segs.iter().position(|s| !s.sacked && s.lost && !s.rexmit_out)
     }
 }
 

@@ -5,10 +5,12 @@
 
 pub use super::window::WindowControl;
 
+use super::cc::hystart::{Growth, HyStart, CSS_GROWTH_DIVISOR};
 use super::cc::{AnyCc, Controller};
+use super::config::LossDetection;
 use super::config::{RtoSsthresh, TcpConfig};
 use super::path::PathChange;
-use super::recovery::{AckInRecovery, AnyRecovery, LossRecovery, NextSeg, Outstanding};
+use super::recovery::{AckInRecovery, AnyRecovery, LossRecovery, NextSeg, Outstanding, Rack};
 use super::rto::RtoEstimator;
 use super::scoreboard::Scoreboard;
 use super::window::ExternalRepair;
@@ -16,7 +18,12 @@ use crate::engine::time::{s_to_ns, SimTime};
 use crate::net::packet::{PacketKind, SackBlocks};
 
 mod clah;
+mod frto;
 mod persist;
+mod rack_tlp;
+
+use frto::{Frto, FrtoAck};
+use rack_tlp::TlpEpisode;
 
 pub use clah::{clah_bdp_bytes, BdpEstimate, ClahConfig, DupackResume, HandoffState, PathReaction};
 
@@ -74,6 +81,16 @@ pub struct SenderStats {
     pub rto_sum_ns: u128,
     pub rto_count: u64,
     pub episodes: Vec<Episode>,
+    /// RFC 8985 §7 tail loss probes sent.
+    pub tlp_probes: u64,
+    /// RFC 8985 §7.4: probes that repaired a loss (the congestion response was taken).
+    pub tlp_loss_repairs: u64,
+    /// Retransmissions RACK found lost during recovery (RFC 8985 §9.3).
+    pub lost_retransmissions: u64,
+    /// Timeouts RFC 5682 F-RTO declared spurious.
+    pub frto_spurious: u64,
+    /// RFC 9406 HyStart++: slow starts that ended through CSS (without a loss).
+    pub hystart_css_exits: u64,
 }
 
 pub struct TcpSender {
@@ -111,12 +128,28 @@ pub struct TcpSender {
     cwr_pending: bool,
     /// Cross-layer reaction to path changes (`clah.rs`).
     handoff: HandoffState,
+    /// RFC 8985 RACK, with `loss_detection = "rack-tlp"` and SACK recovery.
+    rack: Option<Rack>,
+    /// RFC 8985 §7.2: when the loss probe timer fires, if armed.
+    pto_deadline: Option<SimTime>,
+    /// New data went out or an ACK acknowledged new data: (re)arm the PTO (§7.2).
+    pto_rearm: bool,
+    /// RFC 8985 §7.4 TLP episode.
+    tlp: Option<TlpEpisode>,
+    /// RFC 5682 F-RTO step.
+    frto: Frto,
+    /// RFC 4015 §2 step (1) pipe_prev, bytes.
+    eifel_pipe_prev: u64,
+    /// RFC 9406 HyStart++, until the initial slow start ends.
+    hystart: Option<HyStart>,
     pub stats: SenderStats,
 }
 
 impl TcpSender {
     pub fn new(cfg: TcpConfig, app_limit: u64) -> Self {
         let rto = RtoEstimator::new(cfg.min_rto_ns, cfg.initial_rto_ns, cfg.max_rto_ns, cfg.clock_granularity_ns);
+        let cfg_rack = cfg.loss_detection_in_effect() == LossDetection::RackTlp;
+        let cfg_hystart = cfg.hystart;
         TcpSender {
             peer_rwnd: cfg.rwnd_bytes,
             snd_wl2: 0,
@@ -143,6 +176,13 @@ impl TcpSender {
             ecn_recover_end: 0,
             cwr_pending: false,
             handoff: HandoffState::default(),
+            rack: (cfg_rack).then(Rack::new),
+            pto_deadline: None,
+            pto_rearm: false,
+            tlp: None,
+            frto: Frto::Off,
+            eifel_pipe_prev: 0,
+            hystart: cfg_hystart.then(HyStart::default),
             stats: SenderStats::default(),
         }
     }
@@ -178,8 +218,12 @@ impl TcpSender {
     pub fn rtt(&self) -> &RtoEstimator {
         &self.rto
     }
+    /// When the sender's timer fires: the retransmission timer, or with RACK-TLP the loss
+    /// probe (RFC 8985 §7.2) or RACK reorder timer (§6.2 step 5) if earlier. They share one
+    /// timer as in Linux; `on_timer` tells them apart.
     pub fn rto_deadline(&self) -> Option<SimTime> {
-        self.rto_deadline
+        let rack = self.rack.as_ref().and_then(|r| r.timer_ns);
+        [self.rto_deadline, self.pto_deadline, rack].into_iter().flatten().min()
     }
     pub fn in_recovery(&self) -> bool {
         self.recovery.in_recovery()
@@ -294,22 +338,41 @@ impl TcpSender {
         self.last_event_ns = now;
         let ack = ack.min(self.snd_max);
         let rwnd_changed = self.update_peer_window(ack, rwnd);
+        let has_sack = sack.iter().next().is_some();
+        self.tlp_on_ack(now, ack, has_sack);
+        let snd_una_before = self.snd_una;
         let newly_sacked = if self.recovery.uses_sack() {
             // RFC 6675 Update(): record the SACK blocks above the cumulative ACK.
             let floor = ack.max(self.snd_una);
-            self.board.mark_sacked(sack.iter().filter(|b| b.1 > floor))
+            let blocks = sack.iter().filter(|b| b.1 > floor);
+            match self.rack.as_mut() {
+                // RFC 8985 §6.2 steps 2-3 for each newly SACKed segment.
+                Some(rack) => {
+                    let min_rtt = self.rto.min_rtt_ns();
+                    self.board.mark_sacked_with(blocks, &mut |seg| rack.on_delivered(now, seg, min_rtt))
+                }
+                None => self.board.mark_sacked(blocks),
+            }
         } else {
             0
         };
+        let duplicate = ack == self.snd_una
+            && self.snd_max > self.snd_una
+            && self.recovery.is_duplicate(newly_sacked, rwnd_changed);
         if ack > self.snd_una {
             self.on_new_ack(now, ack, out);
-        } else if ack == self.snd_una
-            && self.snd_max > self.snd_una
-            && self.recovery.is_duplicate(newly_sacked, rwnd_changed)
-            && !self.dupack_suppressed(now)
-        {
+        } else if duplicate && !self.dupack_suppressed(now) {
             // A duplicate ACK as the recovery defines it (RFC 5681 §2, RFC 6675 §2).
             self.on_dupack(now, out);
+        }
+        if self.rack.is_some() && !self.window.is_external() {
+            self.rack_detect(now, true, out);
+        }
+        if self.frto != Frto::Off {
+            let sack_high = sack.iter().map(|b| b.1).max().unwrap_or(0);
+            let acked = self.snd_una - snd_una_before;
+            let a = FrtoAck { snd_una_before, acked, duplicate, newly_sacked, sack_high, ece };
+            self.frto_on_ack(now, a, out);
         }
         if ece && self.cfg.ecn {
             self.on_ecn_echo(now);
@@ -325,13 +388,23 @@ impl TcpSender {
     /// The cumulative ACK advanced to `ack`.
     fn on_new_ack(&mut self, now: SimTime, ack: u64, out: &mut Vec<Segment>) {
         let acked = ack - self.snd_una;
-        let info = self.board.ack_to(ack);
+        let info = match self.rack.as_mut() {
+            // RFC 8985 §6.2 steps 2-3 for each segment delivered by this cumulative ACK.
+            Some(rack) => {
+                let min_rtt = self.rto.min_rtt_ns();
+                self.board.ack_to_with(ack, &mut |seg| rack.on_delivered(now, seg, min_rtt))
+            }
+            None => self.board.ack_to(ack),
+        };
+        // RFC 8985 §7.2: an ACK of new data restarts the loss probe timer.
+        self.pto_rearm = true;
         self.snd_una = ack;
         if self.snd_nxt < ack {
             self.snd_nxt = ack;
         }
-        if let Some(sent) = info.rtt_sample_sent_ns.filter(|t| self.accepts_rtt_sample(*t)) {
-            self.take_rtt_sample(now - sent);
+        let rtt_sample = info.rtt_sample_sent_ns.filter(|t| self.accepts_rtt_sample(*t)).map(|sent| now - sent);
+        if let Some(r) = rtt_sample {
+            self.take_rtt_sample(r);
         }
         self.consecutive_timeouts = 0;
         self.lt_bytes = 0;
@@ -346,6 +419,7 @@ impl TcpSender {
         } else {
             self.recovery.reset_dupacks();
             // RFC 5681 §3.1: slow start or congestion avoidance.
+            let acked = self.hystart_growth(ack, acked, rtt_sample);
             self.cc.on_ack(now, acked, &self.rto);
             true
         };
@@ -371,6 +445,27 @@ impl TcpSender {
                     self.resend(i, now, out);
                 }
                 restart_timer
+            }
+        }
+    }
+
+    /// RFC 9406 HyStart++ in the initial slow start: the bytes the controller's slow start
+    /// counts for this ACK (a quarter of the RFC 5681 increase min(N, SMSS) in CSS), and
+    /// ssthresh = cwnd when CSS ends. Off for good after the first congestion event.
+    fn hystart_growth(&mut self, ack: u64, acked: u64, rtt_sample: Option<SimTime>) -> u64 {
+        let Some(h) = self.hystart.as_mut() else { return acked };
+        if self.cc.ssthresh() != self.cfg.initial_ssthresh_bytes || self.cc.cwnd() >= self.cc.ssthresh() {
+            self.hystart = None;
+            return acked;
+        }
+        match h.on_ack(ack, self.snd_max, rtt_sample) {
+            Growth::SlowStart => acked,
+            Growth::Conservative => (acked.min(self.cfg.mss_bytes as u64) / CSS_GROWTH_DIVISOR).max(1),
+            Growth::EnterCongestionAvoidance => {
+                self.stats.hystart_css_exits += 1;
+                self.hystart = None;
+                self.cc.set_ssthresh(self.cc.cwnd());
+                acked
             }
         }
     }
@@ -407,6 +502,8 @@ impl TcpSender {
         let flight = seq.flight_size().saturating_sub(self.lt_bytes);
         let first = self.recovery.enter(now, &mut self.cc, &self.rto, &self.board, seq, flight);
         self.stats.fast_recoveries += 1;
+        // RFC 8985 §7.1: fast recovery resets the TLP episode.
+        self.tlp = None;
         self.open_episode(EpisodeKind::FastRecovery, now);
         // RFC 3168 §6.1.2: this reduction also answers ECN echoes for the same window.
         self.ecn_recover_end = self.snd_max;
@@ -466,7 +563,24 @@ impl TcpSender {
         if self.on_persist_timer(now, out) {
             return None;
         }
-        if self.rto_deadline.is_none_or(|d| d > now) {
+        let due = |d: Option<SimTime>| d.is_some_and(|d| d <= now);
+        if self.state == SenderState::Established && due(self.rack.as_ref().and_then(|r| r.timer_ns)) {
+            // RFC 8985 §6.2 step 5: the reorder timer.
+            self.last_event_ns = now;
+            self.rack_detect(now, false, out);
+            self.send_allowed(now, out);
+            return None;
+        }
+        // RFC 8985 §7.2 caps the PTO at the RTO's expiry: at a tie the probe goes and the RTO
+        // timer is re-armed (§7.3).
+        let pto_first = self.pto_deadline <= self.rto_deadline.or(Some(SimTime::MAX));
+        if self.state == SenderState::Established && due(self.pto_deadline) && pto_first {
+            self.last_event_ns = now;
+            self.on_pto(now, out);
+            self.send_allowed(now, out);
+            return None;
+        }
+        if !due(self.rto_deadline) {
             return None;
         }
         match self.state {
@@ -491,6 +605,10 @@ impl TcpSender {
             return Some(self.on_timeout_external(now, out));
         }
         let (halved, set_ssthresh) = self.timeout_ssthresh_basis();
+        self.frto_on_timeout(self.recovery.in_recovery());
+        // RFC 8985 §7.1: RTO recovery resets the TLP episode.
+        self.tlp = None;
+        self.pto_deadline = None;
         self.end_recovery();
         // Back-to-back timeouts of the same data belong to one episode.
         if self.consecutive_timeouts == 0 {
@@ -590,6 +708,9 @@ impl TcpSender {
         } else {
             self.try_send(now, out);
         }
+        if self.rack.is_some() {
+            self.update_pto(now);
+        }
     }
 
     /// RFC 3042: each of the first DupThresh-1 duplicate ACKs may release one new segment
@@ -617,6 +738,10 @@ impl TcpSender {
             return;
         }
         let limit = self.snd_una + self.send_window();
+        if self.frto_holds_retransmissions() {
+            // RFC 5682 step 3: only the two new segments of step 2b until the next ACK.
+            return;
+        }
         loop {
             let more = if self.snd_nxt < self.snd_max {
                 self.resend_at_snd_nxt(limit, now, out)
@@ -729,6 +854,7 @@ impl TcpSender {
         self.snd_max += len as u64;
         self.snd_nxt = self.snd_max;
         self.stats.segments_sent += 1;
+        self.pto_rearm = true;
         let cwr = std::mem::take(&mut self.cwr_pending);
         out.push(Segment { kind: PacketKind::Data, seq, len, is_retx: false, ect: self.cfg.ecn, cwr });
         self.ensure_timer(now);

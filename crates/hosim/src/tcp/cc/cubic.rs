@@ -52,6 +52,8 @@ pub struct Cubic {
     /// cwnd_prior (§4.6), segments: cwnd just before the last reduction.
     cwnd_prior: f64,
     epoch: Option<Epoch>,
+    /// W_max and cwnd_prior before the last timeout's reduction, for RFC 9438 §4.9.
+    before_timeout: Option<(f64, f64)>,
 }
 
 impl Cubic {
@@ -63,6 +65,7 @@ impl Cubic {
             w_max: 0.0,
             cwnd_prior: 0.0,
             epoch: None,
+            before_timeout: None,
         }
     }
 
@@ -163,6 +166,7 @@ impl Controller for Cubic {
     fn on_timeout(&mut self, _now: SimTime, flight_size: u64, set_ssthresh: bool, _rtt: &RtoEstimator) {
         // RFC 9438 §4.8: as Reno, cwnd = 1 SMSS, but ssthresh by β_cubic (§4.6).
         if set_ssthresh {
+            self.before_timeout = Some((self.w_max, self.cwnd_prior));
             self.reduce(flight_size);
         }
         self.epoch = None;
@@ -174,6 +178,18 @@ impl Controller for Cubic {
     }
 
     fn set_ssthresh(&mut self, ssthresh: u64) {
+        self.ssthresh = ssthresh;
+    }
+
+    /// RFC 9438 §4.9: after a spurious congestion event CUBIC restores W_max and cwnd_prior
+    /// as they were before it; cwnd and ssthresh come from the Eifel response (RFC 4015).
+    fn on_spurious_timeout(&mut self, cwnd: u64, ssthresh: u64) {
+        if let Some((w_max, cwnd_prior)) = self.before_timeout.take() {
+            self.w_max = w_max;
+            self.cwnd_prior = cwnd_prior;
+        }
+        self.epoch = None;
+        self.cwnd = cwnd as f64;
         self.ssthresh = ssthresh;
     }
 }

@@ -6,6 +6,7 @@
 //! each of its `match`es), one value in `config::CcKind`.
 
 mod cubic;
+pub mod hystart;
 mod reno;
 
 pub use cubic::Cubic;
@@ -33,10 +34,14 @@ pub trait Controller {
     /// Direct write of cwnd by loss recovery (inflation, deflation, exit) and by the sender
     /// after a lost SYN.
     fn set_cwnd(&mut self, cwnd: u64);
-    /// Direct write of ssthresh by a cross-layer reaction to a path change (Daniel & Kojo).
-    fn set_ssthresh(&mut self, ssthresh: u64);
     /// The sender's packets now take another path. Standard TCP ignores it.
     fn on_path_change(&mut self, _now: SimTime, _change: &PathChange, _rtt: &RtoEstimator) {}
+    /// The last timeout was spurious (RFC 5682 F-RTO): RFC 4015 §2 step (4) restores
+    /// `cwnd` and `ssthresh`; a controller also undoes the timeout's own state changes.
+    fn on_spurious_timeout(&mut self, cwnd: u64, ssthresh: u64);
+    /// Direct write of ssthresh: HyStart++ (RFC 9406 §4.2) ends Conservative Slow Start with
+    /// ssthresh = cwnd; a cross-layer reaction to a path change (Daniel & Kojo) lowers it.
+    fn set_ssthresh(&mut self, ssthresh: u64);
 }
 
 /// The configured controller, dispatched by `match` (no boxing on the hot path).
@@ -103,6 +108,13 @@ impl Controller for AnyCc {
         match self {
             AnyCc::Reno(c) => c.set_ssthresh(ssthresh),
             AnyCc::Cubic(c) => c.set_ssthresh(ssthresh),
+        }
+    }
+
+    fn on_spurious_timeout(&mut self, cwnd: u64, ssthresh: u64) {
+        match self {
+            AnyCc::Reno(c) => c.on_spurious_timeout(cwnd, ssthresh),
+            AnyCc::Cubic(c) => c.on_spurious_timeout(cwnd, ssthresh),
         }
     }
 

@@ -84,6 +84,12 @@ impl Controller for Reno {
     fn set_ssthresh(&mut self, ssthresh: u64) {
         self.ssthresh = ssthresh;
     }
+
+    fn on_spurious_timeout(&mut self, cwnd: u64, ssthresh: u64) {
+        self.cwnd = cwnd;
+        self.ssthresh = ssthresh;
+        self.ca_acked = 0;
+    }
 }
 
 #[cfg(test)]

@@ -10,16 +10,18 @@
 
 mod newreno;
 mod prr;
+mod rack;
 mod reno;
 mod sack;
 
 pub use newreno::NewReno;
 pub use prr::{Prr, ReductionBound};
+pub use rack::{Marked, Rack};
 pub use reno::Reno;
 pub use sack::Sack;
 
 use super::cc::AnyCc;
-use super::config::{Recovery, RecoveryRate, TcpConfig};
+use super::config::{LossDetection, Recovery, RecoveryRate, TcpConfig};
 use super::path::PathChange;
 use super::rto::RtoEstimator;
 use super::scoreboard::Scoreboard;
@@ -118,6 +120,16 @@ pub trait LossRecovery {
     /// The retransmission timer expired; `exit` has been called.
     fn on_rto(&mut self, _seq: Outstanding, _board: &mut Scoreboard) {}
 
+    /// With RACK (RFC 8985): whether a segment RACK marked lost may start recovery now
+    /// (not already recovering, and past an RTO's RecoveryPoint, RFC 6675 §5.1).
+    fn may_enter(&self, _seq: Outstanding) -> bool {
+        false
+    }
+
+    /// F-RTO (RFC 5682) declared the last timeout spurious: the RTO's `recover` point no
+    /// longer holds fast recovery back.
+    fn on_spurious_timeout(&mut self, _seq: Outstanding) {}
+
     /// RFC 6675 §4 pipe when the retransmission timer fires, before `exit`: the bytes the
     /// sender estimates are still in the network. Without SACK every duplicate ACK stands for
     /// one segment that left the network (Linux `tcp_add_reno_sack`, ns-3
@@ -178,12 +190,14 @@ impl AnyRecovery {
                     RecoveryRate::PrrSsrb => Some(ReductionBound::SlowStart),
                     RecoveryRate::PrrCrb => Some(ReductionBound::Conservative),
                 };
+                let rack = cfg.loss_detection == LossDetection::RackTlp;
                 AnyRecovery::Sack(Sack::new(
                     cfg.dupack_threshold,
                     cfg.mss_bytes,
                     cfg.rescue_retransmission,
                     prr,
                     cfg.sack_pipe,
+                    rack,
                 ))
             }
         }
@@ -259,6 +273,14 @@ impl LossRecovery for AnyRecovery {
 
     fn on_rto(&mut self, seq: Outstanding, board: &mut Scoreboard) {
         each!(self, r => r.on_rto(seq, board))
+    }
+
+    fn may_enter(&self, seq: Outstanding) -> bool {
+        each!(self, r => r.may_enter(seq))
+    }
+
+    fn on_spurious_timeout(&mut self, seq: Outstanding) {
+        each!(self, r => r.on_spurious_timeout(seq))
     }
 
     fn pipe_at_timeout(&mut self, board: &mut Scoreboard, seq: Outstanding) -> u64 {

@@ -134,6 +134,11 @@ impl LossRecovery for NewReno {
         // RFC 6582 §3.2 step 1: after a retransmission timeout, recover = HighData.
         self.recover_end = Some(seq.snd_max);
     }
+
+    fn on_spurious_timeout(&mut self, seq: Outstanding) {
+        // RFC 5682 §2 step 3b: "set the value of recover variable to SND.UNA".
+        self.recover_end = Some(seq.snd_una);
+    }
 }
 
 #[cfg(test)]

@@ -39,6 +39,9 @@ pub struct Sack {
     delivered_mark: u64,
     /// RFC 6675 IsLost() in SetPipe(), or pipe from SACKs alone.
     pipe_rule: SackPipe,
+    /// RFC 8985: RACK marks lost segments (the sender runs it); IsLost() and the DupThresh
+    /// entry rule are off, SetPipe reads RACK's marks.
+    rack: bool,
 }
 
 impl Sack {
@@ -48,6 +51,7 @@ impl Sack {
         rescue: bool,
         prr_bound: Option<ReductionBound>,
         pipe_rule: SackPipe,
+        rack: bool,
     ) -> Self {
         Sack {
             dupthresh,
@@ -64,15 +68,22 @@ impl Sack {
             prr: None,
             delivered_mark: 0,
             pipe_rule,
+            rack,
         }
     }
 
     /// RFC 6675 §4 IsLost() for every segment, then SetPipe(); with `SackPipe::SackedOnly`
-    /// SetPipe() alone, every unSACKed hole counted as in flight.
+    /// SetPipe() alone, every unSACKed hole counted as in flight. With RACK, SetPipe() over
+    /// the segments RACK marked lost (RFC 8985 §6.2, "RACK... and RFC 6675 ... choose what to
+    /// send"); RACK's marks replace both IsLost() rules.
     fn set_pipe(&mut self, board: &mut Scoreboard) -> u64 {
-        self.pipe = match self.pipe_rule {
-            SackPipe::IsLost => board.update_loss(self.dupthresh, self.mss, self.high_rxt_end),
-            SackPipe::SackedOnly => board.pipe_without_loss(self.high_rxt_end),
+        self.pipe = if self.rack {
+            board.pipe_from_marks()
+        } else {
+            match self.pipe_rule {
+                SackPipe::IsLost => board.update_loss(self.dupthresh, self.mss, self.high_rxt_end),
+                SackPipe::SackedOnly => board.pipe_without_loss(self.high_rxt_end),
+            }
         };
         self.pipe
     }
@@ -108,7 +119,8 @@ impl LossRecovery for Sack {
     fn on_dupack(&mut self, _now: SimTime, _cc: &mut AnyCc, board: &mut Scoreboard, seq: Outstanding) -> bool {
         // RFC 6675 §5: enter on DupThresh duplicate ACKs or IsLost(HighACK + 1), unless an
         // RTO's RecoveryPoint has not yet been reached (§5.1).
-        if self.in_recovery || seq.snd_una < self.blocked_until {
+        if self.in_recovery || seq.snd_una < self.blocked_until || self.rack {
+            // With RACK the sender enters when RACK marks a segment lost (`may_enter`).
             return false;
         }
         if self.dupacks >= self.dupthresh {
@@ -145,7 +157,8 @@ impl LossRecovery for Sack {
         self.rescue_rxt = None;
         // (4.3) Retransmit the first segment presumed lost (HighACK + 1); HighRxt follows it.
         // (4.4), sending more while cwnd - pipe >= 1 SMSS, is the sender's next `next_seg` loop.
-        let first = first_unacked(board);
+        // With RACK: the first segment RACK marked lost.
+        let first = if self.rack { board.first_lost_unsent().or(first_unacked(board)) } else { first_unacked(board) };
         self.high_rxt_end = first.map_or(seq.snd_una, |i| board.get(i).end.max(seq.snd_una));
         if let (Some(prr), Some(i)) = (self.prr.as_mut(), first) {
             // RFC 6937 §3: prr_out counts every transmission, the fast retransmit too.
@@ -199,6 +212,15 @@ impl LossRecovery for Sack {
         }
     }
 
+    fn may_enter(&self, seq: Outstanding) -> bool {
+        !self.in_recovery && seq.snd_una >= self.blocked_until
+    }
+
+    fn on_spurious_timeout(&mut self, seq: Outstanding) {
+        // RFC 5682 §2 step 3b / §3: "recover" = SND.UNA: fast recovery may start again.
+        self.blocked_until = seq.snd_una;
+    }
+
     fn on_rto(&mut self, seq: Outstanding, board: &mut Scoreboard) {
         // RFC 6675 §5.1: RecoveryPoint = HighData after an RTO; no new recovery before it.
         self.blocked_until = seq.snd_max;
@@ -244,6 +266,14 @@ impl Sack {
     /// RFC 6675 §4 NextSeg() rules (1)–(4).
     fn choose(&mut self, board: &Scoreboard, snd_una: u64, new_data: bool) -> Option<NextSeg> {
         let n = board.len();
+        if self.rack {
+            // (1) with RACK: the first segment marked lost and not resent since, wherever it
+            // is (a lost retransmission sits below HighRxt; RFC 8985 §9.2).
+            if let Some(i) = board.first_lost_unsent() {
+                self.high_rxt_end = self.high_rxt_end.max(board.get(i).end);
+                return Some(NextSeg::Retransmit(i));
+            }
+        }
         // (1) the first unSACKed S2 > HighRxt with IsLost(S2).
         let first_after_rxt = (board.first_starting_at(self.high_rxt_end)..n).find(|&i| !board.get(i).sacked);
         let lost_after_rxt = first_after_rxt.and_then(|i0| {

@@ -54,9 +54,10 @@ impl TcpSender {
         self.peer_rwnd
     }
 
-    /// The earliest time `on_timer` has work: the retransmission or the persist timer.
+    /// The earliest time `on_timer` has work: the retransmission timer (with RACK-TLP also the
+    /// loss probe or the reorder timer, `rto_deadline()`) or the persist timer.
     pub fn timer_deadline(&self) -> Option<SimTime> {
-        match (self.rto_deadline, self.persist_deadline()) {
+        match (self.rto_deadline(), self.persist_deadline()) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
         }
