@@ -245,3 +245,20 @@ fn item6_no_flow_is_left_without_a_pending_retransmission_in_an_overloaded_dumbb
     let silent = sim.world.flows.iter().filter(|f| f.delivered_bytes == 0).count();
     assert!(silent > 100 && waiting >= silent, "{silent} flows delivered nothing, {waiting} waiting");
 }
+
+/// A rate source's events per simulated second are bounded whatever its rate: above 8 * MSS per
+/// microsecond it writes several segments per chunk, and rates above 1 Tb/s are refused (the
+/// fuzzer's `vertical.app_rate_bps = 9.2e18` wrote a segment every nanosecond).
+#[test]
+fn a_rate_source_faster_than_any_link_costs_bounded_events() {
+    refused("vertical", &[("vertical.app_rate_bps", "9223372036854775807")], false, "vertical.app_rate_bps");
+    refused("dumbbell", &[("dumbbell.app", "\"rate\""), ("dumbbell.rate_bps", "1e13")], false, "dumbbell.rate_bps");
+    let sets = [("dumbbell.app", "\"rate\""), ("dumbbell.rate_bps", "1e12"), ("duration_s", "2")];
+    let s = run(preset("dumbbell"), "dumbbell", &opts(&sets, false)).expect("run").summary;
+    // One chunk per microsecond at most: 2e6 ticks per flow, not 1.7e8.
+    let events = s["events"].as_u64().unwrap();
+    assert!(events < 20_000_000, "{events} events");
+    assert!(s["flows"][0]["bytes_delivered"].as_u64().unwrap() > 0);
+    assert_eq!(hosim::app::rate_chunk_bytes(1460, 20_000_000), 1460, "ordinary rates: one segment per chunk");
+    assert_eq!(hosim::app::rate_chunk_bytes(1460, 1_000_000_000_000), 86 * 1460);
+}
