@@ -110,3 +110,15 @@ def test_run_out_rewrites_its_own_directory_and_drops_stale_traces(hosim_cli, tm
     again = hosim_cli("run", "dumbbell", *SHORT, "--out", str(out), "--no-traces")
     assert again.returncode == 0, again.stderr
     assert sorted(p.name for p in out.iterdir()) == ["manifest.json", "summary.json"]
+
+
+@pytest.mark.native
+def test_run_out_leaves_no_empty_directory_behind_on_an_input_error(hosim_cli, tmp_path):
+    out = tmp_path / "new" / "out"
+    proc = hosim_cli("run", "dumbbell", *SHORT, "--set", "dumbbell.flows=0", "--out", str(out))
+    assert proc.returncode == 2 and len(proc.stderr.splitlines()) == 1 and "dumbbell.flows" in proc.stderr
+    assert not (tmp_path / "new").exists(), list(tmp_path.rglob("*"))
+    # An existing empty directory is the user's: it stays.
+    (tmp_path / "mine").mkdir()
+    proc = hosim_cli("run", "dumbbell", *SHORT, "--set", "dumbbell.flows=0", "--out", str(tmp_path / "mine"))
+    assert proc.returncode == 2 and (tmp_path / "mine").is_dir()

@@ -383,17 +383,26 @@ def run_command(
     _warn_scenario(scenario, [(k, _toml_value(v)) for k, v in overrides], unsets)
     if (pcap or pcap_format) and out is None:
         _fail("--pcap needs --out DIR: the packet captures are written into DIR")
+    from hosim.outdir import missing_dirs, remove_if_empty
+
+    created = missing_dirs(out) if out is not None else []
     previous = _prepare_out(out, "run", force) if out is not None else None
     links = [name.strip() for name in pcap.split(",") if name.strip()] if pcap else None
     capture = api.Capture(out, links, pcap_format) if out is not None else None
     written: list[Path] = []
-    if out is not None and not no_traces:
-        # Traces stream to Parquet row groups while the run goes on: memory stays bounded.
-        result, written = api.run_to_dir(scenario, out, seed=seed, overrides=overrides, unset=unsets,
-                                         capture=capture)
-    else:
-        result = api.run_raw(scenario, seed=seed, overrides=overrides, traces=False, unset=unsets, capture=capture)
-        written = result.write(out) if out is not None else []
+    try:
+        if out is not None and not no_traces:
+            # Traces stream to Parquet row groups while the run goes on: memory stays bounded.
+            result, written = api.run_to_dir(scenario, out, seed=seed, overrides=overrides, unset=unsets,
+                                             capture=capture)
+        else:
+            result = api.run_raw(scenario, seed=seed, overrides=overrides, traces=False, unset=unsets,
+                                 capture=capture)
+            written = result.write(out) if out is not None else []
+    except BaseException:
+        # An input error (or Ctrl-C) before anything was written: leave no empty --out behind.
+        remove_if_empty(created)
+        raise
     for warning in empty_flow_warnings(result.summary):
         _warn(warning)
     if out is not None:

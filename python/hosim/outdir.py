@@ -28,8 +28,10 @@ __all__ = [
     "OutputError",
     "atomic_write",
     "atomic_write_text",
+    "missing_dirs",
     "prepare_output",
     "read_manifest",
+    "remove_if_empty",
     "write_manifest",
 ]
 
@@ -82,6 +84,7 @@ def prepare_output(directory: str | os.PathLike[str], command: str, force: bool 
     path = Path(directory)
     if path.exists() and not path.is_dir():
         raise OutputError(f"--out {path}: exists and is not a directory")
+    created = missing_dirs(path)
     previous = read_manifest(path) if path.is_dir() else None
     if path.is_dir() and not force and any(p.name != LOCK for p in path.iterdir()):
         if previous is None or previous.get("command") != command:
@@ -89,8 +92,34 @@ def prepare_output(directory: str | os.PathLike[str], command: str, force: bool 
                 f"--out {path}: directory is not empty and holds no earlier `hosim {command}` output; "
                 "choose a new directory, or pass --force to write into it anyway"
             )
-    _check_writable(path)
+    try:
+        _check_writable(path)
+    except OutputError:
+        remove_if_empty(created)
+        raise
     return previous
+
+
+def missing_dirs(directory: str | os.PathLike[str]) -> list[Path]:
+    """The directories that creating ``directory`` would make: those of it and its parents
+    that do not exist yet, deepest first. A command that fails before writing anything passes
+    them to ``remove_if_empty`` so that no empty directory is left behind."""
+    missing: list[Path] = []
+    path = Path(directory).absolute()
+    while not path.exists() and path != path.parent:
+        missing.append(path)
+        path = path.parent
+    return missing
+
+
+def remove_if_empty(dirs: list[Path]) -> None:
+    """Remove ``dirs`` (deepest first) as long as they are empty; never a file or a directory
+    that holds anything."""
+    for d in dirs:
+        try:
+            d.rmdir()
+        except OSError:
+            return
 
 
 def _check_writable(path: Path) -> None:

@@ -187,3 +187,78 @@ fn item12_dumbbell_runs_differ_by_seed_and_not_within_one() {
         assert!((0.0..0.01).contains(&start), "start {start} within dumbbell.start_jitter_s");
     }
 }
+
+/// Item 6: handshakes survive lost SYN-ACKs. Only the reverse link loses packets, so every
+/// SYN reaches the receiver and a flow that retransmitted its SYN lost the SYN-ACK: its
+/// retransmitted SYN must elicit a new SYN-ACK (the receiver answers every SYN, as Linux
+/// answers a retransmitted SYN in SYN-RECEIVED with the SYN-ACK again), or the flow would never
+/// start.
+#[test]
+fn item6_a_lost_syn_ack_is_recovered_by_the_retransmitted_syn() {
+    let mut text = String::from(
+        "topology = \"graph\"\nduration_s = 60\n[tcp]\nmin_rto_s = 1.0\n\
+         [[nodes]]\nname = \"a\"\nkind = \"host\"\n[[nodes]]\nname = \"b\"\nkind = \"host\"\n\
+         [[links]]\nfrom = \"a\"\nto = \"b\"\nrate_bps = 10e6\ndelay_s = 0.01\nbidirectional = false\n\
+         [[links]]\nfrom = \"b\"\nto = \"a\"\nrate_bps = 10e6\ndelay_s = 0.01\nbidirectional = false\nloss = 0.5\n",
+    );
+    for i in 0..24 {
+        text += &format!("[[flows]]\nsrc = \"a\"\ndst = \"b\"\nstart_s = {}\n", i as f64 * 0.001);
+    }
+    let s = run(&text, "syn-ack-loss.toml", &opts(&[], false)).expect("run").summary;
+    let flows = s["flows"].as_array().unwrap();
+    let retried = flows.iter().filter(|f| f["syn_retransmits"].as_u64().unwrap() > 0).count();
+    assert!(retried >= 6, "with half the SYN-ACKs lost, {retried} of 24 flows retransmitted their SYN");
+    for f in flows {
+        assert!(f["bytes_delivered"].as_u64().unwrap() > 0, "{} never started: {f}", f["name"]);
+    }
+}
+
+/// Item 6: in an overloaded dumbbell where most flows lose their SYNs or first segments again
+/// and again, no flow is stuck: each one that has not finished still has a retransmission
+/// timer pending (RFC 6298 (5.1)), so it keeps trying, every `tcp.max_rto_s` at worst.
+#[test]
+fn item6_no_flow_is_left_without_a_pending_retransmission_in_an_overloaded_dumbbell() {
+    let sets: Vec<(String, String)> =
+        [("dumbbell.flows", "400"), ("dumbbell.bottleneck_bps", "1.2e6"), ("duration_s", "40")]
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+    let s = hosim::scenario::load(preset("dumbbell"), "dumbbell", &sets).unwrap();
+    let mut sim = hosim::scenario::build::build(&s, "dumbbell", 1).unwrap();
+    sim.run_hooked(&mut RunHooks::default()).expect("run");
+    let now = sim.world.now;
+    let mut waiting = 0;
+    for f in &sim.world.flows {
+        let snd = &f.sender;
+        let unfinished = snd.state() != hosim::tcp::sender::SenderState::Established || snd.snd_una() < snd.snd_max();
+        if unfinished {
+            waiting += 1;
+            let d = snd.rto_deadline().unwrap_or_else(|| panic!("{}: stuck, no timer pending", f.name));
+            assert!(
+                d >= now.saturating_sub(1) && d <= now + 60_000_000_000,
+                "{}: timer at {d} ns, now {now} ns",
+                f.name
+            );
+        }
+    }
+    // The scenario does overload the bottleneck (else the test shows nothing).
+    let silent = sim.world.flows.iter().filter(|f| f.delivered_bytes == 0).count();
+    assert!(silent > 100 && waiting >= silent, "{silent} flows delivered nothing, {waiting} waiting");
+}
+
+/// A rate source's events per simulated second are bounded whatever its rate: above 8 * MSS per
+/// microsecond it writes several segments per chunk, and rates above 1 Tb/s are refused (the
+/// fuzzer's `vertical.app_rate_bps = 9.2e18` wrote a segment every nanosecond).
+#[test]
+fn a_rate_source_faster_than_any_link_costs_bounded_events() {
+    refused("vertical", &[("vertical.app_rate_bps", "9223372036854775807")], false, "vertical.app_rate_bps");
+    refused("dumbbell", &[("dumbbell.app", "\"rate\""), ("dumbbell.rate_bps", "1e13")], false, "dumbbell.rate_bps");
+    let sets = [("dumbbell.app", "\"rate\""), ("dumbbell.rate_bps", "1e12"), ("duration_s", "2")];
+    let s = run(preset("dumbbell"), "dumbbell", &opts(&sets, false)).expect("run").summary;
+    // One chunk per microsecond at most: 2e6 ticks per flow, not 1.7e8.
+    let events = s["events"].as_u64().unwrap();
+    assert!(events < 20_000_000, "{events} events");
+    assert!(s["flows"][0]["bytes_delivered"].as_u64().unwrap() > 0);
+    assert_eq!(hosim::app::rate_chunk_bytes(1460, 20_000_000), 1460, "ordinary rates: one segment per chunk");
+    assert_eq!(hosim::app::rate_chunk_bytes(1460, 1_000_000_000_000), 86 * 1460);
+}

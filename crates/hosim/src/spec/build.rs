@@ -79,11 +79,14 @@ pub fn build(
         let app = match f.app {
             AppKind::Bulk => App::Bulk,
             AppKind::File => App::File { bytes: f.bytes.unwrap_or(0) },
-            AppKind::Rate => App::Rate {
-                rate_bps: f.rate_bps.unwrap_or(1.0).round().max(1.0) as u64,
-                chunk_bytes: cfg.mss_bytes,
-                bytes: f.bytes,
-            },
+            AppKind::Rate => {
+                let rate_bps = f.rate_bps.unwrap_or(1.0).round().max(1.0) as u64;
+                App::Rate {
+                    rate_bps,
+                    chunk_bytes: crate::app::rate_chunk_bytes(cfg.mss_bytes, rate_bps),
+                    bytes: f.bytes,
+                }
+            }
         };
         let drops = DropRules {
             first_tx: f.drop_segments.clone(),

@@ -400,7 +400,14 @@ pub fn validate_app(
             None => Err(c.err(&format!("{prefix}.bytes"), "required when app = \"file\"")),
         },
         AppKind::Rate => match rate_bps {
-            Some(r) => c.positive(&format!("{prefix}.rate_bps"), r),
+            Some(r) => {
+                c.positive(&format!("{prefix}.rate_bps"), r)?;
+                if r > crate::app::MAX_RATE_BPS {
+                    let m = format!("must be at most {:e} bit/s, got {r}", crate::app::MAX_RATE_BPS);
+                    return Err(c.err(&format!("{prefix}.rate_bps"), &m));
+                }
+                Ok(())
+            }
             None => Err(c.err(&format!("{prefix}.rate_bps"), "required when app = \"rate\"")),
         },
     }

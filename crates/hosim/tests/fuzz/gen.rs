@@ -166,7 +166,10 @@ pub enum Outcome {
     InputError,
     /// Refused, but the message names no key or line, or is not one line: a failure.
     VagueInputError,
-    /// The wall-clock limit ended it: a failure (a hang).
+    /// The wall-clock limit ended it while simulated time still advanced: a long run, not a
+    /// hang (see [`run_case`]). Not a failure; the long run lists each with its projection.
+    Slow,
+    /// The wall-clock limit ended it and simulated time had stopped advancing: a failure (a hang).
     Timeout,
     /// Error::Internal or Error::Invariant: a failure.
     Internal,
@@ -176,7 +179,7 @@ pub enum Outcome {
 
 impl Outcome {
     pub fn failed(self) -> bool {
-        !matches!(self, Outcome::Ok | Outcome::InputError)
+        !matches!(self, Outcome::Ok | Outcome::InputError | Outcome::Slow)
     }
 
     pub fn code(self) -> i32 {
@@ -188,6 +191,7 @@ impl Outcome {
             Outcome::Ok,
             Outcome::InputError,
             Outcome::VagueInputError,
+            Outcome::Slow,
             Outcome::Timeout,
             Outcome::Internal,
             Outcome::Crash,
@@ -199,7 +203,46 @@ impl Outcome {
 
 /// Runs `case` in this process, ended by the interrupt hook after `limit` of wall time.
 /// Returns the outcome and the message, if any.
+///
+/// Hang or long run: a run the limit ends at simulated time t2 is run again (runs are
+/// deterministic, so it retraces the same events) with half the limit, ending at t1. If t2 > t1
+/// the simulation advanced during the second half of the window: [`Outcome::Slow`], reported
+/// with the wall time it would need at that pace. Otherwise simulated time stood still for
+/// `limit / 2` of wall time: [`Outcome::Timeout`], a hang. (A loop at one instant is also caught
+/// by the core itself, as an internal error, after `sim::STUCK_EVENTS` events.)
 pub fn run_case(case: &Case, limit: Duration) -> (Outcome, String) {
+    match run_once(case, limit) {
+        (Outcome::Timeout, _, Some(t2)) => {
+            let (_, _, t1) = run_once(case, limit / 2);
+            let t1 = t1.unwrap_or(f64::INFINITY); // finished within half the limit: no hang
+            let duration = case_duration(case);
+            if t2 > t1 {
+                let pace = (t2 - t1) / (limit.as_secs_f64() / 2.0); // simulated s per wall s
+                let needs = limit.as_secs_f64() + (duration - t2) / pace;
+                let m = format!(
+                    "slow: t = {t1} s at {:.1} s, {t2} s at {:.1} s of wall time (of duration_s = {duration}); \
+                     about {needs:.0} s to finish",
+                    limit.as_secs_f64() / 2.0,
+                    limit.as_secs_f64()
+                );
+                (Outcome::Slow, m)
+            } else {
+                (Outcome::Timeout, format!("hang: simulated time stayed at {t2} s for {:?} of wall time", limit / 2))
+            }
+        }
+        (o, m, _) => (o, m),
+    }
+}
+
+/// The case's `duration_s` (for the projection of a slow run).
+fn case_duration(case: &Case) -> f64 {
+    let t: Option<toml::Table> = toml::from_str(&case.text).ok();
+    t.and_then(|t| t.get("duration_s").and_then(|v| v.as_float().or_else(|| v.as_integer().map(|i| i as f64))))
+        .unwrap_or(f64::NAN)
+}
+
+/// One run: its outcome, message and, if the limit ended it, the simulated time reached.
+fn run_once(case: &Case, limit: Duration) -> (Outcome, String, Option<f64>) {
     let t0 = Instant::now();
     let mut interrupt = || t0.elapsed() > limit;
     let opts = hosim::RunOptions { seed: Some(1), overrides: Vec::new(), traces: true, ..Default::default() };
@@ -210,15 +253,17 @@ pub fn run_case(case: &Case, limit: Duration) -> (Outcome, String) {
         hosim::run_with(&case.text, "fuzz.toml", &opts, &mut hooks).map(|_| ())
     }));
     match r {
-        Err(_) => (Outcome::Crash, "panic".into()),
-        Ok(Ok(())) => (Outcome::Ok, String::new()),
+        Err(_) => (Outcome::Crash, "panic".into(), None),
+        Ok(Ok(())) => (Outcome::Ok, String::new(), None),
         Ok(Err(hosim::Error::Scenario(e))) => {
             let m = e.message;
             let names = m.contains("key `") || m.contains("line ") || m.contains('`');
             let o = if names && !m.contains('\n') { Outcome::InputError } else { Outcome::VagueInputError };
-            (o, m)
+            (o, m, None)
         }
-        Ok(Err(hosim::Error::Interrupted { at_s })) => (Outcome::Timeout, format!("timeout at t = {at_s} s")),
-        Ok(Err(e)) => (Outcome::Internal, e.to_string()),
+        Ok(Err(hosim::Error::Interrupted { at_s })) => {
+            (Outcome::Timeout, format!("timeout at t = {at_s} s"), Some(at_s))
+        }
+        Ok(Err(e)) => (Outcome::Internal, e.to_string(), None),
     }
 }

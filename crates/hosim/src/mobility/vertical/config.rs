@@ -233,6 +233,10 @@ impl VerticalSection {
                 return Err(c.err(&format!("vertical.{k}"), &format!("must be >= 1 bit/s, got {v}")));
             }
         }
+        if self.app_rate_bps > crate::app::MAX_RATE_BPS {
+            let m = format!("must be at most {:e} bit/s, got {}", crate::app::MAX_RATE_BPS, self.app_rate_bps);
+            return Err(c.err("vertical.app_rate_bps", &m));
+        }
         c.non_negative("vertical.wifi_delay_s", self.wifi_delay_s)?;
         c.non_negative("vertical.cellular_delay_s", self.cellular_delay_s)?;
         c.non_negative("vertical.core_delay_s", self.core_delay_s)?;
