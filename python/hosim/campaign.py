@@ -21,6 +21,7 @@ import hashlib
 import json
 import re
 import shutil
+import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -202,6 +203,7 @@ def run_campaign(
         check_seeds.after(None)
         try:
             if todo:
+                _prefetch_table_modules()
                 with _executor(jobs, len(todo), cluster) as executor:
                     run_tasks([plan.tasks[i] for i in todo], executor, cache, advance,
                               plan.describe, on_result=keep)
@@ -213,6 +215,23 @@ def run_campaign(
                 "run the same command again to resume"
             ) from None
     return Campaign(result, written, resumed, len(todo))
+
+
+def _prefetch_table_modules() -> None:
+    """Import pandas and pyarrow (about 0.6 s, most of a short sweep) on a background thread
+    while the runs go on, so the tables written at the end do not wait for them. The runs
+    release the GIL (in-process) or happen in other processes; the import lock makes the later
+    ``import pandas`` of the table code wait for this one rather than repeat it. Workers never
+    import them (``hosim.runner``)."""
+
+    def load() -> None:
+        try:
+            import pandas  # noqa: F401
+            import pyarrow  # noqa: F401
+        except ImportError:  # the table code reports it, with its own message
+            pass
+
+    threading.Thread(target=load, name="hosim-prefetch-pandas", daemon=True).start()
 
 
 def _executor(jobs: int, runs: int, cluster: str | None) -> InterruptibleExecutor | DaskExecutor:
