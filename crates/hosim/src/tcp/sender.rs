@@ -222,8 +222,11 @@ impl TcpSender {
     /// probe (RFC 8985 §7.2) or RACK reorder timer (§6.2 step 5) if earlier. They share one
     /// timer as in Linux; `on_timer` tells them apart.
     pub fn rto_deadline(&self) -> Option<SimTime> {
-        let rack = self.rack.as_ref().and_then(|r| r.timer_ns);
-        [self.rto_deadline, self.pto_deadline, rack].into_iter().flatten().min()
+        [self.rto_deadline, self.pto_deadline, self.rack_timer_ns()].into_iter().flatten().min()
+    }
+    /// RFC 8985 §6.2 step 5: when the RACK reorder timer fires, if armed.
+    fn rack_timer_ns(&self) -> Option<SimTime> {
+        self.rack.as_ref().and_then(|r| r.timer_ns)
     }
     pub fn in_recovery(&self) -> bool {
         self.recovery.in_recovery()
@@ -564,7 +567,7 @@ impl TcpSender {
             return None;
         }
         let due = |d: Option<SimTime>| d.is_some_and(|d| d <= now);
-        if self.state == SenderState::Established && due(self.rack.as_ref().and_then(|r| r.timer_ns)) {
+        if self.state == SenderState::Established && due(self.rack_timer_ns()) {
             // RFC 8985 §6.2 step 5: the reorder timer.
             self.last_event_ns = now;
             self.rack_detect(now, false, out);

@@ -13,7 +13,8 @@
 //!   test alone.
 //!
 //! Per-ACK work is allocation-free: the scoreboard calls `on_delivered` for each newly
-//! delivered segment and `detect_loss` walks the scoreboard once.
+//! delivered segment and `detect_loss` walks the scoreboard once, up to the first segment
+//! sent after RACK.xmit_ts that was never retransmitted.
 
 use crate::engine::time::SimTime;
 use crate::tcp::scoreboard::{Scoreboard, SegRec};
@@ -146,6 +147,14 @@ impl Rack {
                 continue;
             }
             if !sent_after(xt, xe, s.last_sent_ns, s.end) {
+                // Original transmissions go out in sequence order and a retransmission only
+                // moves a segment's time later, so once a never-retransmitted segment is not
+                // before RACK.xmit_ts no later segment is either (Linux walks its
+                // time-sorted queue and stops at the same point). Without this, every ACK
+                // would walk the whole window.
+                if s.tx_count == 1 {
+                    break;
+                }
                 continue;
             }
             let deadline = s.last_sent_ns + self.rtt_ns + reo_wnd_ns;
