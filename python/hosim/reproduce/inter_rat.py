@@ -272,7 +272,7 @@ def stall_plot(out: Path, extra: dict[str, Any], name: str, title: str) -> Path:
     with tempfile.TemporaryDirectory() as tmp:
         r = hosim.run(PRESET, seed=SEED, overrides={**overrides(1, 1, 0.01, "155M", "bicasting"), **extra},
                       traces=True, capture=Capture(tmp, links=["server->anchor"], format="pcap"))
-        sent = _data_segments(next(Path(tmp).glob("*.pcap")))
+        sent = _data_segments(tmp)
     if name == "stall-sacked-only":
         _trace_excerpt(r, out)
     t0, t1 = 89.5, 100.0
@@ -310,19 +310,19 @@ def stall_plot(out: Path, extra: dict[str, Any], name: str, title: str) -> Path:
     return path
 
 
-def _data_segments(pcap: Path) -> list[tuple[float, int, bool]]:
-    """(time s, sequence number, is a retransmission) of every data segment in a pcap of raw
-    IPv4 packets, read with dpkt; a retransmission is a segment below the highest sent."""
-    import dpkt
+def _data_segments(run_dir: str) -> list[tuple[float, int, bool]]:
+    """(time s, sequence number, is a retransmission) of every data segment of the flow in the
+    capture in ``run_dir`` (``hosim.capture``); a retransmission is a segment below the highest
+    sent before it."""
+    from hosim.capture import tcp_segments
 
+    segs = tcp_segments(run_dir, 0)
+    data = segs[(segs["dir"] == "data") & ~segs["syn"] & (segs["len"] > 0)]
     out = []
     highest = -1
-    with pcap.open("rb") as fh:
-        for ts, buf in dpkt.pcap.Reader(fh):
-            tcp = dpkt.ip.IP(buf).data
-            if isinstance(tcp, dpkt.tcp.TCP) and len(tcp.data) > 0:
-                out.append((float(ts), tcp.seq, tcp.seq < highest))
-                highest = max(highest, tcp.seq)
+    for t, seq in zip(data["time_s"], data["seq"]):
+        out.append((float(t), int(seq), seq < highest))
+        highest = max(highest, seq)
     return out
 
 
