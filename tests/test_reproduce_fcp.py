@@ -100,3 +100,57 @@ def test_no_handover_inputs_are_the_models_means_over_runs_of_the_runner(tmp_pat
     thetas = [cl.inputs_from_summary(s, i)["theta_pkts"] for s in summaries for i in range(2)]
     assert inputs["theta_pkts"] == pytest.approx(sum(thetas) / 4)
     assert inputs["flows"] == 2 and inputs["seeds"] == 2
+
+
+def test_student_t_quantile_follows_the_table_and_tends_to_the_normal_one():
+    from hosim.reproduce.common import t975
+
+    assert t975(1) == 12.706
+    assert t975(19) == 2.093  # 20 seeds
+    assert t975(40) == pytest.approx(2.021, abs=1e-3)
+    assert t975(120) == pytest.approx(1.980, abs=1e-3)
+    assert t975(10**6) == pytest.approx(1.960, abs=1e-3)
+    with pytest.raises(ValueError):
+        t975(0)
+
+
+def test_confidence_interval_half_width_is_t_times_the_standard_error():
+    from hosim.reproduce.common import ci95_half_width
+
+    assert ci95_half_width([0.4]) == 0.0
+    assert ci95_half_width([0.5, 0.5, 0.5]) == 0.0
+    # sd of 1, 2, 3, 4 is 1.29099; t(0.975; 3) = 3.182; n = 4
+    assert ci95_half_width([1.0, 2.0, 3.0, 4.0]) == pytest.approx(3.182 * 1.290994 / 2, rel=1e-6)
+    # more seeds of the same spread narrow it
+    assert ci95_half_width([1.0, 2.0, 3.0, 4.0] * 5) < ci95_half_width([1.0, 2.0, 3.0, 4.0]) / 2
+
+
+def test_table_shows_the_confidence_interval_only_when_there_are_several_seeds():
+    def row(delta, sim, ci, seeds):
+        return {"setting": "1G", "recovery": "newreno", "scheme": "drop", "delta_rtt": delta, "sim": sim,
+                "sim_sd": 0.0, "sim_ci95": ci, "seeds": seeds, "model": None, "model_equation": None,
+                "rel_error": None, "no_handover": 0.5, "theta_pkts": 400.0, "rtt_s": 0.08, "rto_s": 0.2}
+
+    many = fcp.markdown_table([row(100, 0.2, 0.0123, 20)], "1G")
+    assert "0.200 ± 0.012" in many and "mean over 20 seeds" in many and "95 % confidence interval" in many
+    one = fcp.markdown_table([row(100, 0.2, 0.0, 1)], "1G")
+    assert "±" not in one and "one seed" in one
+
+
+def test_seeds_1g_option_sets_the_seeds_of_the_1g_setting_only(tmp_path, monkeypatch):
+    from hosim.cli import cli
+
+    seen = {}
+
+    def fake_rows(runner, points, settings, deltas, seeds, fig7=True, log=print):
+        seen[settings[0]] = seeds
+        return []
+
+    monkeypatch.setattr(fcp, "rows", fake_rows)
+    monkeypatch.setattr(fcp, "plot", lambda table, figures, setting: [])
+    result = CliRunner().invoke(cli, ["reproduce", "drop-or-forward", "--settings", "100M,1G", "--seeds", "2",
+                                      "--seeds-1g", "5", "--out", str(tmp_path / "out")])
+    assert result.exit_code == 0, result.output
+    assert seen == {"100M": 2, "1G": 5}
+    bad = CliRunner().invoke(cli, ["reproduce", "drop-or-forward", "--seeds-1g", "0", "--out", str(tmp_path / "b")])
+    assert bad.exit_code == 2 and "--seeds-1g" in bad.output

@@ -30,6 +30,7 @@ from hosim.cli_options import runner_from_options, runner_options
 from hosim.models import cohen_levin
 from hosim.reproduce.common import (
     Comparison,
+    ci95_half_width,
     committed_file,
     finish,
     output_options,
@@ -195,6 +196,8 @@ def simulate_points(
             "overrides": o,
             "throughput_fraction": statistics.fmean(fractions),
             "throughput_fraction_sd": statistics.stdev(fractions) if len(fractions) > 1 else 0.0,
+            "throughput_fraction_ci95": ci95_half_width(fractions),
+            "seeds": len(fractions),
             "runs": runs,
         }
         points.points[_key(setting, recovery, scheme, delta_rtt, extra)] = point
@@ -298,6 +301,7 @@ def _row(setting: str, recovery: str, scheme: str, delta: float, p: dict[str, An
         "delta_rtt": delta, "delta_s": delta * PROPAGATION_RTT_S,
         "delta_measured_rtt": delta * PROPAGATION_RTT_S / inputs["rtt_s"],
         "sim": sim, "sim_sd": p["throughput_fraction_sd"],
+        "sim_ci95": p.get("throughput_fraction_ci95", 0.0), "seeds": len(p["runs"]),
         "model": pred["fraction"], "model_regime": pred.get("regime"),
         "model_equation": pred.get("equation"), "model_reason": pred.get("reason"),
         "rel_error": err,
@@ -326,12 +330,20 @@ def plot(table: list[dict[str, Any]], figures: Path, setting: str) -> list[Path]
                and r[field] is not None]
         return zip(*sorted(pts)) if pts else ((), ())
 
+    def simulated(ax, recovery, scheme, color, label):
+        """The simulated series, with 95 % confidence intervals when there are several seeds."""
+        x, y = series(recovery, scheme, "sim")
+        _, ci = series(recovery, scheme, "sim_ci95")
+        if len(ci) == len(x) and any(ci):
+            ax.errorbar(x, y, yerr=ci, fmt="o-", color=color, capsize=3, label=label)
+        else:
+            ax.plot(x, y, "o-", color=color, label=label)
+
     title = SETTING_TITLES[setting]
     # Fig. 6: NewReno, every scheme.
     fig, ax = plt.subplots(figsize=(6.4, 4.4))
     for scheme in SCHEMES:
-        x, y = series("newreno", scheme, "sim")
-        ax.plot(x, y, "o-", color=colors[scheme], label=f"{scheme} (simulated)")
+        simulated(ax, "newreno", scheme, colors[scheme], f"{scheme} (simulated)")
         x, y = series("newreno", scheme, "model")
         if len(x):
             ax.plot(x, y, "s--", color=colors[scheme], mfc="none", label=f"{scheme} (predicted)")
@@ -355,8 +367,7 @@ def plot(table: list[dict[str, Any]], figures: Path, setting: str) -> list[Path]
         fig, axes = plt.subplots(1, 2, figsize=(11, 4.4), sharey=True)
         for ax, scheme, letter in zip(axes, ("drop", "forward"), "ab"):
             for recovery in RECOVERIES:
-                x, y = series(recovery, scheme, "sim")
-                ax.plot(x, y, "o-", color=colors[recovery], label=f"{recovery} (simulated)")
+                simulated(ax, recovery, scheme, colors[recovery], f"{recovery} (simulated)")
                 x, y = series(recovery, scheme, "model")
                 if len(x):
                     ax.plot(x, y, "s--", color=colors[recovery], mfc="none", label=f"{recovery} (predicted)")
@@ -386,9 +397,12 @@ def markdown_table(table: list[dict[str, Any]], setting: str, recoveries=RECOVER
         head = ["Δ (RTT)"]
         for s in schemes:
             head += [f"{s} sim", f"{s} model", f"{s} err"] if s != "rearrange" else [f"{s} sim"]
+        seeds = max(r.get("seeds", 1) for r in rows_r)
+        spread = (f"; sim: mean over {seeds} seeds ± the 95 % confidence interval of the mean, Student t"
+                  if seeds > 1 else "; one seed")
         lines.append(f"**{recovery}** (no handovers: {rows_r[0]['no_handover']:.3f}; Θ = "
                      f"{rows_r[0]['theta_pkts']:.0f} pkts, RTT = {rows_r[0]['rtt_s'] * 1e3:.0f} ms, "
-                     f"RTO = {rows_r[0]['rto_s'] * 1e3:.0f} ms)\n")
+                     f"RTO = {rows_r[0]['rto_s'] * 1e3:.0f} ms{spread})\n")
         lines.append("| " + " | ".join(head) + " |")
         lines.append("|" + "---|" * len(head))
         for delta in sorted({r["delta_rtt"] for r in rows_r}):
@@ -398,7 +412,8 @@ def markdown_table(table: list[dict[str, Any]], setting: str, recoveries=RECOVER
                 if r is None:
                     cells += ["", "", ""] if s != "rearrange" else [""]
                     continue
-                cells.append(f"{r['sim']:.3f} ± {r['sim_sd']:.3f}" if r["sim_sd"] else f"{r['sim']:.3f}")
+                ci = r.get("sim_ci95", 0.0)
+                cells.append(f"{r['sim']:.3f} ± {ci:.3f}" if ci else f"{r['sim']:.3f}")
                 if s != "rearrange":
                     cells.append("–" if r["model"] is None else f"{r['model']:.3f} ({r['model_equation']})")
                     cells.append("–" if r["rel_error"] is None else f"{100 * r['rel_error']:+.0f}%")
@@ -408,14 +423,14 @@ def markdown_table(table: list[dict[str, Any]], setting: str, recoveries=RECOVER
 
 
 def write_fcp_report(out: Path, table: list[dict[str, Any]], settings: Sequence[str], figures: Sequence[Path],
-                     seeds: int) -> Path:
+                     seeds: int, seeds_1g: int = 1) -> Path:
     """``report.md``: per setting the simulated and predicted throughput fractions, and its figures."""
     sections = [
         (SETTING_TITLES[s], markdown_table(table, s), [f for f in figures if f.stem.endswith(f"-{s}")])
         for s in settings
     ]
     intro = ("Cohen & Levin, \"To Drop or Not to Drop\": the throughput fraction of TCP across handovers, "
-             f"simulated with the fcp preset ({seeds} seeds per point at 100 Mb/s, one at 1 Gb/s) beside the "
+             f"simulated with the fcp preset ({seeds} seeds per point at 100 Mb/s, {seeds_1g} at 1 Gb/s) beside the "
              "paper's model (Fig. 6 and 7).")
     return write_report(out, "Reproduction: drop or forward at a handover", intro, sections)
 
@@ -452,12 +467,16 @@ def check_committed(
 @click.option("--settings", default="100M,1G,100M-bigbuf", show_default=True,
               help="Comma-separated settings: 100M, 1G, 100M-bigbuf.")
 @click.option("--seeds", type=click.IntRange(min=1), default=3, show_default=True,
-              help="Seeds per point at 100 Mb/s (1 Gb/s runs one seed: it is ten times slower).")
+              help="Seeds per point at 100 Mb/s (settings 100M and 100M-bigbuf).")
+@click.option("--seeds-1g", "seeds_1g", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Seeds per point at 1 Gb/s (ten times as many packets per run: the 20-seed "
+                   "campaign of the reproduction doc takes about an hour of CPU).")
 @runner_options(default_jobs=1)
 @click.option("--quick", is_flag=True, help="Three Δ values, NewReno only (Fig. 6).")
 @click.pass_context
 def cli(ctx: click.Context, out: Path | None, force: bool, check: bool, against: Path | None, settings: str,
-        seeds: int, jobs: int, cluster: str | None, cache_dir: Path | None, no_cache: bool, quick: bool) -> None:
+        seeds: int, seeds_1g: int, jobs: int, cluster: str | None, cache_dir: Path | None, no_cache: bool,
+        quick: bool) -> None:
     """Reproduce Fig. 6 and 7 of Cohen & Levin: simulated vs predicted throughput fraction.
     Writes data/, figures/ and report.md into --out; --check compares a quick re-run with the
     committed numbers instead."""
@@ -479,7 +498,7 @@ def cli(ctx: click.Context, out: Path | None, force: bool, check: bool, against:
         runner.progress = progress
         for s in chosen:
             points = Points(target / "data" / f"drop-or-forward-{s}.json")
-            n = 1 if s.startswith("1G") else seeds
+            n = seeds_1g if s.startswith("1G") else seeds
             rows_s = rows(runner, points, [s], deltas, n, fig7=not quick, log=click.echo)
             write_json(target / "data" / f"drop-or-forward-table-{s}.json", rows_s, indent=1)
             table += rows_s
@@ -489,7 +508,7 @@ def cli(ctx: click.Context, out: Path | None, force: bool, check: bool, against:
             click.echo(f"wrote {p}")
             figures.append(p)
         click.echo(markdown_table(table, s))
-    report = write_fcp_report(target, table, chosen, figures, seeds)
+    report = write_fcp_report(target, table, chosen, figures, seeds, seeds_1g)
     finish("drop-or-forward", target, seeds, _command_line())
     click.echo(f"wrote {report}")
 
