@@ -39,6 +39,9 @@ import time
 
 NS3_PIP_VERSION = "3.44.post0"
 
+#: One /24 per access link in 10.16/12 and 10.32/12 (`run_once`).
+MAX_FLOWS = 4096
+
 # --- fixed workload parameters (the CLI exposes flows/duration/stagger/queues) ---------------
 ACCESS_RATE = "100Mbps"
 ACCESS_DELAY = "2ms"
@@ -200,9 +203,12 @@ def run_once(flows: int, duration: float, stagger_ms: float, bottleneck_q: int, 
     addr.Assign(bneck_devs)
     rcv_ifs = []
     for i in range(flows):
-        addr.SetBase(ns.Ipv4Address(f"10.1.{i}.0"), ns.Ipv4Mask("255.255.255.0"))
+        # One /24 per access link: senders in 10.16.0.0/12, receivers in 10.32.0.0/12 (up to
+        # 4,096 flows; the third octet wraps into the second every 256 flows).
+        hi, lo = divmod(i, 256)
+        addr.SetBase(ns.Ipv4Address(f"10.{16 + hi}.{lo}.0"), ns.Ipv4Mask("255.255.255.0"))
         addr.Assign(snd_devs[i])
-        addr.SetBase(ns.Ipv4Address(f"10.2.{i}.0"), ns.Ipv4Mask("255.255.255.0"))
+        addr.SetBase(ns.Ipv4Address(f"10.{32 + hi}.{lo}.0"), ns.Ipv4Mask("255.255.255.0"))
         rcv_ifs.append(addr.Assign(rcv_devs[i]))
 
     # Ipv4AddressHelper::Assign installed the default root qdisc (FqCoDel) on every device:
@@ -359,8 +365,8 @@ def main() -> int:
     ap.add_argument("--out", default=None, help="JSON output path")
     ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
-    if not 1 <= args.flows <= 254:
-        ap.error("--flows must be in 1..254")
+    if not 1 <= args.flows <= MAX_FLOWS:
+        ap.error(f"--flows must be in 1..{MAX_FLOWS}")
 
     if args.worker:
         res = run_once(args.flows, args.duration, args.stagger_ms, args.bottleneck_queue, args.access_queue)

@@ -117,7 +117,7 @@ def main() -> int:
     ap.add_argument("--flows", type=int, default=8)
     ap.add_argument("--duration", type=float, default=60.0)
     ap.add_argument("--repeat", type=int, default=3)
-    ap.add_argument("--no-ns3", action="store_true", help="hosim only (ns-3's script takes at most 254 flows)")
+    ap.add_argument("--no-ns3", action="store_true", help="hosim only")
     ap.add_argument("--out", type=Path, default=None)
     args = ap.parse_args()
 
