@@ -340,7 +340,7 @@ mod tests {
             for k in 0..pushes {
                 let t = now + (x >> (8 + k)) % 4;
                 // Both lanes, as the run mixes them: the order must not depend on the lane.
-                if (x >> (20 + k)) % 3 == 0 {
+                if (x >> (20 + k)).is_multiple_of(3) {
                     q.schedule_timer(t, next);
                 } else {
                     q.schedule(t, next);
