@@ -5,6 +5,6 @@ pub mod queue;
 pub mod rng;
 pub mod time;
 
-pub use queue::EventQueue;
+pub use queue::{EventQueue, Lane};
 pub use rng::stream_rng;
 pub use time::{ns_to_s, s_to_ns, tx_time_ns, SimTime};

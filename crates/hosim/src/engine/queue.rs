@@ -1,6 +1,9 @@
 //! The event queue: a binary heap ordered by (time, insertion sequence), so simultaneous
 //! events always run in the order they were scheduled, on every run and every machine.
 //!
+//! Two heaps ([`Lane`]) hold near link events and far timers apart; a pop takes the earlier
+//! of their tops, so the order is the same as one heap's.
+//!
 //! Popping leaves the popped entry at the top of the heap until the next call: most events
 //! schedule another (a link's next transmission, a timer re-armed), and that first schedule
 //! overwrites the top and sifts it down once, instead of a pop (sift to the bottom and back
@@ -31,18 +34,131 @@ fn key_time(key: u128) -> SimTime {
     (key >> 64) as SimTime
 }
 
+/// Which heap an event goes to. Both draw keys from one sequence counter, and a pop takes
+/// the smaller of the two tops, so the split changes no order: it only keeps the many near
+/// link events (a transmission done, an arrival) out of a heap that also holds every flow's
+/// far timers (a retransmission timeout one second ahead, most of them stale by the time they
+/// fire), which would otherwise sit at its leaves and lengthen every near event's sift.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(usize)]
+pub enum Lane {
+    /// Link events: due within a transmission or propagation time.
+    Near = 0,
+    /// Timers: retransmission, delayed ACK, application ticks, agents' timers, rate changes.
+    Timer = 1,
+}
+
+/// A min-heap on `key` (`ARITY` children per node), sifted with a hole rather than swaps.
+struct Heap<E> {
+    entries: Vec<Entry<E>>,
+}
+
+impl<E: Copy> Heap<E> {
+    #[inline]
+    fn top_key(&self) -> Option<u128> {
+        self.entries.first().map(|e| e.key)
+    }
+
+    #[inline]
+    fn push(&mut self, entry: Entry<E>) {
+        self.entries.push(entry);
+        self.sift_up(self.entries.len() - 1, entry);
+    }
+
+    /// Puts `e` into the hole at `i`, moving it towards the root past larger parents.
+    #[inline]
+    fn sift_up(&mut self, mut i: usize, e: Entry<E>) {
+        while i > 0 {
+            let parent = (i - 1) / ARITY;
+            let p = self.entries[parent];
+            if p.key < e.key {
+                break;
+            }
+            self.entries[i] = p;
+            i = parent;
+        }
+        self.entries[i] = e;
+    }
+
+    /// Puts `e` into the hole at `i`, moving it towards the leaves past smaller children.
+    #[inline]
+    fn sift_down(&mut self, mut i: usize, e: Entry<E>) {
+        let n = self.entries.len();
+        loop {
+            let first = ARITY * i + 1;
+            if first >= n {
+                break;
+            }
+            let mut best = first;
+            let mut best_key = self.entries[first].key;
+            for c in first + 1..(first + ARITY).min(n) {
+                let k = self.entries[c].key;
+                if k < best_key {
+                    best = c;
+                    best_key = k;
+                }
+            }
+            if e.key < best_key {
+                break;
+            }
+            self.entries[i] = self.entries[best];
+            i = best;
+        }
+        self.entries[i] = e;
+    }
+
+    /// Fills the hole at the top with `e`, taken from the last leaf: the hole first moves
+    /// down to a leaf along the smaller children, then `e` sifts up from there (Floyd's
+    /// bottom-up variant). A former leaf is late, so it would sink most of the way anyway:
+    /// one compare per level on the way down (between the two children) instead of two, and
+    /// few levels back up. An entry scheduled at the top (`schedule`) is usually early and
+    /// keeps the plain sift-down, which stops near the top (bench/README.md).
+    #[inline]
+    fn refill_top(&mut self, e: Entry<E>) {
+        let heap = &mut self.entries[..];
+        let n = heap.len();
+        let mut i = 0;
+        loop {
+            let left = 2 * i + 1;
+            let right = left + 1;
+            if right < n {
+                let c = if heap[right].key < heap[left].key { right } else { left };
+                heap[i] = heap[c];
+                i = c;
+            } else {
+                if left < n {
+                    heap[i] = heap[left];
+                    i = left;
+                }
+                break;
+            }
+        }
+        self.sift_up(i, e);
+    }
+
+    /// Removes the top entry.
+    #[inline]
+    fn remove_top(&mut self) {
+        if let Some(last) = self.entries.pop() {
+            if !self.entries.is_empty() {
+                self.refill_top(last);
+            }
+        }
+    }
+}
+
 pub struct EventQueue<E> {
-    /// A min-heap on `key` (`ARITY` children per node), sifted with a hole rather than swaps.
-    heap: Vec<Entry<E>>,
+    /// One heap per [`Lane`].
+    lanes: [Heap<E>; 2],
     next_seq: u64,
     executed: u64,
     /// Time of the last event popped: nothing may be scheduled before it.
     now: SimTime,
     /// The first attempt to schedule an event in the past, as (now, requested time).
     past: Option<(SimTime, SimTime)>,
-    /// The top of the heap is the event popped last, still to be removed (or overwritten by
-    /// the next schedule).
-    popped: bool,
+    /// The lane whose top is the event popped last, still to be removed (or overwritten by
+    /// the next schedule into that lane).
+    popped: Option<Lane>,
 }
 
 impl<E: Copy> Default for EventQueue<E> {
@@ -53,97 +169,69 @@ impl<E: Copy> Default for EventQueue<E> {
 
 impl<E: Copy> EventQueue<E> {
     pub fn new() -> Self {
-        EventQueue { heap: Vec::with_capacity(1024), next_seq: 0, executed: 0, now: 0, past: None, popped: false }
+        EventQueue {
+            lanes: [Heap { entries: Vec::with_capacity(1024) }, Heap { entries: Vec::with_capacity(256) }],
+            next_seq: 0,
+            executed: 0,
+            now: 0,
+            past: None,
+            popped: None,
+        }
     }
 
-    /// Schedules `event` at `time`. A time before the last popped event (an overflowed or
-    /// negative delay upstream) is a bug: the event is refused and the first such request is
-    /// kept for [`EventQueue::past_request`], which the run loop turns into an internal error.
+    /// Schedules `event` at `time` in the near lane (see [`EventQueue::schedule_in`]).
+    #[inline]
     pub fn schedule(&mut self, time: SimTime, event: E) {
+        self.schedule_in(Lane::Near, time, event);
+    }
+
+    /// Schedules `event` at `time` in the timer lane (see [`EventQueue::schedule_in`]).
+    #[inline]
+    pub fn schedule_timer(&mut self, time: SimTime, event: E) {
+        self.schedule_in(Lane::Timer, time, event);
+    }
+
+    /// Schedules `event` at `time`, kept in `lane` until it is due; the lane changes no
+    /// order. A time before the last popped event (an overflowed or negative delay upstream)
+    /// is a bug: the event is refused and the first such request is kept for
+    /// [`EventQueue::past_request`], which the run loop turns into an internal error.
+    pub fn schedule_in(&mut self, lane: Lane, time: SimTime, event: E) {
         if time < self.now {
             self.refuse_past(time);
             return;
         }
         let entry = Entry { key: key(time, self.next_seq), event };
         self.next_seq += 1;
-        if self.popped {
-            self.popped = false;
+        let heap = &mut self.lanes[lane as usize];
+        if self.popped == Some(lane) {
+            self.popped = None;
             // The entry popped last is still at the top: overwrite it (one sift-down).
-            self.sift_down(0, entry);
+            heap.sift_down(0, entry);
         } else {
-            self.heap.push(entry);
-            self.sift_up(self.heap.len() - 1, entry);
-        }
-    }
-
-    /// Puts `e` into the hole at `i`, moving it towards the root past larger parents.
-    #[inline]
-    fn sift_up(&mut self, mut i: usize, e: Entry<E>) {
-        while i > 0 {
-            let parent = (i - 1) / ARITY;
-            let p = self.heap[parent];
-            if p.key < e.key {
-                break;
-            }
-            self.heap[i] = p;
-            i = parent;
-        }
-        self.heap[i] = e;
-    }
-
-    /// Puts `e` into the hole at `i`, moving it towards the leaves past smaller children.
-    #[inline]
-    fn sift_down(&mut self, mut i: usize, e: Entry<E>) {
-        let n = self.heap.len();
-        loop {
-            let first = ARITY * i + 1;
-            if first >= n {
-                break;
-            }
-            let mut best = first;
-            let mut best_key = self.heap[first].key;
-            for c in first + 1..(first + ARITY).min(n) {
-                let k = self.heap[c].key;
-                if k < best_key {
-                    best = c;
-                    best_key = k;
-                }
-            }
-            if e.key < best_key {
-                break;
-            }
-            self.heap[i] = self.heap[best];
-            i = best;
-        }
-        self.heap[i] = e;
-    }
-
-    /// Removes the top entry.
-    #[inline]
-    fn remove_top(&mut self) {
-        if let Some(last) = self.heap.pop() {
-            if !self.heap.is_empty() {
-                self.sift_down(0, last);
-            }
+            heap.push(entry);
         }
     }
 
     /// Removes and returns the earliest event if it is due at or before `limit`.
     pub fn pop_until(&mut self, limit: SimTime) -> Option<(SimTime, E)> {
-        if self.popped {
-            self.popped = false;
-            self.remove_top();
+        if let Some(lane) = self.popped.take() {
+            self.lanes[lane as usize].remove_top();
         }
-        let top = self.heap.first()?;
+        let lane = match (self.lanes[0].top_key(), self.lanes[1].top_key()) {
+            (Some(near), Some(timer)) if timer < near => Lane::Timer,
+            (Some(_), _) => Lane::Near,
+            (None, Some(_)) => Lane::Timer,
+            (None, None) => return None,
+        };
+        let top = self.lanes[lane as usize].entries[0];
         let time = key_time(top.key);
         if time > limit {
             return None;
         }
-        let event = top.event;
-        self.popped = true;
+        self.popped = Some(lane);
         self.executed += 1;
         self.now = time;
-        Some((time, event))
+        Some((time, top.event))
     }
 
     #[cold]
@@ -162,7 +250,7 @@ impl<E: Copy> EventQueue<E> {
 
     /// Events pending (the one popped last is not).
     pub fn len(&self) -> usize {
-        self.heap.len() - self.popped as usize
+        self.lanes[0].entries.len() + self.lanes[1].entries.len() - self.popped.is_some() as usize
     }
 
     pub fn is_empty(&self) -> bool {
@@ -195,6 +283,33 @@ mod tests {
     }
 
     #[test]
+    fn simultaneous_events_in_both_lanes_keep_insertion_order() {
+        let mut q = EventQueue::new();
+        for i in 0..40 {
+            if i % 3 == 0 {
+                q.schedule_timer(5, i);
+            } else {
+                q.schedule(5, i);
+            }
+        }
+        let mut order = Vec::new();
+        while let Some((_, e)) = q.pop_until(5) {
+            order.push(e);
+            // A schedule after each pop overwrites the top of the popped lane or pushes.
+            if e < 20 {
+                if e % 2 == 0 {
+                    q.schedule_timer(6, 100 + e);
+                } else {
+                    q.schedule(6, 100 + e);
+                }
+            }
+        }
+        assert_eq!(order, (0..40).collect::<Vec<_>>());
+        let later: Vec<i32> = std::iter::from_fn(|| q.pop_until(6).map(|(_, e)| e)).collect();
+        assert_eq!(later, (100..120).collect::<Vec<_>>());
+    }
+
+    #[test]
     fn scheduling_before_the_last_popped_event_is_refused_and_recorded() {
         let mut q = EventQueue::new();
         q.schedule(10, 1);
@@ -208,7 +323,7 @@ mod tests {
     }
 
     /// Pops interleaved with schedules (the top overwritten in place, ties, a growing and
-    /// shrinking heap) come out in (time, insertion) order, as a sorted list gives them.
+    /// shrinking heap, events spread over both lanes) come out in (time, insertion) order, as a sorted list gives them.
     #[test]
     fn interleaved_pops_and_schedules_match_a_sorted_reference() {
         let mut q = EventQueue::new();
@@ -224,7 +339,12 @@ mod tests {
             let pushes = if (step / 500) % 2 == 0 { x % 3 } else { x % 2 };
             for k in 0..pushes {
                 let t = now + (x >> (8 + k)) % 4;
-                q.schedule(t, next);
+                // Both lanes, as the run mixes them: the order must not depend on the lane.
+                if (x >> (20 + k)).is_multiple_of(3) {
+                    q.schedule_timer(t, next);
+                } else {
+                    q.schedule(t, next);
+                }
                 reference.push((t, next));
                 next += 1;
             }

@@ -139,7 +139,7 @@ impl World {
         self.flows[f as usize].sender.connect(now, &mut self.seg_buf);
         self.flush_segments(f);
         if let Some(tick) = self.flows[f as usize].app.tick_ns() {
-            self.events.schedule(now + tick, Event::AppTick(f));
+            self.events.schedule_timer(now + tick, Event::AppTick(f));
         }
     }
 
@@ -160,7 +160,7 @@ impl World {
             self.flush_segments(f);
         }
         if let Some(tick) = self.flows[f as usize].app.tick_ns() {
-            self.events.schedule(now + tick, Event::AppTick(f));
+            self.events.schedule_timer(now + tick, Event::AppTick(f));
         }
     }
 
@@ -202,7 +202,7 @@ impl World {
             // A pending event due before `d` fires early and re-arms itself in on_rto_timer.
             if flow.rto_event_at.is_none_or(|at| d < at) {
                 flow.rto_event_at = Some(d);
-                self.events.schedule(d, Event::RtoTimer(f));
+                self.events.schedule_timer(d, Event::RtoTimer(f));
             }
         }
     }
@@ -212,7 +212,7 @@ impl World {
         if let Some(d) = flow.receiver.delack_deadline() {
             if flow.delack_event_at.is_none_or(|at| d < at) {
                 flow.delack_event_at = Some(d);
-                self.events.schedule(d, Event::DelAckTimer(f));
+                self.events.schedule_timer(d, Event::DelAckTimer(f));
             }
         }
     }

@@ -207,7 +207,7 @@ impl World {
                 let (end, rate) = (v.segment_end_ns, v.rate_bps);
                 self.links[l].rate_bps = rate;
                 self.obs.traces.record(TraceKind::Rate, 0, l as LinkId, rate as f64);
-                self.events.schedule(end, Event::LinkRate(l as LinkId));
+                self.events.schedule_timer(end, Event::LinkRate(l as LinkId));
             }
         }
     }
@@ -223,7 +223,7 @@ impl World {
             self.events.schedule(done, Event::LinkTxDone(l));
         }
         if step.segment_end_ns <= self.end_ns {
-            self.events.schedule(step.segment_end_ns, Event::LinkRate(l));
+            self.events.schedule_timer(step.segment_end_ns, Event::LinkRate(l));
         }
     }
 

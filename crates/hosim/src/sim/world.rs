@@ -97,7 +97,7 @@ impl World {
     pub(super) fn start(&mut self) {
         for f in 0..self.flows.len() {
             let start = self.flows[f].start_ns;
-            self.events.schedule(start, Event::FlowStart(f as FlowId));
+            self.events.schedule_timer(start, Event::FlowStart(f as FlowId));
         }
         self.start_rate_schedules();
     }
