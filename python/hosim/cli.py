@@ -14,7 +14,7 @@ import os
 import sys
 import traceback
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
@@ -604,7 +604,7 @@ def sweep_command(scenario: str, grid: tuple[str, ...], seeds: int, seed_base: i
     deviation over seeds per grid point is printed. Runs found in the result cache are not run
     again. --cluster runs them on Dask workers instead of local processes (same tables)."""
     from hosim.api import parse_toml_value, toml_literal
-    from hosim.campaign import run_campaign
+    from hosim.campaign import local_executor, run_campaign
     from hosim.runner import ResultCache, available_cores, progress_bar
     from hosim.sweep import plan_sweep, summarize
 
@@ -618,11 +618,13 @@ def sweep_command(scenario: str, grid: tuple[str, ...], seeds: int, seed_base: i
     cache = ResultCache.from_env(cache_dir, enabled=not no_cache)
     labels = {"scenario": plan.source,
               **{k: v if isinstance(v, (bool, int, float, str)) else toml_literal(v) for k, v in fixed.items()}}
-    with _interrupted_before_any_run(), progress_bar("sweep", not quiet) as progress:
-        campaign = run_campaign(plan, out, seeds=seeds, seed_base=seed_base, unset=unsets,
-                                jobs=available_cores() if jobs is None else jobs, cluster=cluster, cache=cache,
-                                force=force,
-                                progress=progress, command_line=_command_line(), warn=_warn, label_columns=labels)
+    jobs = available_cores() if jobs is None else jobs
+    # The local workers start (forked, while this process has one thread) before the progress bar's thread.
+    executor = None if cluster else local_executor(jobs, len(plan.tasks)).start()
+    with _interrupted_before_any_run(), executor or nullcontext(), progress_bar("sweep", not quiet) as progress:
+        campaign = run_campaign(plan, out, seeds=seeds, seed_base=seed_base, unset=unsets, jobs=jobs, cluster=cluster,
+                                cache=cache, force=force, progress=progress, command_line=_command_line(), warn=_warn,
+                                label_columns=labels, executor=executor)
     result = campaign.result
     flows = result.flows
     empty = flows[flows["bytes_delivered"] == 0] if "bytes_delivered" in flows.columns else flows.iloc[:0]
