@@ -390,8 +390,10 @@ def _mp_context(allow_fork: bool = False) -> multiprocessing.context.BaseContext
     if "forkserver" not in methods:
         return multiprocessing.get_context("spawn")
     context = multiprocessing.get_context("forkserver")
-    # The fork server loads the native module once (besides the main module, as by default, so
-    # that functions defined there still unpickle): every worker starts with the simulator loaded.
+    # The fork server loads the native module once: every worker starts with the simulator
+    # loaded. ("__main__" asks it to load the main module too, so that functions defined there
+    # unpickle; on CPython 3.11 that entry has no effect, the fork server is not given the main
+    # module's path, and each worker imports the main module itself as it starts.)
     context.set_forkserver_preload(["__main__", "hosim._native"])
     return context
 
