@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Sequence
 from typing import Any
 
@@ -191,6 +192,18 @@ def test_interruptible_executor_gives_the_same_results_and_is_killed_when_closed
         next(outcomes)
         outcomes.close()  # a failed run or Ctrl-C: the workers are killed, not waited for
         assert executor._pool is None
+
+
+def test_interruptible_executor_runs_jobs_runs_at_once_each_in_its_own_worker(tmp_path):
+    from hosim.runner import InterruptibleExecutor
+    from parallel_probe import wait_for_peers
+
+    tasks = [Task(str(tmp_path), seed, (("peers", "2"),)) for seed in range(2)]
+    with InterruptibleExecutor(2) as executor:
+        outcomes = [value for _, value in executor.map(wait_for_peers, tasks)]
+    assert [saw for _, saw in outcomes] == [True, True]  # both runs were under way at the same time
+    pids = {pid for pid, _ in outcomes}
+    assert len(pids) == 2 and os.getpid() not in pids
 
 
 def test_small_runs_travel_in_chunks_and_long_runs_one_by_one():

@@ -42,11 +42,31 @@ def test_python_run_without_traces_imports_no_heavy_module_until_a_frame_is_aske
 
 
 def test_sweep_workers_import_no_heavy_module():
-    from hosim.runner import InterruptibleExecutor, ProcessExecutor, make_task
+    # Started by a fork server from this process, which has pandas loaded.
+    from hosim.runner import ProcessExecutor, make_task
     from startup_probe import run_then_list_heavy
 
     task = make_task("dumbbell", 1, {"duration_s": 1})
-    for executor in (ProcessExecutor(1), InterruptibleExecutor(1)):
-        with executor:
-            [(_, heavy)] = list(executor.map(run_then_list_heavy, [task]))
-        assert heavy == []
+    with ProcessExecutor(1) as executor:
+        [(_, heavy)] = list(executor.map(run_then_list_heavy, [task]))
+    assert heavy == []
+
+
+def test_sweep_workers_forked_before_the_table_modules_load_have_none_of_them_and_fork_needs_one_thread():
+    # hosim sweep forks its workers before it imports pandas (on a thread, during the runs).
+    code = ("from hosim.runner import InterruptibleExecutor, make_task\n"
+            "task = make_task('dumbbell', 1, {'duration_s': 1})\n"
+            "from startup_probe import run_then_list_heavy\n"
+            "with InterruptibleExecutor(1).start() as executor:\n"
+            "    assert executor._pool._ctx.get_start_method() == 'fork'\n"
+            "    import pandas\n"
+            "    [(_, heavy)] = list(executor.map(run_then_list_heavy, [task]))\n"
+            "import threading, time\n"
+            "threading.Thread(target=time.sleep, args=(1,)).start()\n"
+            "with InterruptibleExecutor(1).start() as executor:  # not forked with another thread alive\n"
+            "    assert executor._pool._ctx.get_start_method() != 'fork'\n"
+            "print(json.dumps(heavy))")
+    proc = subprocess.run([sys.executable, "-c", f"import json\n{code}"], capture_output=True, text=True,
+                          env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout) == []

@@ -23,6 +23,7 @@ import re
 import shutil
 import threading
 from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -35,7 +36,7 @@ from hosim.sweep import SweepPlan, SweepResult, write_tables
 if TYPE_CHECKING:
     from hosim.cluster import DaskExecutor
 
-__all__ = ["RUNS_DIR", "Campaign", "Interrupted", "run_campaign", "task_key", "validate_plan"]
+__all__ = ["RUNS_DIR", "Campaign", "Interrupted", "local_executor", "run_campaign", "task_key", "validate_plan"]
 
 RUNS_DIR = "runs"
 #: Manifest fields that must match for a sweep to resume into a directory.
@@ -159,13 +160,16 @@ def run_campaign(
     command_line: Sequence[str] = (),
     warn: Callable[[str], None] | None = None,
     label_columns: dict[str, Any] | None = None,
+    executor: InterruptibleExecutor | None = None,
 ) -> Campaign:
     """Run ``plan`` into ``out`` (see the module doc). Every run goes to ``runs/`` as it
     finishes, once (a result for a run already kept is ignored); Ctrl-C kills the workers at
     once and raises ``Interrupted``. The runs go to ``jobs`` local worker processes, or to the
     Dask ``cluster`` (``local:N`` or a scheduler address, see ``hosim.cluster``), which is
     started or connected to only once the grid is valid and something is left to run. ``warn``
-    gets one line when the first grid point's first two seeds give the same summary."""
+    gets one line when the first grid point's first two seeds give the same summary.
+    ``executor`` (``local_executor``, started by the caller before any thread of its own)
+    replaces ``jobs``; the caller closes it."""
     validate_plan(plan)
     previous = prepare_output(out, "sweep", force)
     wanted = manifest(plan, seeds, seed_base, unset, command_line)
@@ -203,9 +207,11 @@ def run_campaign(
         check_seeds.after(None)
         try:
             if todo:
-                _prefetch_table_modules()
-                with _executor(jobs, len(todo), cluster) as executor:
-                    run_tasks([plan.tasks[i] for i in todo], executor, cache, advance,
+                with _executor(jobs, len(todo), cluster, executor) as runs_on:
+                    if isinstance(runs_on, InterruptibleExecutor):
+                        runs_on.start()  # fork the workers before the thread below starts
+                    _prefetch_table_modules()
+                    run_tasks([plan.tasks[i] for i in todo], runs_on, cache, advance,
                               plan.describe, on_result=keep)
             result = plan.result([json.loads(summaries[i]) for i in range(len(plan.tasks))])
             written = write_tables(_labelled(result, label_columns or {}), out)
@@ -234,9 +240,19 @@ def _prefetch_table_modules() -> None:
     threading.Thread(target=load, name="hosim-prefetch-pandas", daemon=True).start()
 
 
-def _executor(jobs: int, runs: int, cluster: str | None) -> InterruptibleExecutor | DaskExecutor:
+def local_executor(jobs: int, runs: int) -> InterruptibleExecutor:
+    """The executor of a campaign of ``runs`` runs on this machine with ``jobs`` jobs: this
+    process and ``jobs - 1`` worker processes (fewer when there are fewer runs)."""
+    return InterruptibleExecutor(max(1, min(jobs, runs)))
+
+
+def _executor(
+    jobs: int, runs: int, cluster: str | None, given: InterruptibleExecutor | None
+) -> AbstractContextManager[InterruptibleExecutor | DaskExecutor]:
+    if given is not None:
+        return nullcontext(given)
     if cluster is None:
-        return InterruptibleExecutor(max(1, min(jobs, runs)))
+        return local_executor(jobs, runs)
     from hosim.cluster import DaskExecutor
 
     return DaskExecutor.from_spec(cluster)

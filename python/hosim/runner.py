@@ -273,10 +273,16 @@ class ProcessExecutor:
 
 
 class InterruptibleExecutor:
-    """Runs tasks in ``jobs`` worker processes (a ``multiprocessing`` pool, forkserver else
-    spawn) that can be killed at once: leaving a ``with`` block on an exception (Ctrl-C, a
-    failed run), or closing ``map`` early, terminates the workers instead of waiting for the
-    runs under way. ``hosim sweep`` uses it so that Ctrl-C stops within a second."""
+    """Runs tasks in ``jobs`` worker processes (a ``multiprocessing`` pool) that can be killed
+    at once: leaving a ``with`` block on an exception (Ctrl-C, a failed run), or closing ``map``
+    early, terminates the workers instead of waiting for the runs under way. ``hosim sweep``
+    uses it so that Ctrl-C stops within a second.
+
+    The workers are forked from this process if it has a single thread when they start
+    (``start`` before any other thread, as ``hosim sweep`` does): they are then ready in
+    milliseconds, with the native module already loaded. Otherwise a fork server starts them
+    (spawn where there is none), which takes a fresh interpreter (tenths of a second).
+    """
 
     def __init__(self, jobs: int = 1):
         if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
@@ -307,13 +313,19 @@ class InterruptibleExecutor:
             pool.terminate()
             pool.join()
 
+    def start(self) -> InterruptibleExecutor:
+        """Start the worker processes now (``map`` starts them otherwise): forked if this
+        process has one thread, so call it before starting others. Returns the executor."""
+        if self._pool is None:
+            self._pool = _mp_context(allow_fork=True).Pool(self.jobs, initializer=_ignore_sigint)
+        return self
+
     def map(
         self, fn: Callable[[Task], T], tasks: Sequence[Task], progress: Progress | None = None
     ) -> Iterator[tuple[int, T]]:
         if not tasks:
             return
-        if self._pool is None:
-            self._pool = _mp_context().Pool(self.jobs, initializer=_ignore_sigint)
+        self.start()
         finished = False
         try:
             chunk = chunk_size(tasks, self.jobs)
@@ -369,15 +381,30 @@ def make_executor(jobs: int | None = None) -> InProcessExecutor | ProcessExecuto
     return ProcessExecutor(jobs)
 
 
-def _mp_context() -> multiprocessing.context.BaseContext:
+def _mp_context(allow_fork: bool = False) -> multiprocessing.context.BaseContext:
+    """Fork when ``allow_fork`` and safe (this process has one thread: no lock can be held by
+    another thread at the time of the fork), else a fork server, else spawn."""
     methods = multiprocessing.get_all_start_methods()
+    if allow_fork and "fork" in methods and _single_threaded():
+        return multiprocessing.get_context("fork")
     if "forkserver" not in methods:
         return multiprocessing.get_context("spawn")
     context = multiprocessing.get_context("forkserver")
-    # The fork server loads the native module once (besides the main module, as by default, so
-    # that functions defined there still unpickle): every worker starts with the simulator loaded.
+    # The fork server loads the native module once: every worker starts with the simulator
+    # loaded. ("__main__" asks it to load the main module too, so that functions defined there
+    # unpickle; on CPython 3.11 that entry has no effect, the fork server is not given the main
+    # module's path, and each worker imports the main module itself as it starts.)
     context.set_forkserver_preload(["__main__", "hosim._native"])
     return context
+
+
+def _single_threaded() -> bool:
+    """Whether this process has one thread, native threads included (Linux: ``/proc``;
+    elsewhere unknown, so ``False``)."""
+    try:
+        return len(os.listdir("/proc/self/task")) == 1
+    except OSError:
+        return False
 
 
 # --- the result cache ------------------------------------------------------------------------

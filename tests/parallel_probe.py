@@ -1,0 +1,25 @@
+"""Run by test_runner.py on an executor's runners: shows which runs were under way together."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+from hosim.runner import Task
+
+
+def wait_for_peers(task: Task) -> tuple[int, bool]:
+    """Announce this run in the directory named by ``task.scenario``, then wait (up to 30 s)
+    until ``task.overrides[0][1]`` runs have announced themselves. Returns this process's id and
+    whether they all did: with fewer runners than that, the first run gives up and says False."""
+    directory = Path(task.scenario)
+    (directory / str(task.seed)).write_text(str(os.getpid()))
+    wanted = int(task.overrides[0][1])
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        if len(list(directory.iterdir())) >= wanted:
+            return os.getpid(), True
+        time.sleep(0.01)
+    return os.getpid(), False
+
