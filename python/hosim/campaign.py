@@ -241,8 +241,8 @@ def _prefetch_table_modules() -> None:
 
 
 def local_executor(jobs: int, runs: int) -> InterruptibleExecutor:
-    """The executor of a campaign of ``runs`` runs on this machine with ``jobs`` jobs: this
-    process and ``jobs - 1`` worker processes (fewer when there are fewer runs)."""
+    """The executor of a campaign of ``runs`` runs on this machine with ``jobs`` jobs:
+    ``jobs`` worker processes (fewer when there are fewer runs)."""
     return InterruptibleExecutor(max(1, min(jobs, runs)))
 
 
