@@ -32,6 +32,20 @@ def test_run_json_imports_no_heavy_module():
     assert json.loads(stdout)["scenario"] == "dumbbell"
 
 
+def test_run_json_loads_no_process_pool_hashing_or_plotting_code():
+    # A fifth of a `hosim run --json` start-up went to modules only sweeps and `hosim plot` use
+    # (bench/README.md); they are imported where they are used.
+    code = ("import sys\nfrom hosim.cli import main\n"
+            "main(['run', 'dumbbell', '--set', 'duration_s=1', '--json'])\n"
+            "lazy = ['multiprocessing', 'concurrent.futures', 'hashlib', 'hosim.plot_cmd', 'traceback']\n"
+            "print(json.dumps([m for m in lazy if m in sys.modules]), file=sys.stderr)")
+    proc = subprocess.run([sys.executable, "-c", f"import json\n{code}"], capture_output=True, text=True,
+                          env={k: v for k, v in os.environ.items() if k != "HOSIM_DEBUG"}, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stderr.splitlines()[-1]) == []
+    assert json.loads(proc.stdout)["scenario"] == "dumbbell"
+
+
 def test_python_run_without_traces_imports_no_heavy_module_until_a_frame_is_asked_for():
     heavy, _ = heavy_after("import hosim\nr = hosim.run('dumbbell', overrides={'duration_s': 1}, traces=False)\n"
                            "assert r.summary['flows'] and repr(r)")

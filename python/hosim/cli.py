@@ -13,7 +13,6 @@ import importlib
 import math
 import os
 import sys
-import traceback
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, nullcontext
 from pathlib import Path
@@ -24,7 +23,6 @@ import click
 from hosim import __version__
 from hosim.cli_options import check_jobs_or_cluster, runner_options
 from hosim.errors import ClusterError, Interrupted, InvariantError, ScenarioError
-from hosim.plot_cmd import plot_group
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -102,6 +100,8 @@ def _main(argv: Sequence[str] | None) -> int:
 
 def _report(kind: str, message: str, code: int, exc: BaseException) -> int:
     if _debug():
+        import traceback
+
         traceback.print_exception(type(exc), exc, exc.__traceback__, file=sys.stderr)
     sys.stderr.write(f"hosim: {kind}: {one_line(str(message)) or type(exc).__name__}\n")
     sys.stderr.flush()
@@ -343,7 +343,22 @@ def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> 
     ctx.exit()
 
 
-@click.group(context_settings=_CONTEXT, no_args_is_help=True)
+class _Cli(click.Group):
+    """The top-level group; `plot` (and the plotting code behind it) is imported only when it is
+    asked for, so that `hosim run` does not pay for it at start-up."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted([*super().list_commands(ctx), "plot"])
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name == "plot":
+            from hosim.plot_cmd import plot_group
+
+            return plot_group
+        return super().get_command(ctx, cmd_name)
+
+
+@click.group(cls=_Cli, context_settings=_CONTEXT, no_args_is_help=True)
 @click.option("--version", is_flag=True, expose_value=False, is_eager=True, callback=_print_version,
               help="Print the versions of hosim and its simulator core, then exit.")
 def cli() -> None:
@@ -767,8 +782,6 @@ def reproduce_group() -> None:
     docs/reproductions/. Every run goes through the result cache, so an interrupted
     reproduction resumes where it stopped; see 'hosim reproduce PAPER --help'."""
 
-
-cli.add_command(plot_group)
 
 
 if __name__ == "__main__":

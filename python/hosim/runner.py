@@ -18,22 +18,27 @@ order, calling ``progress`` after each. ``hosim.cluster.DaskExecutor`` (``--clus
 
 from __future__ import annotations
 
-import hashlib
 import json
-import multiprocessing
 import os
-import signal
 import sys
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, wait
-from concurrent.futures import ProcessPoolExecutor as _Pool
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cache, lru_cache, partial
 from pathlib import Path
-from typing import Any, NamedTuple, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, TypeVar
 
 from hosim.errors import InvariantError, ScenarioError
+
+if TYPE_CHECKING:
+    import hashlib
+    import multiprocessing.context
+    from concurrent.futures import Future
+    from concurrent.futures import ProcessPoolExecutor as _Pool
+
+# hashlib, multiprocessing, signal and concurrent.futures are imported where they are used:
+# `hosim run --json` imports this module (through the CLI's options) and needs none of them,
+# and together they are a fifth of its start-up (bench/README.md).
 
 __all__ = [
     "CACHE_DIR_ENV",
@@ -90,7 +95,7 @@ class Task:
         """What identifies the run's result, apart from the core version: the scenario text's
         hash, the seed and the overrides sorted by key (the last value of a repeated key wins)."""
         return {
-            "scenario_sha256": hashlib.sha256(self.scenario.encode("utf-8")).hexdigest(),
+            "scenario_sha256": _sha256(self.scenario.encode("utf-8")).hexdigest(),
             "seed": self.seed,
             "overrides": sorted(dict(self.overrides).items()),
         }
@@ -254,6 +259,9 @@ class ProcessExecutor:
     ) -> Iterator[tuple[int, T]]:
         if not tasks:
             return
+        from concurrent.futures import FIRST_COMPLETED, wait
+        from concurrent.futures import ProcessPoolExecutor as _Pool
+
         if self._pool is None:
             self._pool = _Pool(max_workers=self.jobs, mp_context=_mp_context(), initializer=_ignore_sigint)
         pending: dict[Future[T], int] = {self._pool.submit(fn, task): i for i, task in enumerate(tasks)}
@@ -360,9 +368,17 @@ def _indexed(fn: Callable[[Task], T], item: tuple[int, Task]) -> tuple[int, T]:
     return item[0], fn(item[1])
 
 
+def _sha256(data: bytes) -> hashlib._Hash:
+    import hashlib
+
+    return hashlib.sha256(data)
+
+
 def _ignore_sigint() -> None:
     # Ctrl-C in a terminal reaches every process of the group: only the parent handles it (and
     # stops or waits for the workers), so workers print no traceback of their own.
+    import signal
+
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
@@ -384,6 +400,8 @@ def make_executor(jobs: int | None = None) -> InProcessExecutor | ProcessExecuto
 def _mp_context(allow_fork: bool = False) -> multiprocessing.context.BaseContext:
     """Fork when ``allow_fork`` and safe (this process has one thread: no lock can be held by
     another thread at the time of the fork), else a fork server, else spawn."""
+    import multiprocessing
+
     methods = multiprocessing.get_all_start_methods()
     if allow_fork and "fork" in methods and _single_threaded():
         return multiprocessing.get_context("fork")
@@ -414,6 +432,8 @@ def _single_threaded() -> bool:
 def core_version() -> str:
     """The package version, the native core's version and a hash of the native module file:
     a rebuilt core invalidates the cache even when no version number changed."""
+    import hashlib
+
     from hosim import __version__
     from hosim.api import native
 
@@ -460,7 +480,7 @@ class ResultCache:
 
     def key(self, task: Task) -> str:
         fields = {"core": self.version, **task.cache_fields()}
-        return hashlib.sha256(json.dumps(fields, sort_keys=True).encode("utf-8")).hexdigest()
+        return _sha256(json.dumps(fields, sort_keys=True).encode("utf-8")).hexdigest()
 
     def path(self, task: Task) -> Path:
         key = self.key(task)
