@@ -58,8 +58,8 @@ fn node(w: &Sim, name: &str) -> NodeId {
 /// Packets still on a link (queued, in service, propagating) whose outer destination is `to`.
 fn on_link_towards(l: &Link, to: NodeId) -> u64 {
     let queued = l.queue.iter().filter(|p| p.dst == to).count();
-    let service = l.in_service.iter().filter(|p| p.dst == to).count();
-    let wire = l.pipeline.iter().filter(|(_, p)| p.dst == to).count();
+    let service = l.in_service_packet().iter().filter(|p| p.dst == to).count();
+    let wire = l.propagating().filter(|p| p.dst == to).count();
     (queued + service + wire) as u64
 }
 

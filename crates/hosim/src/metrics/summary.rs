@@ -42,6 +42,17 @@ pub fn check_invariants(sim: &Sim) -> Vec<String> {
                 l.name, s.transmitted, s.duplicated, s.lost, s.delivered, propagating
             ));
         }
+        // Every packet the link carries outside its queue sits in a slot of the queue's store:
+        // a slot neither released nor carried would be a leak, a missing one a lost packet.
+        let carried = l.in_service.is_some() as usize + l.pipeline.len();
+        if l.queue.carried() != carried {
+            bad.push(format!(
+                "link {}: {} packets stored outside the queue, but {} in service or propagating",
+                l.name,
+                l.queue.carried(),
+                carried
+            ));
+        }
     }
     for f in &w.flows {
         let rcv = f.receiver.rcv_nxt();

@@ -50,10 +50,12 @@ pub struct Link {
     pub queue: Queue,
     pub loss: LossModel,
     pub rng: Rng,
-    /// The packet being serialized, if any.
-    pub in_service: Option<Packet>,
-    /// Packets propagating, with their arrival times, oldest first.
-    pub pipeline: VecDeque<(SimTime, Packet)>,
+    /// The packet being serialized, if any: its slot in the queue's store
+    /// ([`Link::in_service_packet`]).
+    pub in_service: Option<u32>,
+    /// Packets propagating, with their arrival times, oldest first: slots in the queue's
+    /// store ([`Link::propagating`]).
+    pub pipeline: VecDeque<(SimTime, u32)>,
     /// Packets on the slow (reordered) path; FIFO too, since its extra delay is constant.
     pub late_pipeline: VecDeque<(SimTime, Packet)>,
     /// Duplication/reordering, or None for an ordinary link (the fast path).
@@ -66,6 +68,16 @@ pub struct Link {
 }
 
 impl Link {
+    /// The packet being serialized, if any.
+    pub fn in_service_packet(&self) -> Option<&Packet> {
+        self.in_service.map(|slot| self.queue.packet(slot))
+    }
+
+    /// The packets propagating on the ordinary (not reordered) path, oldest first.
+    pub fn propagating(&self) -> impl Iterator<Item = &Packet> + '_ {
+        self.pipeline.iter().map(|&(_, slot)| self.queue.packet(slot))
+    }
+
     pub fn in_flight(&self) -> u64 {
         self.queue.len_pkts() as u64
             + self.in_service.is_some() as u64

@@ -49,17 +49,18 @@ impl World {
     fn start_tx(&mut self, l: LinkId) {
         let now = self.now;
         let link = &mut self.links[l as usize];
-        let Some(pkt) = link.queue.dequeue(now) else { return };
+        // The packet stays in its slot of the queue's store; only the slot moves on.
+        let Some(slot) = link.queue.dequeue_slot(now) else { return };
+        let size = link.queue.packet(slot).size_bytes;
         let done = match link.var.as_mut() {
-            None => Some(now + tx_time_ns(pkt.size_bytes, link.rate_bps)),
+            None => Some(now + tx_time_ns(size, link.rate_bps)),
             // Variable rate: the completion moves with every rate change (`on_link_rate`).
-            Some(v) => v.start_packet(now, pkt.size_bytes),
+            Some(v) => v.start_packet(now, size),
         };
-        link.in_service = Some(pkt);
+        link.in_service = Some(slot);
         if self.obs.wants(LinkPoint::Transmit) {
             let link = &*link;
-            let sent = link.in_service.as_ref().expect("just started");
-            self.obs.link(LinkPoint::Transmit, now, l, link, sent);
+            self.obs.link(LinkPoint::Transmit, now, l, link, link.queue.packet(slot));
         }
         if let Some(done) = done {
             self.events.schedule(done, Event::LinkTxDone(l));
@@ -76,31 +77,32 @@ impl World {
             }
             v.finish_packet();
         }
-        let size = link.in_service.as_ref().expect("a packet is in service when its transmission ends").size_bytes;
+        let slot = link.in_service.expect("a packet is in service when its transmission ends");
+        let size = link.queue.packet(slot).size_bytes;
         link.stats.transmitted += 1;
         link.stats.tx_bytes += size as u64;
         if link.loss.lose(&mut link.rng) {
             link.stats.lost += 1;
             self.counters.dropped_loss += 1;
-            // Observed where it is: a packet moved out only to be observed would cost every
-            // packet a copy.
             if self.obs.wants(LinkPoint::Lost) {
                 let link = &*link;
-                self.obs.link(LinkPoint::Lost, now, l, link, link.in_service.as_ref().expect("in service"));
+                self.obs.link(LinkPoint::Lost, now, l, link, link.queue.packet(slot));
             }
-            self.links[l as usize].in_service = None;
+            let link = &mut self.links[l as usize];
+            link.in_service = None;
+            link.queue.release(slot);
         } else if link.impair.is_none() {
             let at = now + link.delay_ns;
-            // Copied straight from the transmitter into the pipeline (`take` would copy twice).
-            link.pipeline.push_back((at, *link.in_service.as_ref().expect("in service")));
             link.in_service = None;
+            link.pipeline.push_back((at, slot));
             // One pending arrival event per pipeline: the head's. The next is scheduled when
             // the head arrives, which keeps the event heap as small as the number of links.
             if link.pipeline.len() == 1 {
                 self.events.schedule(at, Event::LinkArrive(l));
             }
         } else {
-            let pkt = link.in_service.take().expect("in service");
+            link.in_service = None;
+            let pkt = link.queue.release(slot);
             self.propagate_impaired(l, pkt);
         }
         if !self.links[l as usize].queue.is_empty() {
@@ -131,7 +133,8 @@ impl World {
                 }
             } else {
                 let at = now + link.delay_ns;
-                link.pipeline.push_back((at, p));
+                let slot = link.queue.hold(p);
+                link.pipeline.push_back((at, slot));
                 if link.pipeline.len() == 1 {
                     self.events.schedule(at, Event::LinkArrive(l));
                 }
@@ -145,14 +148,22 @@ impl World {
         let link = &mut self.links[l as usize];
         if self.obs.wants(LinkPoint::Receive) {
             let link = &*link;
-            let pipe = if late { &link.late_pipeline } else { &link.pipeline };
-            let arriving = &pipe.front().expect("an arrival event has a packet in the pipeline").1;
+            let arriving = if late {
+                &link.late_pipeline.front().expect("an arrival event has a packet in the pipeline").1
+            } else {
+                link.propagating().next().expect("an arrival event has a packet in the pipeline")
+            };
             self.obs.link(LinkPoint::Receive, self.now, l, link, arriving);
         }
-        let pipe = if late { &mut link.late_pipeline } else { &mut link.pipeline };
-        let (at, pkt) = pipe.pop_front().expect("an arrival event has a packet in the pipeline");
+        let (at, pkt, next) = if late {
+            let (at, pkt) = link.late_pipeline.pop_front().expect("an arrival event has a packet in the pipeline");
+            (at, pkt, link.late_pipeline.front().map(|&(next, _)| next))
+        } else {
+            let (at, slot) = link.pipeline.pop_front().expect("an arrival event has a packet in the pipeline");
+            (at, link.queue.release(slot), link.pipeline.front().map(|&(next, _)| next))
+        };
         debug_assert_eq!(at, self.now);
-        if let Some(&(next, _)) = pipe.front() {
+        if let Some(next) = next {
             let ev = if late { Event::LinkArriveLate(l) } else { Event::LinkArrive(l) };
             self.events.schedule(next, ev);
         }

@@ -416,9 +416,5 @@ impl Agent for FcpHandover {
 /// Packets for node `dst` on a link: queued, in service, propagating.
 fn on_link_for(links: &[Link], l: LinkId, dst: NodeId) -> impl Iterator<Item = &Packet> {
     let link = &links[l as usize];
-    link.queue
-        .iter()
-        .chain(link.in_service.iter())
-        .chain(link.pipeline.iter().map(|(_, p)| p))
-        .filter(move |p| p.dst == dst)
+    link.queue.iter().chain(link.in_service_packet()).chain(link.propagating()).filter(move |p| p.dst == dst)
 }

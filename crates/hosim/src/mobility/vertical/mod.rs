@@ -232,8 +232,8 @@ impl VerticalHandoff {
         let old: Vec<u64> = uplink
             .queue
             .iter()
-            .chain(uplink.in_service.iter())
-            .chain(uplink.pipeline.iter().map(|(_, p)| p))
+            .chain(uplink.in_service_packet())
+            .chain(uplink.propagating())
             .filter(|p| p.flow == flow && p.is_data())
             .map(|p| p.uid)
             .collect();
