@@ -3,7 +3,7 @@
 //! validation of every `lte_x2` key.
 
 use hosim::mobility::lte_x2::LteX2;
-use hosim::net::{Link, NodeId};
+use hosim::net::{Link, NodeId, PacketStore};
 use hosim::sim::Sim;
 use hosim::RunOptions;
 use serde_json::Value;
@@ -56,10 +56,10 @@ fn node(w: &Sim, name: &str) -> NodeId {
 }
 
 /// Packets still on a link (queued, in service, propagating) whose outer destination is `to`.
-fn on_link_towards(l: &Link, to: NodeId) -> u64 {
-    let queued = l.queue.iter().filter(|p| p.dst == to).count();
-    let service = l.in_service_packet().iter().filter(|p| p.dst == to).count();
-    let wire = l.propagating().filter(|p| p.dst == to).count();
+fn on_link_towards(l: &Link, store: &PacketStore, to: NodeId) -> u64 {
+    let queued = l.queue.iter(store).filter(|p| p.dst == to).count();
+    let service = l.in_service_packet(store).iter().filter(|p| p.dst == to).count();
+    let wire = l.propagating(store).filter(|p| p.dst == to).count();
     (queued + service + wire) as u64
 }
 
@@ -84,12 +84,12 @@ fn standard_forwarded_packets_queue_twice_in_the_router() {
     // Everything the S-GW tunnelled to the source (forwarded packets included) and its end
     // marker entered the router's queue to the source...
     let sgw_link = link(&w, "sgw->router");
-    assert_eq!(to_senb.stats.offered, lte.sgw_tunnelled[0] + 1 - on_link_towards(sgw_link, senb));
+    assert_eq!(to_senb.stats.offered, lte.sgw_tunnelled[0] + 1 - on_link_towards(sgw_link, &w.world.store, senb));
     // ...and the forwarded packets and the end marker entered the queue to the target as well,
     // besides the direct packets.
     let back = link(&w, "senb->router");
-    let expected =
-        lte.sgw_tunnelled[1] - on_link_towards(sgw_link, tenb) + ho.forwarded_packets + 1 - on_link_towards(back, tenb);
+    let expected = lte.sgw_tunnelled[1] - on_link_towards(sgw_link, &w.world.store, tenb) + ho.forwarded_packets + 1
+        - on_link_towards(back, &w.world.store, tenb);
     assert_eq!(to_tenb.stats.offered, expected);
 }
 

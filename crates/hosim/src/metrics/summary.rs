@@ -42,17 +42,12 @@ pub fn check_invariants(sim: &Sim) -> Vec<String> {
                 l.name, s.transmitted, s.duplicated, s.lost, s.delivered, propagating
             ));
         }
-        // Every packet the link carries outside its queue sits in a slot of the queue's store:
-        // a slot neither released nor carried would be a leak, a missing one a lost packet.
-        let carried = l.in_service.is_some() as usize + l.pipeline.len();
-        if l.queue.carried() != carried {
-            bad.push(format!(
-                "link {}: {} packets stored outside the queue, but {} in service or propagating",
-                l.name,
-                l.queue.carried(),
-                carried
-            ));
-        }
+    }
+    // Every packet on a link (queued, in service, propagating) sits in a slot of the store: a
+    // slot in use that no link holds would be a leak, a slot held twice a duplicated packet.
+    let held: usize = w.links.iter().map(|l| l.slots_held()).sum();
+    if w.store.in_use() != held {
+        bad.push(format!("packet store: {} slots in use, but the links hold {}", w.store.in_use(), held));
     }
     for f in &w.flows {
         let rcv = f.receiver.rcv_nxt();

@@ -7,7 +7,7 @@ use std::collections::VecDeque;
 
 use super::loss::LossModel;
 use super::packet::Packet;
-use super::queue::Queue;
+use super::queue::{PacketStore, Queue};
 use super::rate::VarRate;
 use super::NodeId;
 use crate::engine::rng::Rng;
@@ -50,11 +50,11 @@ pub struct Link {
     pub queue: Queue,
     pub loss: LossModel,
     pub rng: Rng,
-    /// The packet being serialized, if any: its slot in the queue's store
+    /// The packet being serialized, if any: its slot in the world's packet store
     /// ([`Link::in_service_packet`]).
     pub in_service: Option<u32>,
-    /// Packets propagating, with their arrival times, oldest first: slots in the queue's
-    /// store ([`Link::propagating`]).
+    /// Packets propagating, with their arrival times, oldest first: slots in the world's
+    /// packet store ([`Link::propagating`]).
     pub pipeline: VecDeque<(SimTime, u32)>,
     /// Packets on the slow (reordered) path; FIFO too, since its extra delay is constant.
     pub late_pipeline: VecDeque<(SimTime, Packet)>,
@@ -69,13 +69,24 @@ pub struct Link {
 
 impl Link {
     /// The packet being serialized, if any.
-    pub fn in_service_packet(&self) -> Option<&Packet> {
-        self.in_service.map(|slot| self.queue.packet(slot))
+    pub fn in_service_packet<'a>(&self, store: &'a PacketStore) -> Option<&'a Packet> {
+        self.in_service.map(|slot| store.get(slot))
     }
 
     /// The packets propagating on the ordinary (not reordered) path, oldest first.
-    pub fn propagating(&self) -> impl Iterator<Item = &Packet> + '_ {
-        self.pipeline.iter().map(|&(_, slot)| self.queue.packet(slot))
+    pub fn propagating<'a>(&'a self, store: &'a PacketStore) -> impl Iterator<Item = &'a Packet> + 'a {
+        self.pipeline.iter().map(move |&(_, slot)| store.get(slot))
+    }
+
+    /// Every packet on the link for which it holds a slot of the store: queued, in service,
+    /// propagating (the reordered path keeps its packets by value).
+    pub fn packets<'a>(&'a self, store: &'a PacketStore) -> impl Iterator<Item = &'a Packet> + 'a {
+        self.queue.iter(store).chain(self.in_service_packet(store)).chain(self.propagating(store))
+    }
+
+    /// Slots of the store the link holds: queued, in service, propagating.
+    pub fn slots_held(&self) -> usize {
+        self.queue.len_pkts() as usize + self.in_service.is_some() as usize + self.pipeline.len()
     }
 
     pub fn in_flight(&self) -> u64 {

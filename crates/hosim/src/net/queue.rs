@@ -60,12 +60,14 @@ pub struct QueueStats {
     last_change_ns: SimTime,
 }
 
-/// Where a link keeps its packets: queued, in service or propagating. A packet is written into
-/// a slot once, when the queue accepts it, and read out once, when it leaves the link; in
-/// between only the slot's index moves (queue -> transmitter -> pipeline), so a hop costs two
-/// packet copies instead of five. Freed slots are reused last-in first-out, so the slots in
-/// use stay few and warm in the cache. Steady state allocates nothing: the store grows to the
-/// link's largest occupancy and stays there.
+/// Where packets wait while they are in the network: queued, in service or propagating. A
+/// packet is written into a slot once, when a queue accepts it, and read out once, when it
+/// leaves the link; in between only the slot's index moves (queue -> transmitter ->
+/// pipeline), so a hop costs two packet copies instead of five. The run's links share one
+/// store and reuse freed slots last-in first-out: the slot a packet leaves on arrival is the
+/// one the next link's queue writes it into, so the slots in use stay few and warm in the cache
+/// however many links there are. Steady state allocates nothing: the store grows to the
+/// largest number of packets in the network and stays there.
 #[derive(Clone, Debug, Default)]
 pub struct PacketStore {
     slots: Vec<Packet>,
@@ -75,7 +77,7 @@ pub struct PacketStore {
 impl PacketStore {
     /// Stores `pkt` and returns its slot.
     #[inline]
-    fn put(&mut self, pkt: Packet) -> u32 {
+    pub fn put(&mut self, pkt: Packet) -> u32 {
         match self.free.pop() {
             Some(slot) => {
                 self.slots[slot as usize] = pkt;
@@ -88,32 +90,36 @@ impl PacketStore {
         }
     }
 
+    /// The packet in `slot`, which is in use.
     #[inline]
-    fn get(&self, slot: u32) -> &Packet {
+    pub fn get(&self, slot: u32) -> &Packet {
         &self.slots[slot as usize]
     }
 
     /// Takes the packet out of `slot`, which is free afterwards.
     #[inline]
-    fn take(&mut self, slot: u32) -> Packet {
+    pub fn take(&mut self, slot: u32) -> Packet {
         self.free.push(slot);
         self.slots[slot as usize]
     }
 
     /// Slots in use.
-    fn in_use(&self) -> usize {
+    pub fn in_use(&self) -> usize {
         self.slots.len() - self.free.len()
+    }
+
+    /// Slots allocated (in use or free).
+    pub fn capacity(&self) -> usize {
+        self.slots.len()
     }
 }
 
 #[derive(Clone, Debug)]
 pub struct Queue {
     pub limit: QueueLimit,
-    /// Slots of `store` holding the queued packets, oldest first.
+    /// Slots of the [`PacketStore`] the caller passes in, holding the queued packets, oldest
+    /// first. Every call on one queue must pass the same store.
     pkts: VecDeque<u32>,
-    /// The queued packets, and those the link took out of the queue and still carries
-    /// ([`Queue::dequeue_slot`] .. [`Queue::release`]).
-    store: PacketStore,
     bytes: u64,
     red: Option<RedState>,
     pub stats: QueueStats,
@@ -124,7 +130,6 @@ impl Queue {
         Queue {
             limit,
             pkts: VecDeque::new(),
-            store: PacketStore::default(),
             bytes: 0,
             red: red.map(|params| RedState { params, avg: 0.0, count: -1, idle_since: Some(0) }),
             stats: QueueStats::default(),
@@ -161,7 +166,7 @@ impl Queue {
     }
 
     /// Offers a packet to the queue. A dropped packet is gone; the caller counts it.
-    pub fn enqueue(&mut self, now: SimTime, mut pkt: Packet, rng: &mut Rng) -> Verdict {
+    pub fn enqueue(&mut self, now: SimTime, mut pkt: Packet, rng: &mut Rng, store: &mut PacketStore) -> Verdict {
         let early = match self.red.as_mut() {
             Some(red) => red.decide(now, self.pkts.len(), &pkt, rng),
             None => RedDecision::Pass,
@@ -183,7 +188,7 @@ impl Queue {
                 }
                 self.account(now);
                 self.bytes += pkt.size_bytes as u64;
-                let slot = self.store.put(pkt);
+                let slot = store.put(pkt);
                 self.pkts.push_back(slot);
                 self.stats.enqueued += 1;
                 self.stats.max_len_pkts = self.stats.max_len_pkts.max(self.pkts.len() as u32);
@@ -195,19 +200,19 @@ impl Queue {
         verdict
     }
 
-    pub fn dequeue(&mut self, now: SimTime) -> Option<Packet> {
-        let slot = self.dequeue_slot(now)?;
-        Some(self.store.take(slot))
+    pub fn dequeue(&mut self, now: SimTime, store: &mut PacketStore) -> Option<Packet> {
+        let slot = self.dequeue_slot(now, store)?;
+        Some(store.take(slot))
     }
 
     /// Takes the oldest packet out of the queue but leaves it in its slot: the caller (the
-    /// link's transmitter) reads it with [`Queue::packet`] and gives the slot back with
-    /// [`Queue::release`] when the packet leaves the link.
+    /// link's transmitter) reads it with [`PacketStore::get`] and frees the slot with
+    /// [`PacketStore::take`] when the packet leaves the link.
     #[inline]
-    pub fn dequeue_slot(&mut self, now: SimTime) -> Option<u32> {
+    pub fn dequeue_slot(&mut self, now: SimTime, store: &PacketStore) -> Option<u32> {
         self.account(now);
         let slot = self.pkts.pop_front()?;
-        self.bytes -= self.store.get(slot).size_bytes as u64;
+        self.bytes -= store.get(slot).size_bytes as u64;
         if self.pkts.is_empty() {
             if let Some(red) = self.red.as_mut() {
                 red.idle_since = Some(now);
@@ -216,36 +221,11 @@ impl Queue {
         Some(slot)
     }
 
-    /// The packet in a slot handed out by [`Queue::dequeue_slot`] and not yet released.
-    #[inline]
-    pub fn packet(&self, slot: u32) -> &Packet {
-        self.store.get(slot)
-    }
-
-    /// Returns the packet of a slot handed out by [`Queue::dequeue_slot`]; the slot is free.
-    #[inline]
-    pub fn release(&mut self, slot: u32) -> Packet {
-        self.store.take(slot)
-    }
-
-    /// Stores a packet the link carries without queueing it (a copy made by the duplication
-    /// impairment) and returns its slot, to be released like a dequeued one.
-    pub fn hold(&mut self, pkt: Packet) -> u32 {
-        self.store.put(pkt)
-    }
-
-    /// Packets dequeued with [`Queue::dequeue_slot`] or held with [`Queue::hold`], and not
-    /// yet released.
-    pub fn carried(&self) -> usize {
-        self.store.in_use() - self.pkts.len()
-    }
-
-    /// Removes every queued packet (e.g. a base station flushing a UE's queue).
-    pub fn drain(&mut self, now: SimTime) -> impl Iterator<Item = Packet> + '_ {
+    /// Removes every queued packet (e.g. a base station flushing a UE's queue), oldest first.
+    pub fn drain(&mut self, now: SimTime, store: &mut PacketStore) -> Vec<Packet> {
         self.account(now);
         self.bytes = 0;
-        let store = &mut self.store;
-        self.pkts.drain(..).map(move |slot| store.take(slot))
+        self.pkts.drain(..).map(|slot| store.take(slot)).collect()
     }
 
     /// Time-averaged queue length in packets over [0, now].
@@ -258,13 +238,14 @@ impl Queue {
         area as f64 / now as f64
     }
 
-    pub fn iter(&self) -> impl Iterator<Item = &Packet> {
-        self.pkts.iter().map(|&slot| self.store.get(slot))
+    /// The queued packets, oldest first.
+    pub fn iter<'a>(&'a self, store: &'a PacketStore) -> impl Iterator<Item = &'a Packet> + 'a {
+        self.pkts.iter().map(move |&slot| store.get(slot))
     }
 
     /// The packet enqueued last.
-    pub fn back(&self) -> Option<&Packet> {
-        self.pkts.back().map(|&slot| self.store.get(slot))
+    pub fn back<'a>(&self, store: &'a PacketStore) -> Option<&'a Packet> {
+        self.pkts.back().map(|&slot| store.get(slot))
     }
 }
 
@@ -322,27 +303,30 @@ mod tests {
     }
 
     #[test]
-    fn a_dequeued_slot_keeps_its_packet_until_released_and_is_then_reused() {
+    fn a_dequeued_slot_keeps_its_packet_until_taken_and_is_then_reused() {
         let mut rng = crate::engine::rng::stream_rng(1, crate::engine::rng::StreamKind::Link, 0);
+        let mut store = PacketStore::default();
         let mut q = Queue::new(QueueLimit::Packets(10), None);
         for uid in 0..3 {
-            assert_eq!(q.enqueue(0, pkt(uid), &mut rng), Verdict::Queued);
+            assert_eq!(q.enqueue(0, pkt(uid), &mut rng, &mut store), Verdict::Queued);
         }
         assert_eq!(q.len_bytes(), 1000 + 1001 + 1002);
-        let a = q.dequeue_slot(1).expect("queued");
-        let b = q.dequeue_slot(1).expect("queued");
-        // Out of the queue (its bytes no longer count) but still carried, in FIFO order.
-        assert_eq!((q.packet(a).uid, q.packet(b).uid), (0, 1));
-        assert_eq!((q.len_pkts(), q.len_bytes(), q.carried()), (1, 1002, 2));
-        assert_eq!(q.release(a).uid, 0);
-        assert_eq!(q.carried(), 1);
+        let a = q.dequeue_slot(1, &store).expect("queued");
+        let b = q.dequeue_slot(1, &store).expect("queued");
+        // Out of the queue (its bytes no longer count) but still stored, in FIFO order.
+        assert_eq!((store.get(a).uid, store.get(b).uid), (0, 1));
+        assert_eq!((q.len_pkts(), q.len_bytes(), store.in_use()), (1, 1002, 3));
+        assert_eq!(store.take(a).uid, 0);
+        assert_eq!(store.in_use(), 2);
         // The freed slot takes the next packet: the store does not grow.
-        q.enqueue(2, pkt(7), &mut rng);
-        assert_eq!(q.iter().map(|p| p.uid).collect::<Vec<_>>(), vec![2, 7]);
-        assert_eq!(q.store.slots.len(), 3);
-        assert_eq!(q.packet(b).uid, 1, "a carried packet is not overwritten");
-        let drained: Vec<u64> = q.drain(3).map(|p| p.uid).collect();
+        q.enqueue(2, pkt(7), &mut rng, &mut store);
+        assert_eq!(q.iter(&store).map(|p| p.uid).collect::<Vec<_>>(), vec![2, 7]);
+        assert_eq!(q.back(&store).map(|p| p.uid), Some(7));
+        assert_eq!(store.capacity(), 3);
+        assert_eq!(store.get(b).uid, 1, "a packet in service is not overwritten");
+        let drained: Vec<u64> = q.drain(3, &mut store).iter().map(|p| p.uid).collect();
         assert_eq!(drained, vec![2, 7]);
-        assert_eq!((q.carried(), q.release(b).uid, q.carried()), (1, 1, 0));
+        assert_eq!((store.in_use(), store.take(b).uid, store.in_use()), (1, 1, 0));
+        assert_eq!(q.dequeue(4, &mut store).map(|p| p.uid), None);
     }
 }

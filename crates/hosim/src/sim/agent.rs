@@ -117,6 +117,21 @@ impl<'a> Cx<'a> {
         &mut self.world.links[l as usize]
     }
 
+    /// The packets on the links, which [`Link`]s refer to by slot.
+    pub fn store(&self) -> &crate::net::PacketStore {
+        &self.world.store
+    }
+
+    /// Takes every packet out of link `l`'s queue, oldest first, and counts them as withdrawn
+    /// (a base station handing a departed mobile's buffer to its handover scheme).
+    pub fn withdraw_queued(&mut self, l: LinkId) -> Vec<Packet> {
+        let w = &mut *self.world;
+        let link = &mut w.links[l as usize];
+        let pkts = link.queue.drain(w.now, &mut w.store);
+        link.stats.withdrawn += pkts.len() as u64;
+        pkts
+    }
+
     pub fn link_id(&self, name: &str) -> Option<LinkId> {
         self.world.links.iter().position(|l| l.name == name).map(|i| i as LinkId)
     }

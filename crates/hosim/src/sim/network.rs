@@ -25,7 +25,7 @@ impl World {
         link.stats.offered += 1;
         // A copy for the drop observers only when somebody listens: none on the fast path.
         let seen = if self.obs.wants(LinkPoint::Drop) { Some(pkt) } else { None };
-        let verdict = link.queue.enqueue(now, pkt, &mut link.rng);
+        let verdict = link.queue.enqueue(now, pkt, &mut link.rng, &mut self.store);
         match verdict {
             Verdict::DroppedFull | Verdict::DroppedEarly => {
                 self.counters.dropped_queue += 1;
@@ -38,7 +38,7 @@ impl World {
         }
         if self.obs.wants(LinkPoint::Enqueue) {
             let link = &*link;
-            let queued = link.queue.back().expect("just enqueued");
+            let queued = link.queue.back(&self.store).expect("just enqueued");
             self.obs.link(LinkPoint::Enqueue, now, l, link, queued);
         }
         if link.in_service.is_none() {
@@ -50,8 +50,8 @@ impl World {
         let now = self.now;
         let link = &mut self.links[l as usize];
         // The packet stays in its slot of the queue's store; only the slot moves on.
-        let Some(slot) = link.queue.dequeue_slot(now) else { return };
-        let size = link.queue.packet(slot).size_bytes;
+        let Some(slot) = link.queue.dequeue_slot(now, &self.store) else { return };
+        let size = self.store.get(slot).size_bytes;
         let done = match link.var.as_mut() {
             None => Some(now + tx_time_ns(size, link.rate_bps)),
             // Variable rate: the completion moves with every rate change (`on_link_rate`).
@@ -60,7 +60,7 @@ impl World {
         link.in_service = Some(slot);
         if self.obs.wants(LinkPoint::Transmit) {
             let link = &*link;
-            self.obs.link(LinkPoint::Transmit, now, l, link, link.queue.packet(slot));
+            self.obs.link(LinkPoint::Transmit, now, l, link, self.store.get(slot));
         }
         if let Some(done) = done {
             self.events.schedule(done, Event::LinkTxDone(l));
@@ -78,7 +78,7 @@ impl World {
             v.finish_packet();
         }
         let slot = link.in_service.expect("a packet is in service when its transmission ends");
-        let size = link.queue.packet(slot).size_bytes;
+        let size = self.store.get(slot).size_bytes;
         link.stats.transmitted += 1;
         link.stats.tx_bytes += size as u64;
         if link.loss.lose(&mut link.rng) {
@@ -86,11 +86,10 @@ impl World {
             self.counters.dropped_loss += 1;
             if self.obs.wants(LinkPoint::Lost) {
                 let link = &*link;
-                self.obs.link(LinkPoint::Lost, now, l, link, link.queue.packet(slot));
+                self.obs.link(LinkPoint::Lost, now, l, link, self.store.get(slot));
             }
-            let link = &mut self.links[l as usize];
-            link.in_service = None;
-            link.queue.release(slot);
+            self.links[l as usize].in_service = None;
+            self.store.take(slot);
         } else if link.impair.is_none() {
             let at = now + link.delay_ns;
             link.in_service = None;
@@ -102,7 +101,7 @@ impl World {
             }
         } else {
             link.in_service = None;
-            let pkt = link.queue.release(slot);
+            let pkt = self.store.take(slot);
             self.propagate_impaired(l, pkt);
         }
         if !self.links[l as usize].queue.is_empty() {
@@ -133,7 +132,7 @@ impl World {
                 }
             } else {
                 let at = now + link.delay_ns;
-                let slot = link.queue.hold(p);
+                let slot = self.store.put(p);
                 link.pipeline.push_back((at, slot));
                 if link.pipeline.len() == 1 {
                     self.events.schedule(at, Event::LinkArrive(l));
@@ -151,7 +150,7 @@ impl World {
             let arriving = if late {
                 &link.late_pipeline.front().expect("an arrival event has a packet in the pipeline").1
             } else {
-                link.propagating().next().expect("an arrival event has a packet in the pipeline")
+                link.propagating(&self.store).next().expect("an arrival event has a packet in the pipeline")
             };
             self.obs.link(LinkPoint::Receive, self.now, l, link, arriving);
         }
@@ -160,7 +159,7 @@ impl World {
             (at, pkt, link.late_pipeline.front().map(|&(next, _)| next))
         } else {
             let (at, slot) = link.pipeline.pop_front().expect("an arrival event has a packet in the pipeline");
-            (at, link.queue.release(slot), link.pipeline.front().map(|&(next, _)| next))
+            (at, self.store.take(slot), link.pipeline.front().map(|&(next, _)| next))
         };
         debug_assert_eq!(at, self.now);
         if let Some(next) = next {

@@ -6,7 +6,7 @@
 use crate::engine::rng::Rng;
 use crate::engine::time::SimTime;
 use crate::engine::EventQueue;
-use crate::net::{AgentId, FlowId, Link, LinkId, Node};
+use crate::net::{AgentId, FlowId, Link, LinkId, Node, PacketStore};
 use crate::observe::Observers;
 use crate::tcp::Segment;
 
@@ -59,6 +59,9 @@ pub struct World {
     pub events: EventQueue<Event>,
     pub nodes: Vec<Node>,
     pub links: Vec<Link>,
+    /// The packets on the links (queued, in service, propagating), which the links refer to
+    /// by slot.
+    pub store: PacketStore,
     pub flows: Vec<Flow>,
     pub counters: Counters,
     /// Traces and link observers.
@@ -88,6 +91,7 @@ impl World {
             seed: 0,
             next_uid: 0,
             seg_buf: Vec::with_capacity(64),
+            store: PacketStore::default(),
             rng,
         }
     }

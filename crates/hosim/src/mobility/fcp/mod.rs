@@ -39,7 +39,7 @@ use rand::Rng as _;
 
 use crate::engine::rng::Rng;
 use crate::engine::time::SimTime;
-use crate::net::{FlowId, Link, LinkId, NodeId, Packet};
+use crate::net::{FlowId, Link, LinkId, NodeId, Packet, PacketStore};
 use crate::sim::{Agent, Cx, Report, World};
 
 /// What an fcp timer is for.
@@ -194,7 +194,7 @@ impl FcpHandover {
         self.attach_routes(cx, m, to);
         let old_down = self.mobiles[m].down[from];
         let flush_queue = self.old_bs_queue == OldBsQueue::Scheme;
-        let past = self.old_path_uids(cx.links(), m, from, flush_queue);
+        let past = self.old_path_uids(cx.links(), cx.store(), m, from, flush_queue);
         let record = HandoverRecord {
             mobile: m as u32,
             start_ns: now,
@@ -217,9 +217,7 @@ impl FcpHandover {
         let held: Vec<Packet> = mob.hold.drain(..).collect();
         mob.holding = self.scheme == FcpScheme::Rearrange;
         // The old base station's buffer for the mobile goes to the scheme, oldest first.
-        let link = cx.link_mut(old_down);
-        let queued: Vec<Packet> = if flush_queue { link.queue.drain(now).collect() } else { Vec::new() };
-        link.stats.withdrawn += queued.len() as u64;
+        let queued: Vec<Packet> = if flush_queue { cx.withdraw_queued(old_down) } else { Vec::new() };
         for pkt in queued.into_iter().chain(held) {
             self.old_bs(cx, m, from, pkt);
         }
@@ -231,10 +229,14 @@ impl FcpHandover {
 
     /// Packets for mobile `m` past the FCP on the path through base station `from`: on the
     /// FCP->BS link, held back at the base station, and (if `with_queue`) in its wireless queue.
-    fn old_path_uids(&self, links: &[Link], m: usize, from: usize, with_queue: bool) -> Vec<u64> {
+    fn old_path_uids(&self, links: &[Link], store: &PacketStore, m: usize, from: usize, with_queue: bool) -> Vec<u64> {
         let mob = &self.mobiles[m];
-        let queue = links[mob.down[from] as usize].queue.iter().take(if with_queue { usize::MAX } else { 0 });
-        on_link_for(links, self.fcp_to_bs[from], mob.node).chain(queue).chain(mob.hold.iter()).map(|p| p.uid).collect()
+        let queue = links[mob.down[from] as usize].queue.iter(store).take(if with_queue { usize::MAX } else { 0 });
+        on_link_for(links, store, self.fcp_to_bs[from], mob.node)
+            .chain(queue)
+            .chain(mob.hold.iter())
+            .map(|p| p.uid)
+            .collect()
     }
 
     /// The scheme at a base station `b` the mobile has left.
@@ -346,8 +348,8 @@ impl FcpHandover {
         let mob = &self.mobiles[m];
         let Some(r) = mob.draining else { return };
         let old = 1 - mob.at;
-        let pending = on_link_for(cx.links(), self.fcp_to_bs[old], mob.node).next().is_some()
-            || on_link_for(cx.links(), self.forward[old], mob.node).next().is_some();
+        let pending = on_link_for(cx.links(), cx.store(), self.fcp_to_bs[old], mob.node).next().is_some()
+            || on_link_for(cx.links(), cx.store(), self.forward[old], mob.node).next().is_some();
         if pending {
             return;
         }
@@ -414,7 +416,11 @@ impl Agent for FcpHandover {
 }
 
 /// Packets for node `dst` on a link: queued, in service, propagating.
-fn on_link_for(links: &[Link], l: LinkId, dst: NodeId) -> impl Iterator<Item = &Packet> {
-    let link = &links[l as usize];
-    link.queue.iter().chain(link.in_service_packet()).chain(link.propagating()).filter(move |p| p.dst == dst)
+fn on_link_for<'a>(
+    links: &'a [Link],
+    store: &'a PacketStore,
+    l: LinkId,
+    dst: NodeId,
+) -> impl Iterator<Item = &'a Packet> + 'a {
+    links[l as usize].packets(store).filter(move |p| p.dst == dst)
 }

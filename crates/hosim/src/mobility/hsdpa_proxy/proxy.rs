@@ -382,7 +382,7 @@ mod tests {
         pkt.len = 1460;
         let link = &mut w.links[l as usize];
         for _ in 0..n {
-            link.queue.enqueue(0, pkt, &mut link.rng);
+            link.queue.enqueue(0, pkt, &mut link.rng, &mut w.store);
         }
     }
 

@@ -9,7 +9,7 @@
 use std::collections::VecDeque;
 
 use crate::net::packet::Packet;
-use crate::net::queue::{Queue, QueueLimit};
+use crate::net::queue::{PacketStore, Queue, QueueLimit};
 use crate::net::{LinkId, NodeId};
 
 /// Downlink scheduling policy.
@@ -101,6 +101,8 @@ pub struct Enb {
     pub queues: Vec<Queue>,
     /// Direct packets held by the target's reordering function until the end marker.
     pub held_direct: Vec<Queue>,
+    /// The packets in `queues` and `held_direct`, which those queues refer to by slot.
+    pub store: PacketStore,
     /// Uplink packets of UEs that are attaching here, sent on once they have attached.
     pub held_uplink: VecDeque<Packet>,
     /// Radio downlink `enb->ue` per UE, where the UE can attach to this eNodeB.
@@ -126,6 +128,7 @@ impl Enb {
             name,
             queues: (0..n_ues).map(|_| Queue::new(limit, None)).collect(),
             held_direct: (0..n_ues).map(|_| Queue::new(limit, None)).collect(),
+            store: PacketStore::default(),
             held_uplink: VecDeque::new(),
             downlinks: vec![None; n_ues],
             radio_bps,

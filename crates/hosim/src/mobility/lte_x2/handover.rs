@@ -312,7 +312,7 @@ impl LteX2 {
             }
         }
         let enb = &mut self.enbs[source];
-        let queued: Vec<Packet> = enb.queues[ue].drain(now).collect();
+        let queued: Vec<Packet> = enb.queues[ue].drain(now, &mut enb.store);
         enb.stats.unbuffered += queued.len() as u64;
         let forwarded_any = !queued.is_empty();
         for pkt in queued {
@@ -426,7 +426,7 @@ impl LteX2 {
         ho.reordering_ended_ns = Some(now);
         let (ue, target) = (ho.ue, ho.target);
         let enb = &mut self.enbs[target];
-        let held: Vec<Packet> = enb.held_direct[ue].drain(now).collect();
+        let held: Vec<Packet> = enb.held_direct[ue].drain(now, &mut enb.store);
         enb.stats.unbuffered += held.len() as u64;
         for pkt in held {
             self.enb_enqueue(cx, target, ue, pkt);

@@ -211,7 +211,7 @@ impl LteX2 {
                 }
                 let now = cx.now();
                 let enb = &mut self.enbs[e];
-                if !enb_buffer(&mut enb.held_direct[u], &mut enb.stats, now, pkt, cx.rng()) {
+                if !enb_buffer(&mut enb.held_direct[u], &mut enb.store, &mut enb.stats, now, pkt, cx.rng()) {
                     cx.counters_mut().dropped_queue += 1;
                 }
                 return;
@@ -225,7 +225,7 @@ impl LteX2 {
     fn enb_enqueue(&mut self, cx: &mut Cx, e: usize, u: usize, pkt: Packet) {
         let now = cx.now();
         let enb = &mut self.enbs[e];
-        if !enb_buffer(&mut enb.queues[u], &mut enb.stats, now, pkt, cx.rng()) {
+        if !enb_buffer(&mut enb.queues[u], &mut enb.store, &mut enb.stats, now, pkt, cx.rng()) {
             cx.counters_mut().dropped_queue += 1;
         }
     }
@@ -240,16 +240,16 @@ impl LteX2 {
             return;
         }
         let ues = &self.ues;
-        let queues = &enb.queues;
+        let (queues, store) = (&enb.queues, &enb.store);
         let pick = enb.scheduler.pick(|u| {
             if ues[u].attached == Some(e) {
-                queues[u].iter().next().map(|p| p.size_bytes)
+                queues[u].iter(store).next().map(|p| p.size_bytes)
             } else {
                 None
             }
         });
         let Some(u) = pick else { return };
-        let pkt = enb.queues[u].dequeue(now).expect("the scheduler picks a backlogged UE");
+        let pkt = enb.queues[u].dequeue(now, &mut enb.store).expect("the scheduler picks a backlogged UE");
         let link = enb.downlinks[u].expect("an attached UE has a radio link");
         enb.stats.unbuffered += 1;
         enb.stats.radio_packets += 1;
@@ -310,8 +310,15 @@ impl Agent for LteX2 {
 }
 
 /// Offers a packet to one of an eNodeB's DropTail buffers. Returns whether it was accepted.
-fn enb_buffer(q: &mut crate::net::Queue, stats: &mut enb::EnbStats, now: SimTime, pkt: Packet, rng: &mut Rng) -> bool {
-    match q.enqueue(now, pkt, rng) {
+fn enb_buffer(
+    q: &mut crate::net::Queue,
+    store: &mut crate::net::PacketStore,
+    stats: &mut enb::EnbStats,
+    now: SimTime,
+    pkt: Packet,
+    rng: &mut Rng,
+) -> bool {
+    match q.enqueue(now, pkt, rng, store) {
         Verdict::Queued | Verdict::Marked => {
             stats.buffered += 1;
             true

@@ -229,23 +229,15 @@ impl VerticalHandoff {
         let (from, to) = (self.at, self.at.other());
         let flow = self.flow;
         let uplink = &cx.links()[self.up[from.index()] as usize];
-        let old: Vec<u64> = uplink
-            .queue
-            .iter()
-            .chain(uplink.in_service_packet())
-            .chain(uplink.propagating())
-            .filter(|p| p.flow == flow && p.is_data())
-            .map(|p| p.uid)
-            .collect();
+        let old: Vec<u64> =
+            uplink.packets(cx.store()).filter(|p| p.flow == flow && p.is_data()).map(|p| p.uid).collect();
         self.attach_routes(cx, to);
         self.at = to;
         let mut dropped = Vec::new();
         if self.cfg.mode == Mode::Hard {
             // Break before make: the old interfaces' buffers are lost.
             for l in [self.up[from.index()], self.down[from.index()]] {
-                let link = cx.link_mut(l);
-                let lost: Vec<Packet> = link.queue.drain(now).collect();
-                link.stats.withdrawn += lost.len() as u64;
+                let lost = cx.withdraw_queued(l);
                 dropped.extend(lost.iter().map(|p| p.uid));
             }
             cx.counters_mut().dropped_handover += dropped.len() as u64;
