@@ -41,30 +41,36 @@ pub struct Impairments {
     pub reorder_delay_ns: SimTime,
 }
 
+/// Laid out in declaration order (`repr(C)`) and aligned to a cache line: the fields a packet
+/// touches on every hop (queue, transmitter, pipeline, counters) come first and share five
+/// lines, the rest (name, loss model state, reordering path) follows. With hundreds of links a
+/// link is usually cold when a packet reaches it, so the lines it spans are misses
+/// (bench/README.md).
+#[repr(C, align(64))]
 pub struct Link {
-    pub name: String,
-    pub from: NodeId,
-    pub to: NodeId,
-    pub rate_bps: u64,
-    pub delay_ns: SimTime,
     pub queue: Queue,
-    pub loss: LossModel,
-    pub rng: Rng,
     /// The packet being serialized, if any: its slot in the world's packet store
     /// ([`Link::in_service_packet`]).
     pub in_service: Option<u32>,
+    pub to: NodeId,
     /// Packets propagating, with their arrival times, oldest first: slots in the world's
     /// packet store ([`Link::propagating`]).
     pub pipeline: VecDeque<(SimTime, u32)>,
-    /// Packets on the slow (reordered) path; FIFO too, since its extra delay is constant.
-    pub late_pipeline: VecDeque<(SimTime, Packet)>,
+    pub rate_bps: u64,
+    pub delay_ns: SimTime,
+    /// Variable rate (None: fixed at `rate_bps`). While set, `rate_bps` is the current rate.
+    pub var: Option<Box<VarRate>>,
     /// Duplication/reordering, or None for an ordinary link (the fast path).
-    pub impair: Option<Impairments>,
+    pub impair: Option<Box<Impairments>>,
+    pub loss: LossModel,
     pub stats: LinkStats,
     /// Record this link's queue length in the `queue` trace.
     pub traced: bool,
-    /// Variable rate (None: fixed at `rate_bps`). While set, `rate_bps` is the current rate.
-    pub var: Option<Box<VarRate>>,
+    pub from: NodeId,
+    pub rng: Rng,
+    /// Packets on the slow (reordered) path; FIFO too, since its extra delay is constant.
+    pub late_pipeline: VecDeque<(SimTime, Packet)>,
+    pub name: String,
 }
 
 impl Link {

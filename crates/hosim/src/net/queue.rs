@@ -114,14 +114,18 @@ impl PacketStore {
     }
 }
 
+/// Laid out in declaration order (`repr(C)`), what every enqueue and dequeue touches first,
+/// so that a link's hot fields share few cache lines (see [`Link`](super::Link)).
 #[derive(Clone, Debug)]
+#[repr(C)]
 pub struct Queue {
-    pub limit: QueueLimit,
     /// Slots of the [`PacketStore`] the caller passes in, holding the queued packets, oldest
     /// first. Every call on one queue must pass the same store.
     pkts: VecDeque<u32>,
     bytes: u64,
-    red: Option<RedState>,
+    /// Boxed: most queues are DropTail, and the parameters would spread the hot fields.
+    red: Option<Box<RedState>>,
+    pub limit: QueueLimit,
     pub stats: QueueStats,
 }
 
@@ -131,7 +135,7 @@ impl Queue {
             limit,
             pkts: VecDeque::new(),
             bytes: 0,
-            red: red.map(|params| RedState { params, avg: 0.0, count: -1, idle_since: Some(0) }),
+            red: red.map(|params| Box::new(RedState { params, avg: 0.0, count: -1, idle_since: Some(0) })),
             stats: QueueStats::default(),
         }
     }

@@ -114,7 +114,7 @@ impl World {
         use rand::Rng as _;
         let now = self.now;
         let link = &mut self.links[l as usize];
-        let imp = link.impair.expect("only impaired links take this path");
+        let imp = *link.impair.as_deref().expect("only impaired links take this path");
         let copies = if link.rng.gen::<f64>() < imp.duplicate { 2 } else { 1 };
         for c in 0..copies {
             let mut p = pkt;

@@ -271,7 +271,7 @@ fn build_links(
                 in_service: None,
                 pipeline: VecDeque::new(),
                 late_pipeline: VecDeque::new(),
-                impair,
+                impair: impair.map(Box::new),
                 stats: Default::default(),
                 traced: l.trace,
                 // The rate model draws from its own stream, apart from the link's loss and RED.
