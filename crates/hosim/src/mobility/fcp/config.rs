@@ -36,7 +36,7 @@ pub enum RearrangeOverflow {
     /// Drop the arriving packet, forwarded or direct (DropTail).
     Tail,
     /// A forwarded packet pushes out the newest held direct packet; an arriving direct
-    /// packet is dropped ("drop new packets rather than old ones", Chou & Shin, ref. [17]).
+    /// packet is dropped ("drop new packets rather than old ones", Chou & Shin, ref. \[17\]).
     EvictHeld,
 }
 
