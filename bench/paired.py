@@ -108,6 +108,13 @@ def hosim_api(flows: int, duration: float) -> dict:
             "load": load}
 
 
+def write_result(path: Path | None, doc: dict) -> None:
+    """Writes a benchmark's JSON result (nothing when ``path`` is None)."""
+    if path is not None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(doc, indent=1) + "\n", encoding="utf-8")
+
+
 def med(samples: list[dict], key: str) -> float:
     return statistics.median(s[key] for s in samples)
 
@@ -183,9 +190,7 @@ def main() -> int:
     }
     for k, v in summary.items():
         print(f"{k:34s} {v:.6g}" if isinstance(v, float) else f"{k:34s} {v}")
-    if args.out is not None:
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(json.dumps(doc, indent=1) + "\n", encoding="utf-8")
+    write_result(args.out, doc)
     return 0
 
 

@@ -23,7 +23,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from paired import hosim_api  # noqa: E402  (same workload, same measurement)
+from paired import hosim_api, write_result  # noqa: E402  (same workload, same measurement)
 
 
 def main() -> int:
@@ -62,9 +62,7 @@ def main() -> int:
     doc = {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "command": "python " + " ".join(sys.argv),
            "cpus": os.cpu_count(), "config": vars(args) | {"out": str(args.out)}, "summary": summary, "repeats": rows}
     print(json.dumps(summary, indent=1))
-    if args.out is not None:
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(json.dumps(doc, indent=1) + "\n", encoding="utf-8")
+    write_result(args.out, doc)
     return 0
 
 
