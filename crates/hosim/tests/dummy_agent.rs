@@ -154,3 +154,17 @@ fn delaying_template_registered_from_a_test_builds_and_runs() {
     let bad = load_with(&text.replace("0.01", "-1"), "t.toml", &[], &registry).expect_err("negative delay");
     assert!(bad.message.contains("`delay.delay_s`"), "{}", bad.message);
 }
+
+#[test]
+fn a_packet_slot_no_link_holds_breaks_the_store_invariant() {
+    // Stopped mid-transfer, packets sit on the links in slots of the store; the invariant holds.
+    let mut sim = paced_line(0.3055);
+    sim.run();
+    assert!(sim.world.store.in_use() > 0, "the run stops with packets on the links");
+    assert!(check_invariants(&sim).is_empty(), "{:?}", check_invariants(&sim));
+    // A slot taken without a link holding it (a leak) is reported.
+    let stray = hosim::net::Packet::new(0, 0, 0, 1, hosim::net::PacketKind::Data, 100, 0);
+    sim.world.store.put(stray);
+    let bad = check_invariants(&sim);
+    assert!(bad.iter().any(|b| b.starts_with("packet store:")), "{bad:?}");
+}

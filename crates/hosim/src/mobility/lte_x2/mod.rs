@@ -300,6 +300,10 @@ impl Agent for LteX2 {
                     e.name, e.stats.buffered, e.stats.unbuffered, held
                 ));
             }
+            let queued: usize = e.queues.iter().chain(&e.held_direct).map(|q| q.len_pkts() as usize).sum();
+            if e.store.in_use() != queued {
+                bad.push(format!("eNodeB {}: {} packets stored, {} queued", e.name, e.store.in_use(), queued));
+            }
         }
         bad
     }
