@@ -783,6 +783,5 @@ def reproduce_group() -> None:
     reproduction resumes where it stopped; see 'hosim reproduce PAPER --help'."""
 
 
-
 if __name__ == "__main__":
     sys.exit(main())

@@ -432,13 +432,11 @@ def _single_threaded() -> bool:
 def core_version() -> str:
     """The package version, the native core's version and a hash of the native module file:
     a rebuilt core invalidates the cache even when no version number changed."""
-    import hashlib
-
     from hosim import __version__
     from hosim.api import native
 
     module = native()
-    digest = hashlib.sha256()
+    digest = _sha256(b"")
     path = getattr(module, "__file__", None)
     if path:
         with open(path, "rb") as handle:

@@ -115,6 +115,7 @@ impl<E: Copy> Heap<E> {
     /// keeps the plain sift-down, which stops near the top (bench/README.md).
     #[inline]
     fn refill_top(&mut self, e: Entry<E>) {
+        const { assert!(ARITY == 2, "refill_top walks a binary heap") };
         let heap = &mut self.entries[..];
         let n = heap.len();
         let mut i = 0;

@@ -95,11 +95,9 @@ impl Link {
         self.queue.len_pkts() as usize + self.in_service.is_some() as usize + self.pipeline.len()
     }
 
+    /// Packets on the link: those in slots of the store and those on the reordered path.
     pub fn in_flight(&self) -> u64 {
-        self.queue.len_pkts() as u64
-            + self.in_service.is_some() as u64
-            + self.pipeline.len() as u64
-            + self.late_pipeline.len() as u64
+        (self.slots_held() + self.late_pipeline.len()) as u64
     }
 
     /// A variable-rate link reaches the end of its rate segment at `now` and moves to the next

@@ -49,7 +49,7 @@ impl World {
     fn start_tx(&mut self, l: LinkId) {
         let now = self.now;
         let link = &mut self.links[l as usize];
-        // The packet stays in its slot of the queue's store; only the slot moves on.
+        // The packet stays in its slot of the world's store; only the slot moves on.
         let Some(slot) = link.queue.dequeue_slot(now, &self.store) else { return };
         let size = self.store.get(slot).size_bytes;
         let done = match link.var.as_mut() {
