@@ -76,14 +76,15 @@ def test_run_csv_prints_every_flow_queue_and_handover_field(hosim_cli):
 
 
 def test_counts_missing_in_some_rows_stay_integers_in_sweep_tables():
-    from hosim.sweep import _list_frame
+    from hosim.sweep import _element_table
 
     summaries = [{"handovers": [{"ue": "a", "forwarded_packets": 3}]},
                  {"handovers": [{"ue": "b", "forwarded_packets": None, "start_s": 1.0}]}]
     labels = [{"seed": 1}, {"seed": 2}]
-    frame = _list_frame("handovers", [], labels, summaries)
+    table = _element_table("handovers", [], labels, summaries, {})
+    frame = table.to_frame()
     assert str(frame["forwarded_packets"].dtype) == "Int64" and frame["start_s"].dtype.kind == "f"
-    assert frame.to_csv(index=False).splitlines()[1].split(",")[3] == "3"
+    assert table.csv_text().splitlines()[1].split(",")[3] == "3"
 
 
 @pytest.mark.native

@@ -633,7 +633,7 @@ def sweep_command(scenario: str, grid: tuple[str, ...], seeds: int, seed_base: i
     from hosim.api import parse_toml_value, toml_literal
     from hosim.campaign import local_executor, run_campaign
     from hosim.runner import ResultCache, available_cores, progress_bar
-    from hosim.sweep import plan_sweep, summarize
+    from hosim.sweep import plan_sweep, summary_table
 
     check_jobs_or_cluster(cluster)
     values = _parse_grid(grid)
@@ -653,20 +653,21 @@ def sweep_command(scenario: str, grid: tuple[str, ...], seeds: int, seed_base: i
                                 cache=cache, force=force, progress=progress, command_line=_command_line(), warn=_warn,
                                 label_columns=labels, executor=executor)
     result = campaign.result
-    flows = result.flows
-    empty = flows[flows["bytes_delivered"] == 0] if "bytes_delivered" in flows.columns else flows.iloc[:0]
-    if len(empty):
-        first = empty.iloc[0]
+    flows = result.data["flows"]
+    delivered = flows.columns.get("bytes_delivered", [])
+    empty = [i for i, value in enumerate(delivered) if value == 0]
+    if empty:
+        first = {name: cells[empty[0]] for name, cells in flows.columns.items()}
         _warn(f"{len(empty)} flow rows delivered no data (first: flow {first['flow']}, seed {first['seed']}"
               + "".join(f", {k}={first[k]}" for k in values) + ")")
-    stats = summarize(result.flows, list(values))
+    stats = summary_table(flows.columns, list(values))
     if as_csv:
-        click.echo(stats.to_csv(index=False), nl=False)
+        click.echo(stats.csv_text(), nl=False)
         return
     console = _console()
-    _print_table(console, *_sweep_table(stats, list(values)))
-    console.print(f"{len(result.runs)} runs ({campaign.resumed} resumed from {out}, {campaign.ran} run now), "
-                  f"{len(result.flows)} flow rows; wrote runs/, manifest.json and the tables "
+    _print_table(console, *_sweep_table(stats.records(), list(values)))
+    console.print(f"{len(result.data['runs'])} runs ({campaign.resumed} resumed from {out}, {campaign.ran} run now), "
+                  f"{len(flows)} flow rows; wrote runs/, manifest.json and the tables "
                   f"({', '.join(sorted({p.stem for p in campaign.written}))}; .parquet and .csv) to {out}",
                   markup=False)
 
@@ -681,13 +682,13 @@ def _interrupted_before_any_run() -> Iterator[None]:
         raise Interrupted("before any run started; nothing was kept") from None
 
 
-def _sweep_table(stats: pd.DataFrame, keys: list[str]) -> tuple[str, list[str], list[list[str]], int]:
+def _sweep_table(stats: list[dict[str, Any]], keys: list[str]) -> tuple[str, list[str], list[list[str]], int]:
     rows = [
         [*(str(row[k]) for k in keys), fmt_num(row["runs"]),
          fmt_mean_std(row["goodput_bps_mean"], row["goodput_bps_std"], fmt_mbps),
          fmt_mean_std(row["retransmits_mean"], row["retransmits_std"]),
          fmt_mean_std(row["timeouts_mean"], row["timeouts_std"])]
-        for row in stats.to_dict("records")
+        for row in stats
     ]
     headers = [*keys, "runs", "goodput, all flows\n(Mbit/s)", "retransmits", "timeouts"]
     return "Mean ± std over seeds", headers, rows, len(keys)

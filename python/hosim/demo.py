@@ -143,11 +143,11 @@ def run_demo(
         tables.append(table)
         if report is not None:
             report(section, table, files)
-    from hosim.outdir import atomic_write
-    from hosim.sweep import _integer_columns
+    from hosim.outdir import atomic_write_text
+    from hosim.table import Table, rows_to_columns
 
-    summary = pd.concat(tables, ignore_index=True)
-    records = [row for table in tables for row in table.to_dict("records")]
-    summary = _integer_columns(summary, [{k: _python(v) for k, v in r.items()} for r in records])
-    atomic_write(out / "summary.csv", lambda tmp: summary.to_csv(tmp, index=False))
-    return summary
+    # A count that one section lacks stays an integer column (nullable), not floats.
+    records = [{k: _python(v) for k, v in r.items()} for table in tables for r in table.to_dict("records")]
+    summary = Table(rows_to_columns(records))
+    atomic_write_text(out / "summary.csv", summary.csv_text())
+    return summary.to_frame()

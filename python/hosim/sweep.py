@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import math
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -26,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 from hosim.errors import ScenarioError
 from hosim.runner import Progress, ResultCache, Task, available_cores, make_executor, run_tasks
+from hosim.table import Table, rows_to_columns
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -51,21 +53,56 @@ RUN_COLUMNS = ("sim_time_s", "events", "wall_time_s")
 SUMMARY_METRICS = ("goodput_bps", "retransmits", "timeouts")
 #: The summary's lists, each a table of the sweep: summary key -> the column naming the element.
 TABLES = {"flows": "flow", "queues": "queue", "handovers": "handover"}
+#: The tables of a sweep, in the order they are written.
+TABLE_NAMES = ("flows", "queues", "handovers", "runs")
 _RESERVED_COLUMNS = ("seed", "flow", "queue", "handover", *RUN_COLUMNS)
 
 
-@dataclass(frozen=True)
 class SweepResult:
-    """The tables of a sweep; ``grid_keys`` are their first columns, then ``seed``."""
+    """The tables of a sweep; ``grid_keys`` are their first columns, then ``seed``.
 
-    grid_keys: list[str]
-    flows: pd.DataFrame
-    queues: pd.DataFrame
-    handovers: pd.DataFrame
-    runs: pd.DataFrame
+    ``data`` holds them as pandas-free ``hosim.table.Table`` columns (what ``write_tables``
+    and ``hosim sweep`` use); ``flows``, ``queues``, ``handovers``, ``runs`` and ``tables()``
+    give them as pandas DataFrames, built on first use."""
+
+    def __init__(self, grid_keys: Sequence[str], data: Mapping[str, Table]):
+        if set(data) != set(TABLE_NAMES):
+            raise ValueError(f"a sweep result has the tables {TABLE_NAMES}, got {sorted(data)}")
+        self.grid_keys = list(grid_keys)
+        self.data = {name: data[name] for name in TABLE_NAMES}
+        self._frames: dict[str, pd.DataFrame] = {}
+
+    def frame(self, name: str) -> pd.DataFrame:
+        """Table ``name`` as a DataFrame (built once, then the same object)."""
+        if name not in self._frames:
+            self._frames[name] = self.data[name].to_frame()
+        return self._frames[name]
+
+    @property
+    def flows(self) -> pd.DataFrame:
+        return self.frame("flows")
+
+    @property
+    def queues(self) -> pd.DataFrame:
+        return self.frame("queues")
+
+    @property
+    def handovers(self) -> pd.DataFrame:
+        return self.frame("handovers")
+
+    @property
+    def runs(self) -> pd.DataFrame:
+        return self.frame("runs")
 
     def tables(self) -> dict[str, pd.DataFrame]:
-        return {"flows": self.flows, "queues": self.queues, "handovers": self.handovers, "runs": self.runs}
+        return {name: self.frame(name) for name in TABLE_NAMES}
+
+    def labelled(self, columns: Mapping[str, Any]) -> SweepResult:
+        """These tables with a constant column per ``columns`` item appended (a name that is
+        already a column is left out)."""
+        if not columns:
+            return self
+        return SweepResult(self.grid_keys, {name: table.with_columns(columns) for name, table in self.data.items()})
 
 
 @dataclass(frozen=True)
@@ -92,16 +129,9 @@ class SweepPlan:
         cells = _grid_columns(keys, self.points)
         labels = [{**{key: cells[key][point] for key in keys}, "seed": seed} for point, seed in self.runs]
         summaries = list(summaries)
-        result = SweepResult(
-            grid_keys=list(keys),
-            flows=_flows_frame(keys, labels, summaries),
-            queues=_list_frame("queues", keys, labels, summaries),
-            handovers=_list_frame("handovers", keys, labels, summaries),
-            runs=_runs_frame(keys, labels, summaries),
-        )
-        for frame in result.tables().values():
-            frame.attrs["grid_keys"] = list(keys)
-        return result
+        attrs = {"grid_keys": list(keys)}
+        tables = {name: _element_table(name, keys, labels, summaries, attrs) for name in TABLES}
+        return SweepResult(keys, {**tables, "runs": _runs_table(keys, labels, summaries, attrs)})
 
 
 def plan_sweep(
@@ -207,24 +237,14 @@ def _check_grid(grid: Mapping[str, Sequence[Any]]) -> tuple[list[str], list[list
 # --- tables ----------------------------------------------------------------------------------
 
 
-def _flows_frame(keys: list[str], labels: list[dict[str, Any]], summaries: list[dict[str, Any]]) -> pd.DataFrame:
-    """One row per flow: the task columns, ``flow``, the flow's fields, then ``RUN_COLUMNS``."""
-    frame = _list_frame("flows", keys, labels, summaries)
-    run_of_row = frame.pop("_run").tolist()
-    for column in RUN_COLUMNS:
-        frame[column] = [summaries[i].get(column) for i in run_of_row]
-    return frame
-
-
-def _list_frame(
-    name: str, keys: list[str], labels: list[dict[str, Any]], summaries: list[dict[str, Any]]
-) -> pd.DataFrame:
+def _element_table(
+    name: str, keys: list[str], labels: list[dict[str, Any]], summaries: list[dict[str, Any]], attrs: dict[str, Any]
+) -> Table:
     """One row per element of ``summary[name]``: the task columns (grid keys, ``seed``), the
-    element's name (``flow``, ``queue``; for handovers its position in the run), its fields."""
-    import pandas as pd
-
+    element's name (``flow``, ``queue``; for handovers its position in the run), its fields;
+    the flow table ends with the run's ``RUN_COLUMNS``."""
     label = TABLES[name]
-    rows = []
+    rows, run_of_row = [], []
     for run, (task_columns, summary) in enumerate(zip(labels, summaries)):
         for position, element in enumerate(summary.get(name) or []):
             row: dict[str, Any] = dict(task_columns)
@@ -234,28 +254,26 @@ def _list_frame(
             else:
                 row[label] = element.get("name")
                 row.update({k: _cell(v) for k, v in element.items() if k != "name"})
-            row["_run"] = run
             rows.append(row)
-    columns = [*keys, "seed", label]
-    frame = pd.DataFrame(rows, columns=None if rows else [*columns, "_run"])
-    tail = [c for c in frame.columns if c not in columns and c != "_run"]
-    frame = _integer_columns(_one_type_per_column(frame[[*columns, *tail, "_run"]]), rows)
-    if name != "flows":
-        frame = frame.drop(columns="_run")
-    return frame
+            run_of_row.append(run)
+    columns = rows_to_columns(rows, [*keys, "seed", label])
+    if name == "flows":
+        for column in RUN_COLUMNS:
+            columns[column] = [summaries[i].get(column) for i in run_of_row]
+    return Table(columns, attrs)
 
 
-def _runs_frame(keys: list[str], labels: list[dict[str, Any]], summaries: list[dict[str, Any]]) -> pd.DataFrame:
+def _runs_table(
+    keys: list[str], labels: list[dict[str, Any]], summaries: list[dict[str, Any]], attrs: dict[str, Any]
+) -> Table:
     """One row per run: the task columns, then every field of the summary except its
     ``TABLES`` lists, nested objects flattened to dotted names (``fcp.forward_delay_s``)."""
-    import pandas as pd
-
     rows = []
     for task_columns, summary in zip(labels, summaries):
         row: dict[str, Any] = dict(task_columns)
         row.update(_flatten({k: v for k, v in summary.items() if k not in TABLES and k != "seed"}))
         rows.append(row)
-    return _integer_columns(_one_type_per_column(pd.DataFrame(rows, columns=None if rows else [*keys, "seed"])), rows)
+    return Table(rows_to_columns(rows, [*keys, "seed"]), attrs)
 
 
 def _flatten(mapping: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
@@ -266,34 +284,6 @@ def _flatten(mapping: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
         else:
             out[f"{prefix}{key}"] = _cell(value)
     return out
-
-
-def _one_type_per_column(frame: pd.DataFrame) -> pd.DataFrame:
-    """Columns mixing text and numbers (a field that is a name in one run and a number in
-    another) become JSON text, so that every table can be written as parquet."""
-    for column in frame.columns:
-        if frame[column].dtype != object:
-            continue
-        kinds = {type(v) for v in frame[column] if v is not None and not _is_nan(v)}
-        if len(kinds) > 1 and not kinds <= {int, float}:
-            frame[column] = [v if isinstance(v, str) or v is None else json.dumps(v) for v in frame[column]]
-    return frame
-
-
-def _integer_columns(frame: pd.DataFrame, rows: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
-    """Float columns whose values were all integers where present (a count missing from some
-    rows) become pandas' nullable ``Int64``, so that CSV and parquet keep them integers."""
-    for column in frame.columns:
-        if frame[column].dtype.kind != "f":
-            continue
-        present = [row[column] for row in rows if row.get(column) is not None]
-        if present and all(isinstance(v, int) and not isinstance(v, bool) for v in present):
-            frame[column] = frame[column].astype("Int64")
-    return frame
-
-
-def _is_nan(value: Any) -> bool:
-    return isinstance(value, float) and value != value
 
 
 def _grid_columns(keys: list[str], points: list[tuple[Any, ...]]) -> dict[str, list[Any]]:
@@ -327,41 +317,67 @@ def summarize(frame: pd.DataFrame, grid_keys: Sequence[str] | None = None) -> pd
     """Per grid point: the number of runs and the mean and sample standard deviation over seeds
     of each ``SUMMARY_METRICS`` field summed over the run's flows (so ``goodput_bps`` is the
     aggregate goodput of a run). ``grid_keys`` defaults to the keys ``sweep`` recorded."""
-    import pandas as pd
-
     keys = list(frame.attrs.get("grid_keys", []) if grid_keys is None else grid_keys)
-    per_run = frame.groupby([*keys, "seed"], sort=False, dropna=False)[list(SUMMARY_METRICS)].sum().reset_index()
-    groups = per_run.groupby(keys, sort=False, dropna=False) if keys else per_run.groupby(lambda _: 0)
-    stats = {"runs": groups["seed"].count()}
-    for metric in SUMMARY_METRICS:
-        stats[f"{metric}_mean"] = groups[metric].mean()
-        stats[f"{metric}_std"] = groups[metric].std(ddof=1)
-    table = pd.DataFrame(stats)
-    return table.reset_index() if keys else table.reset_index(drop=True)
+    wanted = [*keys, "seed", *SUMMARY_METRICS]
+    columns = {c: frame[c].astype(object).where(frame[c].notna(), None).tolist() for c in wanted if c in frame.columns}
+    return summary_table(columns, keys).to_frame()
+
+
+def summary_table(flows: Mapping[str, Sequence[Any]], grid_keys: Sequence[str]) -> Table:
+    """``summarize`` without pandas, on the flow table's columns: grid points in the order they
+    first appear; a missing metric counts as 0 in its run's sum; the standard deviation of a
+    single run is NaN (as pandas gives)."""
+    keys = list(grid_keys)
+    rows = len(flows["seed"]) if "seed" in flows else 0
+    per_run: dict[tuple[Any, ...], dict[Any, list[float]]] = {}
+    for i in range(rows):
+        point = tuple(_group_key(flows[k][i]) for k in keys)
+        sums = per_run.setdefault(point, {}).setdefault(flows["seed"][i], [0.0] * len(SUMMARY_METRICS))
+        for m, metric in enumerate(SUMMARY_METRICS):
+            value = flows[metric][i]
+            if value is not None and value == value:  # missing or NaN: skipped, as pandas' sum does
+                sums[m] += value
+    stats: list[dict[str, Any]] = []
+    for point, runs in per_run.items():
+        row: dict[str, Any] = dict(zip(keys, point))
+        row["runs"] = len(runs)
+        for m, metric in enumerate(SUMMARY_METRICS):
+            values = [sums[m] for sums in runs.values()]
+            mean = math.fsum(values) / len(values)
+            row[f"{metric}_mean"] = mean
+            squares = math.fsum((v - mean) ** 2 for v in values)
+            row[f"{metric}_std"] = math.sqrt(squares / (len(values) - 1)) if len(values) > 1 else math.nan
+        stats.append(row)
+    columns = [*keys, "runs", *(f"{m}_{s}" for m in SUMMARY_METRICS for s in ("mean", "std"))]
+    return Table(rows_to_columns(stats, columns))
+
+
+def _group_key(value: Any) -> Any:
+    """NaN keys form one group (pandas' ``dropna=False``)."""
+    return None if isinstance(value, float) and value != value else value
 
 
 def write_results(frame: pd.DataFrame, out_dir: str | os.PathLike[str]) -> list[Path]:
     """Write the flow table as ``results.parquet`` and ``results.csv`` into ``out_dir``."""
+    from hosim.outdir import atomic_write
+
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    return [_write_frame(frame, out / "results.parquet"), _write_frame(frame, out / "results.csv")]
+    return [atomic_write(out / "results.parquet", lambda tmp: frame.to_parquet(tmp, index=False)),
+            atomic_write(out / "results.csv", lambda tmp: frame.to_csv(tmp, index=False))]
 
 
 def write_tables(result: SweepResult, out_dir: str | os.PathLike[str]) -> list[Path]:
     """Write every table of ``result`` as ``<table>.parquet`` and ``<table>.csv`` (flows,
     queues, handovers, runs), and the flow table again as ``results.parquet`` / ``results.csv``,
     into ``out_dir`` (created if needed), each file atomically. Empty tables are written too,
-    with their task columns."""
+    with their task columns. pandas is not imported (``hosim.table``)."""
+    from hosim.outdir import atomic_write, atomic_write_text
+
     out = Path(out_dir)
-    paths = write_results(result.flows, out)
-    for name, frame in result.tables().items():
-        paths += [_write_frame(frame, out / f"{name}.parquet"), _write_frame(frame, out / f"{name}.csv")]
+    out.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for name, table in [("results", result.data["flows"]), *result.data.items()]:
+        paths.append(atomic_write(out / f"{name}.parquet", table.write_parquet))
+        paths.append(atomic_write_text(out / f"{name}.csv", table.csv_text()))
     return paths
-
-
-def _write_frame(frame: pd.DataFrame, path: Path) -> Path:
-    from hosim.outdir import atomic_write
-
-    if path.suffix == ".parquet":
-        return atomic_write(path, lambda tmp: frame.to_parquet(tmp, index=False))
-    return atomic_write(path, lambda tmp: frame.to_csv(tmp, index=False))
