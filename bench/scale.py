@@ -9,6 +9,7 @@ each figure: on a shared machine, compare figures taken at the same load only.
 
     python bench/scale.py --repeat 5 --out bench/results/scale.json
     python bench/scale.py --flows 1,8 --no-campaign          # quick
+    python bench/scale.py --flows "" --no-cluster --repeat 20  # only --jobs 1 against --jobs 2
 
 Not run in CI (speed is measured here, never in timed tests).
 """
@@ -73,14 +74,14 @@ def stats(samples: list[dict], key: str) -> dict:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--flows", default="1,8,64,512", help="dumbbell flow counts, comma-separated")
+    parser.add_argument("--flows", default="1,8,64,512", help="dumbbell flow counts, comma-separated ('' for none)")
     parser.add_argument("--duration", type=float, default=60.0, help="simulated seconds of the dumbbell runs")
     parser.add_argument("--seeds", type=int, default=50, help="seeds of the lte-x2 campaign")
     parser.add_argument("--no-campaign", action="store_true", help="only the dumbbell runs")
     parser.add_argument("--no-cluster", action="store_true", help="leave out the Dask LocalCluster campaign")
     parser.add_argument("--out", type=Path, default=None, help="write the figures as JSON here")
     args = parser.parse_args()
-    flows = [int(f) for f in args.flows.split(",")]
+    flows = [int(f) for f in args.flows.split(",") if f.strip()]
     campaigns = {} if args.no_campaign else dict(CAMPAIGNS)
     if args.no_cluster:
         campaigns.pop("cluster local:2")
@@ -106,6 +107,10 @@ def main() -> int:
             name: {"wall_s": stats(s, "wall_s"), "cpu_s": stats(s, "cpu_s"), "load": stats(s, "load"), "samples": s}
             for name, s in campaign.items()}},
     }
+    if "jobs 1" in campaign and "jobs 2" in campaign:  # each repeat runs them back to back: a pair
+        pairs = list(zip(campaign["jobs 1"], campaign["jobs 2"]))
+        result["lte_x2_campaign"]["jobs_2_faster_in"] = sum(two["wall_s"] < one["wall_s"] for one, two in pairs)
+        result["lte_x2_campaign"]["pairs"] = len(pairs)
     print("| case | wall, median (min) | CPU of the main process, median | core run loop, median | events | load |")
     print("|---|---:|---:|---:|---:|---:|")
     for n, entry in result["dumbbell"]["runs"].items():
@@ -116,6 +121,9 @@ def main() -> int:
         print(f"| lte-x2 campaign, {args.seeds} seeds, {name} | {entry['wall_s']['median']:.3f} s "
               f"({entry['wall_s']['min']:.3f} s) | {entry['cpu_s']['median']:.3f} s | | "
               f"| {entry['load']['median']:.1f} |")
+    if "pairs" in result["lte_x2_campaign"]:
+        print(f"--jobs 2 faster than --jobs 1 in {result['lte_x2_campaign']['jobs_2_faster_in']} of "
+              f"{result['lte_x2_campaign']['pairs']} pairs")
     if args.out is not None:
         args.out.parent.mkdir(parents=True, exist_ok=True)
         args.out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
