@@ -66,6 +66,17 @@ def run_campaign(options: list[str], seeds: int, scratch: Path) -> dict:
     return {"wall_s": wall, "cpu_s": cpu, "load": os.getloadavg()[0]}
 
 
+def flow_counts(text: str) -> list[int]:
+    """``--flows``: positive integers, comma-separated; '' for none."""
+    try:
+        counts = [int(f) for f in text.split(",") if f.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected comma-separated integers, got {text!r}") from None
+    if any(n < 1 for n in counts):
+        raise argparse.ArgumentTypeError(f"flow counts must be at least 1, got {text!r}")
+    return counts
+
+
 def stats(samples: list[dict], key: str) -> dict:
     values = [s[key] for s in samples]
     return {"median": statistics.median(values), "min": min(values), "max": max(values)}
@@ -74,14 +85,15 @@ def stats(samples: list[dict], key: str) -> dict:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--flows", default="1,8,64,512", help="dumbbell flow counts, comma-separated ('' for none)")
+    parser.add_argument("--flows", type=flow_counts, default="1,8,64,512",
+                        help="dumbbell flow counts, comma-separated ('' for none)")
     parser.add_argument("--duration", type=float, default=60.0, help="simulated seconds of the dumbbell runs")
     parser.add_argument("--seeds", type=int, default=50, help="seeds of the lte-x2 campaign")
     parser.add_argument("--no-campaign", action="store_true", help="only the dumbbell runs")
     parser.add_argument("--no-cluster", action="store_true", help="leave out the Dask LocalCluster campaign")
     parser.add_argument("--out", type=Path, default=None, help="write the figures as JSON here")
     args = parser.parse_args()
-    flows = [int(f) for f in args.flows.split(",") if f.strip()]
+    flows = args.flows
     campaigns = {} if args.no_campaign else dict(CAMPAIGNS)
     if args.no_cluster:
         campaigns.pop("cluster local:2")

@@ -30,6 +30,7 @@ Standard library only at import time; ``write_parquet`` imports pyarrow, ``to_fr
 from __future__ import annotations
 
 import array
+import copy
 import csv
 import io
 import itertools
@@ -129,7 +130,7 @@ class Table:
             else:
                 series[name] = pd.Series(values, dtype=kind)
         frame = pd.DataFrame(series, index=pd.RangeIndex(self.rows))
-        frame.attrs.update(self.attrs)
+        frame.attrs.update(copy.deepcopy(self.attrs))  # each frame its own, as pandas copies them
         return frame
 
     def csv_text(self) -> str:
