@@ -214,6 +214,7 @@ impl<E: Copy> EventQueue<E> {
     }
 
     /// Removes and returns the earliest event if it is due at or before `limit`.
+    #[inline(always)]
     pub fn pop_until(&mut self, limit: SimTime) -> Option<(SimTime, E)> {
         if let Some(lane) = self.popped.take() {
             self.lanes[lane as usize].remove_top();

@@ -103,6 +103,18 @@ impl PacketStore {
         self.slots[slot as usize]
     }
 
+    /// Frees `slot` without reading its packet (a packet dropped while in the store).
+    #[inline]
+    pub fn release(&mut self, slot: u32) {
+        self.free.push(slot);
+    }
+
+    /// The packet in `slot`, which is in use, to change in place.
+    #[inline]
+    pub fn get_mut(&mut self, slot: u32) -> &mut Packet {
+        &mut self.slots[slot as usize]
+    }
+
     /// Slots in use.
     pub fn in_use(&self) -> usize {
         self.slots.len() - self.free.len()
@@ -170,29 +182,41 @@ impl Queue {
     }
 
     /// Offers a packet to the queue. A dropped packet is gone; the caller counts it.
-    pub fn enqueue(&mut self, now: SimTime, mut pkt: Packet, rng: &mut Rng, store: &mut PacketStore) -> Verdict {
+    pub fn enqueue(&mut self, now: SimTime, pkt: Packet, rng: &mut Rng, store: &mut PacketStore) -> Verdict {
+        let slot = store.put(pkt);
+        let verdict = self.enqueue_slot(now, slot, rng, store);
+        if matches!(verdict, Verdict::DroppedFull | Verdict::DroppedEarly) {
+            store.release(slot);
+        }
+        verdict
+    }
+
+    /// Offers the packet already in `slot` of `store` to the queue (a packet forwarded from
+    /// one link to the next stays in its slot). The queue keeps the slot unless the packet is
+    /// dropped; then the slot is still in use and the caller frees it.
+    #[inline]
+    pub fn enqueue_slot(&mut self, now: SimTime, slot: u32, rng: &mut Rng, store: &mut PacketStore) -> Verdict {
+        let pkt = store.get(slot);
         let early = match self.red.as_mut() {
-            Some(red) => red.decide(now, self.pkts.len(), &pkt, rng),
+            Some(red) => red.decide(now, self.pkts.len(), pkt, rng),
             None => RedDecision::Pass,
         };
         let verdict = match early {
             RedDecision::Drop => Verdict::DroppedEarly,
-            _ if !self.fits(&pkt) => Verdict::DroppedFull,
-            RedDecision::Mark => {
-                pkt.ecn = Ecn::Ce;
-                Verdict::Marked
-            }
+            _ if !self.fits(pkt) => Verdict::DroppedFull,
+            RedDecision::Mark => Verdict::Marked,
             RedDecision::Pass => Verdict::Queued,
         };
         match verdict {
             Verdict::DroppedEarly | Verdict::DroppedFull => self.stats.dropped += 1,
             Verdict::Queued | Verdict::Marked => {
+                let size = pkt.size_bytes;
                 if verdict == Verdict::Marked {
                     self.stats.marked += 1;
+                    store.get_mut(slot).ecn = Ecn::Ce;
                 }
                 self.account(now);
-                self.bytes += pkt.size_bytes as u64;
-                let slot = store.put(pkt);
+                self.bytes += size as u64;
                 self.pkts.push_back(slot);
                 self.stats.enqueued += 1;
                 self.stats.max_len_pkts = self.stats.max_len_pkts.max(self.pkts.len() as u32);
@@ -332,5 +356,46 @@ mod tests {
         assert_eq!(drained, vec![2, 7]);
         assert_eq!((store.in_use(), store.take(b).uid, store.in_use()), (1, 1, 0));
         assert_eq!(q.dequeue(4, &mut store).map(|p| p.uid), None);
+    }
+
+    #[test]
+    fn a_packet_offered_in_its_slot_is_queued_there_or_left_to_the_caller_when_dropped() {
+        let mut rng = crate::engine::rng::stream_rng(1, crate::engine::rng::StreamKind::Link, 0);
+        let mut store = PacketStore::default();
+        let mut q = Queue::new(QueueLimit::Packets(1), None);
+        let a = store.put(pkt(1));
+        let b = store.put(pkt(2));
+        assert_eq!(q.enqueue_slot(0, a, &mut rng, &mut store), Verdict::Queued);
+        assert_eq!(q.enqueue_slot(0, b, &mut rng, &mut store), Verdict::DroppedFull);
+        // The queue holds `a` in place; the dropped `b` is still the caller's.
+        assert_eq!((q.len_pkts(), q.len_bytes(), q.stats.dropped), (1, 1001, 1));
+        assert_eq!((store.in_use(), store.get(b).uid), (2, 2));
+        store.release(b);
+        assert_eq!(store.in_use(), 1);
+        assert_eq!(q.dequeue_slot(1, &store), Some(a));
+        // A packet dropped by `enqueue` frees the slot it was given: nothing leaks.
+        q.enqueue(2, pkt(3), &mut rng, &mut store);
+        assert_eq!(q.enqueue(2, pkt(4), &mut rng, &mut store), Verdict::DroppedFull);
+        assert_eq!(store.in_use(), 2);
+    }
+
+    #[test]
+    fn red_marks_the_packet_in_its_slot() {
+        let mut rng = crate::engine::rng::stream_rng(1, crate::engine::rng::StreamKind::Link, 0);
+        let mut store = PacketStore::default();
+        // The average follows the queue (weight 1) and stays below max_th: ECN-capable packets
+        // are marked with a probability that grows with the queue, never dropped.
+        let red =
+            RedParams { min_th_pkts: 0.0, max_th_pkts: 100.0, max_p: 1.0, weight: 1.0, ecn: true, typical_tx_ns: 1 };
+        let mut q = Queue::new(QueueLimit::Packets(100), Some(red));
+        for uid in 0..50 {
+            let mut p = pkt(uid);
+            p.ecn = Ecn::Ect;
+            let slot = store.put(p);
+            let v = q.enqueue_slot(0, slot, &mut rng, &mut store);
+            assert_eq!(v == Verdict::Marked, store.get(slot).ecn == Ecn::Ce, "packet {uid}: {v:?}");
+        }
+        assert!(q.stats.marked > 0);
+        assert_eq!(q.iter(&store).filter(|p| p.ecn == Ecn::Ce).count() as u64, q.stats.marked);
     }
 }

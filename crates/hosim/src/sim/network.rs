@@ -20,18 +20,22 @@ pub(super) struct Arrival {
 impl World {
     /// Offers a packet to a link's queue and starts the transmitter if it is idle.
     pub fn link_enqueue(&mut self, l: LinkId, pkt: Packet) {
+        let slot = self.store.put(pkt);
+        self.link_enqueue_slot(l, slot);
+    }
+
+    /// Offers the packet in `slot` of the store to a link's queue and starts the transmitter
+    /// if it is idle. A dropped packet's slot is freed.
+    fn link_enqueue_slot(&mut self, l: LinkId, slot: u32) {
         let now = self.now;
         let link = &mut self.links[l as usize];
         link.stats.offered += 1;
-        // A copy for the drop observers only when somebody listens: none on the fast path.
-        let seen = if self.obs.wants(LinkPoint::Drop) { Some(pkt) } else { None };
-        let verdict = link.queue.enqueue(now, pkt, &mut link.rng, &mut self.store);
+        let verdict = link.queue.enqueue_slot(now, slot, &mut link.rng, &mut self.store);
         match verdict {
             Verdict::DroppedFull | Verdict::DroppedEarly => {
                 self.counters.dropped_queue += 1;
-                if let Some(pkt) = seen {
-                    self.obs.link(LinkPoint::Drop, now, l, link, &pkt);
-                }
+                let pkt = self.store.take(slot);
+                self.obs.link(LinkPoint::Drop, now, l, link, &pkt);
                 return;
             }
             Verdict::Queued | Verdict::Marked => {}
@@ -159,14 +163,36 @@ impl World {
             (at, pkt, link.late_pipeline.front().map(|&(next, _)| next))
         } else {
             let (at, slot) = link.pipeline.pop_front().expect("an arrival event has a packet in the pipeline");
-            (at, self.store.take(slot), link.pipeline.front().map(|&(next, _)| next))
+            let next = link.pipeline.front().map(|&(next, _)| next);
+            debug_assert_eq!(at, self.now);
+            if let Some(next) = next {
+                self.events.schedule(next, Event::LinkArrive(l));
+            }
+            link.stats.delivered += 1;
+            let node = link.to;
+            let dst = self.store.get(slot).dst;
+            let n = &self.nodes[node as usize];
+            if n.kind == NodeKind::Router && dst != node {
+                // A router passes the packet on in its slot: no copy out of the store and back.
+                match n.route(dst) {
+                    Some(out) => self.link_enqueue_slot(out, slot),
+                    None => {
+                        self.store.release(slot);
+                        self.counters.dropped_unroutable += 1;
+                    }
+                }
+                return None;
+            }
+            (at, self.store.take(slot), None)
         };
         debug_assert_eq!(at, self.now);
         if let Some(next) = next {
-            let ev = if late { Event::LinkArriveLate(l) } else { Event::LinkArrive(l) };
-            self.events.schedule(next, ev);
+            self.events.schedule(next, Event::LinkArriveLate(l));
         }
-        link.stats.delivered += 1;
+        let link = &mut self.links[l as usize];
+        if late {
+            link.stats.delivered += 1;
+        }
         let node = link.to;
         match self.nodes[node as usize].kind {
             NodeKind::Host | NodeKind::Router => {
