@@ -35,7 +35,7 @@ pub fn check_invariants(sim: &Sim) -> Vec<String> {
                 l.name, queued, s.transmitted, s.withdrawn
             ));
         }
-        let propagating = (l.pipeline.len() + l.late_pipeline.len()) as u64;
+        let propagating = (l.propagating_len() + l.late_pipeline.len()) as u64;
         if s.transmitted + s.duplicated != s.lost + s.delivered + propagating {
             bad.push(format!(
                 "link {}: transmitted {} + duplicated {} != lost {} + delivered {} + propagating {}",

@@ -50,8 +50,19 @@ pub struct Impairments {
 pub struct Link {
     pub queue: Queue,
     /// The packet being serialized, if any: its slot in the world's packet store
-    /// ([`Link::in_service_packet`]).
+    /// ([`Link::in_service_packet`]). On a link whose packets depart at the start of their
+    /// transmission ([`Link::departs_at_start`]) the slot is in `pipeline` too.
     pub in_service: Option<u32>,
+    /// When the packet in service finishes serialization (valid while `in_service` is set on
+    /// a link whose packets depart at the start of transmission).
+    pub tx_done_ns: SimTime,
+    /// A fixed-rate link without random loss or impairments: the end of serialization and
+    /// the arrival of a packet are known when its transmission starts, so the packet enters
+    /// the pipeline, and its arrival event is scheduled, then (as ns-3's point-to-point
+    /// channel schedules the reception at the start of transmission). Other links decide at
+    /// the end of transmission (the loss draw, a rate change, a duplication) and put the
+    /// packet into the pipeline then. Set when the link is built; see `World::departure_first`.
+    pub departs_at_start: bool,
     pub to: NodeId,
     /// Packets propagating, with their arrival times, oldest first: slots in the world's
     /// packet store ([`Link::propagating`]).
@@ -74,6 +85,12 @@ pub struct Link {
 }
 
 impl Link {
+    /// Whether a packet enters the pipeline, with its arrival time, when its transmission
+    /// starts (`departs_at_start`).
+    pub fn departs_at_start(var: &Option<Box<VarRate>>, impair: &Option<Box<Impairments>>, loss: &LossModel) -> bool {
+        var.is_none() && impair.is_none() && matches!(loss, LossModel::None)
+    }
+
     /// The packet being serialized, if any.
     pub fn in_service_packet<'a>(&self, store: &'a PacketStore) -> Option<&'a Packet> {
         self.in_service.map(|slot| store.get(slot))
@@ -87,12 +104,19 @@ impl Link {
     /// Every packet on the link for which it holds a slot of the store: queued, in service,
     /// propagating (the reordered path keeps its packets by value).
     pub fn packets<'a>(&'a self, store: &'a PacketStore) -> impl Iterator<Item = &'a Packet> + 'a {
-        self.queue.iter(store).chain(self.in_service_packet(store)).chain(self.propagating(store))
+        let serializing = if self.departs_at_start { None } else { self.in_service_packet(store) };
+        self.queue.iter(store).chain(serializing).chain(self.propagating(store))
+    }
+
+    /// Packets in the pipeline whose transmission has ended (the pipeline of a link whose
+    /// packets depart at the start of transmission also holds the one in service).
+    pub fn propagating_len(&self) -> usize {
+        self.pipeline.len() - (self.in_service.is_some() && self.departs_at_start) as usize
     }
 
     /// Slots of the store the link holds: queued, in service, propagating.
     pub fn slots_held(&self) -> usize {
-        self.queue.len_pkts() as usize + self.in_service.is_some() as usize + self.pipeline.len()
+        self.queue.len_pkts() as usize + self.in_service.is_some() as usize + self.propagating_len()
     }
 
     /// Packets on the link: those in slots of the store and those on the reordered path.

@@ -76,6 +76,11 @@ impl Observers {
         self.mask = self.extra.iter().fold(traces, |m, o| m | o.points());
     }
 
+    /// Whether anybody listens at any link point (traces, captures, observers).
+    pub fn listens_to_links(&self) -> bool {
+        self.mask != 0
+    }
+
     /// Whether anybody listens at `point`.
     #[inline]
     pub fn wants(&self, point: LinkPoint) -> bool {

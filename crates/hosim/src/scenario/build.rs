@@ -18,7 +18,8 @@ pub fn build_with(s: &Scenario, source: &str, seed: u64, registry: &Registry) ->
     let template = registry.template(s, &c)?;
     let g = template.expand(s, &c)?;
     let trace_interval = s_to_ns(s.trace.interval_s.unwrap_or(0.1));
-    let world = graph::build(&g, &s.tcp, &c, seed, s_to_ns(s.duration_s), trace_interval)?;
+    let mut world = graph::build(&g, &s.tcp, &c, seed, s_to_ns(s.duration_s), trace_interval)?;
+    world.departure_first = s.engine.departure_first();
     let mut sim = Sim::new(world);
     template.install(s, &mut sim, &c)?;
     graph::trace_queues(&mut sim.world, &g, s.trace.queues.as_deref(), &c)?;

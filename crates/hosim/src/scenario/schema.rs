@@ -31,6 +31,8 @@ pub struct Scenario {
     #[serde(default)]
     pub capture: CaptureSection,
     #[serde(default)]
+    pub engine: EngineSection,
+    #[serde(default)]
     pub nodes: Vec<NodeSpec>,
     #[serde(default)]
     pub links: Vec<LinkSpec>,
@@ -67,12 +69,34 @@ pub struct CaptureSection {
     pub snaplen: Option<u32>,
 }
 
+/// `[engine]`: choices of the simulation engine itself.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EngineSection {
+    /// A packet offered to a link at the very nanosecond the link's transmission ends:
+    /// `"departure_first"` (default; the transmission is over first) or `"event_order"` (the
+    /// event scheduled first runs first, as in ns-2 and ns-3). See `World::departure_first`.
+    pub tie_order: Option<String>,
+}
+
+impl EngineSection {
+    /// Whether the tie order is `departure_first` (the default).
+    pub fn departure_first(&self) -> bool {
+        self.tie_order.as_deref() != Some("event_order")
+    }
+}
+
 impl Scenario {
     /// The keys every scenario has, whatever its template.
     pub fn validate_common(&self, c: &Check) -> Result<(), ScenarioError> {
         if let Some(f) = self.capture.format.as_deref() {
             if f != "pcapng" && f != "pcap" {
                 return Err(c.err("capture.format", &format!("unknown format {f:?} (pcapng, pcap)")));
+            }
+        }
+        if let Some(t) = self.engine.tie_order.as_deref() {
+            if t != "departure_first" && t != "event_order" {
+                return Err(c.err("engine.tie_order", &format!("unknown order {t:?} (departure_first, event_order)")));
             }
         }
         c.positive("duration_s", self.duration_s)?;

@@ -125,6 +125,7 @@ impl<'a> Cx<'a> {
     /// Takes every packet out of link `l`'s queue, oldest first, and counts them as withdrawn
     /// (a base station handing a departed mobile's buffer to its handover scheme).
     pub fn withdraw_queued(&mut self, l: LinkId) -> Vec<Packet> {
+        self.world.end_transmissions_due(l);
         let w = &mut *self.world;
         let link = &mut w.links[l as usize];
         let pkts = link.queue.drain(w.now, &mut w.store);

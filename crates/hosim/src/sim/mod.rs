@@ -107,6 +107,10 @@ impl Sim {
     /// [`CHECK_EVERY_EVENTS`] events and once at the end.
     pub fn run_hooked(&mut self, hooks: &mut RunHooks) -> Result<(), Stop> {
         self.world.start();
+        // Nothing but the links themselves looks at a link mid-run: no agent (they read and
+        // drain queues), no observer (it sees every transmission start).
+        let w = &mut self.world;
+        w.computed_departures = w.departure_first && self.agents.is_empty() && !w.obs.listens_to_links();
         let mut next_check = CHECK_EVERY_EVENTS;
         let mut last = (0, 0);
         while let Some((t, ev)) = self.world.events.pop_until(self.world.end_ns) {
@@ -114,10 +118,14 @@ impl Sim {
             self.dispatch(ev);
             if self.world.events.executed() >= next_check {
                 next_check += CHECK_EVERY_EVENTS;
-                self.check(hooks, &mut last)?;
+                if let Err(stop) = self.check(hooks, &mut last) {
+                    self.world.settle_links();
+                    return Err(stop);
+                }
             }
         }
         self.world.now = self.world.end_ns;
+        self.world.settle_links();
         self.world.finish_goodput();
         self.check_past()?;
         self.flush_traces(hooks, 0)

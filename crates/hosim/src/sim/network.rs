@@ -2,7 +2,7 @@
 //! forwarding, and the rate changes of variable-rate links. Every link point calls the
 //! observer hook (`crate::observe`), which costs one branch when nobody listens.
 
-use crate::engine::time::tx_time_ns;
+use crate::engine::time::{tx_time_ns, SimTime};
 use crate::net::packet::Packet;
 use crate::net::queue::Verdict;
 use crate::net::{AgentId, LinkId, NodeId, NodeKind};
@@ -28,6 +28,7 @@ impl World {
     /// if it is idle. A dropped packet's slot is freed.
     fn link_enqueue_slot(&mut self, l: LinkId, slot: u32) {
         let now = self.now;
+        self.end_transmissions_due(l);
         let link = &mut self.links[l as usize];
         link.stats.offered += 1;
         let verdict = link.queue.enqueue_slot(now, slot, &mut link.rng, &mut self.store);
@@ -46,33 +47,108 @@ impl World {
             self.obs.link(LinkPoint::Enqueue, now, l, link, queued);
         }
         if link.in_service.is_none() {
-            self.start_tx(l);
+            self.start_tx(l, now);
         }
     }
 
-    fn start_tx(&mut self, l: LinkId) {
-        let now = self.now;
+    /// Starts transmitting the packet at the head of link `l`'s queue at time `at` (now, or,
+    /// with computed departures, the end of the previous transmission).
+    fn start_tx(&mut self, l: LinkId, at: SimTime) {
         let link = &mut self.links[l as usize];
         // The packet stays in its slot of the world's store; only the slot moves on.
-        let Some(slot) = link.queue.dequeue_slot(now, &self.store) else { return };
+        let Some(slot) = link.queue.dequeue_slot(at, &self.store) else { return };
         let size = self.store.get(slot).size_bytes;
         let done = match link.var.as_mut() {
-            None => Some(now + tx_time_ns(size, link.rate_bps)),
+            None => Some(at + tx_time_ns(size, link.rate_bps)),
             // Variable rate: the completion moves with every rate change (`on_link_rate`).
-            Some(v) => v.start_packet(now, size),
+            Some(v) => v.start_packet(at, size),
         };
         link.in_service = Some(slot);
         if self.obs.wants(LinkPoint::Transmit) {
             let link = &*link;
-            self.obs.link(LinkPoint::Transmit, now, l, link, self.store.get(slot));
+            self.obs.link(LinkPoint::Transmit, at, l, link, self.store.get(slot));
         }
-        if let Some(done) = done {
+        let Some(done) = done else { return };
+        if !link.departs_at_start {
             self.events.schedule(done, Event::LinkTxDone(l));
+            return;
+        }
+        // The arrival is known now: into the pipeline at once. The transmit-done event (none
+        // with computed departures) is scheduled first, so that on a link without delay the
+        // transmission ends before the arrival.
+        link.tx_done_ns = done;
+        if !self.computed_departures {
+            self.events.schedule(done, Event::LinkTxDone(l));
+        }
+        let arrive = done + link.delay_ns;
+        link.pipeline.push_back((arrive, slot));
+        // One pending arrival event per pipeline: the head's. The next is scheduled when the
+        // head arrives, which keeps the event heap as small as the number of links.
+        if link.pipeline.len() == 1 {
+            debug_assert!(arrive >= self.now, "a computed departure schedules no arrival in the past");
+            self.events.schedule(arrive, Event::LinkArrive(l));
+        }
+    }
+
+    /// Under `departure_first` ([`World::departure_first`]), ends every transmission of link
+    /// `l` due at or before now, and starts the next ones at their ends, before anything
+    /// looks at the link: a packet offered at the very instant a transmission ends finds that
+    /// transmission over, whichever of the two events was scheduled first. With the
+    /// transmit-done events of the event path, this ends at most the one due now (its event,
+    /// still pending, then finds nothing to do); with computed departures, every transmission
+    /// ended since the link was last looked at, in order.
+    #[inline]
+    pub(crate) fn end_transmissions_due(&mut self, l: LinkId) {
+        if !self.departure_first {
+            return;
+        }
+        loop {
+            let link = &self.links[l as usize];
+            if !link.departs_at_start || link.in_service.is_none() || link.tx_done_ns > self.now {
+                return;
+            }
+            self.end_transmission(l, link.tx_done_ns);
+        }
+    }
+
+    /// Ends every transmission due by now on every link (the end of a run: with computed
+    /// departures, a link not looked at since its last transmission ended still shows that
+    /// packet in service).
+    pub(super) fn settle_links(&mut self) {
+        for l in 0..self.links.len() {
+            self.end_transmissions_due(l as LinkId);
         }
     }
 
     #[inline]
     pub(super) fn on_tx_done(&mut self, l: LinkId) {
+        let link = &self.links[l as usize];
+        if !link.departs_at_start {
+            self.on_tx_done_slow(l);
+        } else if link.in_service.is_some() && link.tx_done_ns == self.now {
+            // Otherwise ended already (`end_transmissions_due`): nothing in service, or what
+            // is in service started at this instant.
+            self.end_transmission(l, self.now);
+        }
+    }
+
+    /// The end, at `at`, of a transmission on a link whose packets depart at its start: the
+    /// packet is in the pipeline already; count it and start the next.
+    #[inline]
+    fn end_transmission(&mut self, l: LinkId, at: SimTime) {
+        let link = &mut self.links[l as usize];
+        let slot = link.in_service.take().expect("a packet is in service when its transmission ends");
+        let size = self.store.get(slot).size_bytes;
+        link.stats.transmitted += 1;
+        link.stats.tx_bytes += size as u64;
+        if !link.queue.is_empty() {
+            self.start_tx(l, at);
+        }
+    }
+
+    /// The end of a transmission on a link that decides at that point: loss, a variable
+    /// rate's completion, impairments.
+    fn on_tx_done_slow(&mut self, l: LinkId) {
         let now = self.now;
         let link = &mut self.links[l as usize];
         if let Some(v) = link.var.as_mut() {
@@ -109,7 +185,7 @@ impl World {
             self.propagate_impaired(l, pkt);
         }
         if !self.links[l as usize].queue.is_empty() {
-            self.start_tx(l);
+            self.start_tx(l, now);
         }
     }
 
@@ -148,6 +224,8 @@ impl World {
     /// The head of a link's pipeline reaches the far node. A host or router handles it here;
     /// a packet for a node an agent owns is returned for the simulation to hand on.
     pub(super) fn on_arrive(&mut self, l: LinkId, late: bool) -> Option<Arrival> {
+        // Transmissions that ended by now are in the pipeline, behind the arriving packet.
+        self.end_transmissions_due(l);
         let link = &mut self.links[l as usize];
         if self.obs.wants(LinkPoint::Receive) {
             let link = &*link;

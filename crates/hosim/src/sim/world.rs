@@ -74,6 +74,21 @@ pub struct World {
     pub(super) seg_buf: Vec<Segment>,
     /// The scenario-level random stream (for mechanisms that are not one component).
     pub rng: Rng,
+    /// The order of a packet offered to a link at the very nanosecond the link's transmission
+    /// ends (scenario key `engine.tie_order`). `true` (`"departure_first"`): the transmission
+    /// is over first, whichever event was scheduled first, which lets a run compute departures
+    /// without an event per transmission ([`World::computed_departures`]). `false`
+    /// (`"event_order"`): the two events run in the order they were scheduled, as in ns-2 and
+    /// ns-3. Either way only links whose packets depart at the start of transmission
+    /// ([`Link::departs_at_start`]) are concerned; other links end transmissions by event.
+    pub departure_first: bool,
+    /// This run computes the departures of links whose packets depart at the start of
+    /// transmission when the packets are accepted, without transmit-done events: set by the
+    /// run loop when `departure_first` holds and nothing else can look at a link mid-run (no
+    /// mechanism agents, no link observers, no queue traces). The results are the same as
+    /// with the events (test `computed_departures_give_the_event_path_s_results`); only the
+    /// `events` count is smaller.
+    pub computed_departures: bool,
 }
 
 impl World {
@@ -93,6 +108,8 @@ impl World {
             seg_buf: Vec::with_capacity(64),
             store: PacketStore::default(),
             rng,
+            departure_first: true,
+            computed_departures: false,
         }
     }
 

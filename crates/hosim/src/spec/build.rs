@@ -259,7 +259,19 @@ fn build_links(
                 return Err(c.err(&key("name"), &format!("duplicate link \"{name}\"")));
             }
             let id = world.links.len() as u64;
+            let impair = impair.map(Box::new);
+            let var = match (&var_model, reverse) {
+                (Some((m, change)), false) => {
+                    // The rate model draws from its own stream, apart from the link's loss and RED.
+                    let mut v =
+                        VarRate::new(RateSchedule::new(m.clone(), stream_rng(seed, StreamKind::Link, id | 1 << 40)));
+                    v.reschedule_in_service = *change == RateChange::Reschedule;
+                    Some(Box::new(v))
+                }
+                _ => None,
+            };
             world.links.push(Link {
+                departs_at_start: Link::departs_at_start(&var, &impair, &loss),
                 name,
                 from: a,
                 to: b,
@@ -269,23 +281,13 @@ fn build_links(
                 loss: loss.clone(),
                 rng: stream_rng(seed, StreamKind::Link, id),
                 in_service: None,
+                tx_done_ns: 0,
                 pipeline: VecDeque::new(),
                 late_pipeline: VecDeque::new(),
-                impair: impair.map(Box::new),
+                impair,
                 stats: Default::default(),
                 traced: l.trace,
-                // The rate model draws from its own stream, apart from the link's loss and RED.
-                var: match (&var_model, reverse) {
-                    (Some((m, change)), false) => {
-                        let mut v = VarRate::new(RateSchedule::new(
-                            m.clone(),
-                            stream_rng(seed, StreamKind::Link, id | 1 << 40),
-                        ));
-                        v.reschedule_in_service = *change == RateChange::Reschedule;
-                        Some(Box::new(v))
-                    }
-                    _ => None,
-                },
+                var,
             });
         }
     }
