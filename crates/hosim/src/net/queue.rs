@@ -228,6 +228,27 @@ impl Queue {
         verdict
     }
 
+    /// A packet of `size_bytes` offered to an empty DropTail queue whose transmitter is idle
+    /// and takes it at once: counts it as enqueued and dequeued at `now` (the queue is one
+    /// packet long for no time, so its length integral does not change) and returns true;
+    /// the caller transmits it. False, and nothing changed, if the queue is not empty, is RED
+    /// (its average must see the packet), or would not hold the packet: the caller offers it
+    /// with [`Queue::enqueue_slot`] instead.
+    #[inline]
+    pub fn pass_through(&mut self, now: SimTime, size_bytes: u32) -> bool {
+        let fits = match self.limit {
+            QueueLimit::Packets(n) => n > 0,
+            QueueLimit::Bytes(b) => size_bytes as u64 <= b,
+        };
+        if !self.pkts.is_empty() || self.red.is_some() || !fits {
+            return false;
+        }
+        self.account(now);
+        self.stats.enqueued += 1;
+        self.stats.max_len_pkts = self.stats.max_len_pkts.max(1);
+        true
+    }
+
     pub fn dequeue(&mut self, now: SimTime, store: &mut PacketStore) -> Option<Packet> {
         let slot = self.dequeue_slot(now, store)?;
         Some(store.take(slot))
@@ -377,6 +398,33 @@ mod tests {
         q.enqueue(2, pkt(3), &mut rng, &mut store);
         assert_eq!(q.enqueue(2, pkt(4), &mut rng, &mut store), Verdict::DroppedFull);
         assert_eq!(store.in_use(), 2);
+    }
+
+    #[test]
+    fn passing_through_an_empty_queue_counts_as_enqueue_then_dequeue_at_once() {
+        let mut rng = crate::engine::rng::stream_rng(1, crate::engine::rng::StreamKind::Link, 0);
+        let mut store = PacketStore::default();
+        // The same offers through pass_through and through enqueue + dequeue: same statistics.
+        let mut a = Queue::new(QueueLimit::Packets(2), None);
+        let mut b = Queue::new(QueueLimit::Packets(2), None);
+        for (t, uid) in [(5, 0), (9, 1), (20, 2)] {
+            assert!(a.pass_through(t, 1000));
+            b.enqueue(t, pkt(uid), &mut rng, &mut store);
+            b.dequeue(t, &mut store);
+        }
+        b.enqueue(30, pkt(3), &mut rng, &mut store);
+        assert!(!b.pass_through(31, 1000), "not with a packet waiting");
+        a.enqueue(30, pkt(3), &mut rng, &mut store);
+        assert_eq!((a.stats.enqueued, a.stats.max_len_pkts), (b.stats.enqueued, b.stats.max_len_pkts));
+        assert_eq!(a.mean_len_pkts(40), b.mean_len_pkts(40));
+        assert_eq!((a.stats.enqueued, a.stats.max_len_pkts), (4, 1));
+        // Not through a queue that holds nothing, that is too small in bytes, or RED.
+        assert!(!Queue::new(QueueLimit::Packets(0), None).pass_through(0, 1000));
+        assert!(!Queue::new(QueueLimit::Bytes(999), None).pass_through(0, 1000));
+        assert!(Queue::new(QueueLimit::Bytes(1000), None).pass_through(0, 1000));
+        let red =
+            RedParams { min_th_pkts: 5.0, max_th_pkts: 15.0, max_p: 0.1, weight: 0.002, ecn: false, typical_tx_ns: 1 };
+        assert!(!Queue::new(QueueLimit::Packets(10), Some(red)).pass_through(0, 1000));
     }
 
     #[test]

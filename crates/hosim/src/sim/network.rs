@@ -31,6 +31,15 @@ impl World {
         self.end_transmissions_due(l);
         let link = &mut self.links[l as usize];
         link.stats.offered += 1;
+        if link.in_service.is_none() && !self.obs.wants(LinkPoint::Enqueue) {
+            // An idle transmitter takes the packet at once: it passes the queue without
+            // touching the queue's buffer (`Queue::pass_through`), unless RED must see it.
+            let size = self.store.get(slot).size_bytes;
+            if link.queue.pass_through(now, size) {
+                self.transmit(l, slot, now);
+                return;
+            }
+        }
         let verdict = link.queue.enqueue_slot(now, slot, &mut link.rng, &mut self.store);
         match verdict {
             Verdict::DroppedFull | Verdict::DroppedEarly => {
@@ -57,6 +66,13 @@ impl World {
         let link = &mut self.links[l as usize];
         // The packet stays in its slot of the world's store; only the slot moves on.
         let Some(slot) = link.queue.dequeue_slot(at, &self.store) else { return };
+        self.transmit(l, slot, at);
+    }
+
+    /// Starts transmitting the packet in `slot`, just taken from link `l`'s queue, at `at`.
+    #[inline]
+    fn transmit(&mut self, l: LinkId, slot: u32, at: SimTime) {
+        let link = &mut self.links[l as usize];
         let size = self.store.get(slot).size_bytes;
         let done = match link.var.as_mut() {
             None => Some(at + tx_time_ns(size, link.rate_bps)),
