@@ -101,14 +101,19 @@ pub struct Packet {
     pub tunnel: Option<Tunnel>,
 }
 
-/// The payload tag a sender puts on a data segment (FNV-1a over the identifying fields).
+/// The payload tag a sender puts on a data segment: the three identifying fields mixed into
+/// 32 bits (a multiply and the 64-bit finalizer of MurmurHash3, a dozen instructions; every
+/// field changes the tag). The receiver recomputes it to catch a payload delivered under the
+/// wrong flow or offset.
+#[inline]
 pub fn payload_tag(flow: FlowId, seq: u64, len: u32) -> u32 {
-    let mut h: u32 = 0x811c_9dc5;
-    for b in flow.to_le_bytes().iter().chain(seq.to_le_bytes().iter()).chain(len.to_le_bytes().iter()) {
-        h ^= *b as u32;
-        h = h.wrapping_mul(0x0100_0193);
-    }
-    h
+    let mut h = seq ^ ((flow as u64) << 32 | len as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    h ^= h >> 33;
+    h = h.wrapping_mul(0xff51_afd7_ed55_8ccd);
+    h ^= h >> 33;
+    h = h.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
+    h ^= h >> 33;
+    h as u32
 }
 
 impl Packet {
@@ -182,5 +187,13 @@ mod tests {
         assert_ne!(t, payload_tag(2, 1000, 1460));
         assert_ne!(t, payload_tag(1, 2460, 1460));
         assert_ne!(t, payload_tag(1, 1000, 100));
+        // Neighbouring segments of neighbouring flows, as a mix-up would deliver them, all differ.
+        let mut tags: Vec<u32> = (0..4)
+            .flat_map(|f| (0..250u64).flat_map(move |i| [(f, i * 1448, 1448), (f, i * 1448, 100)]))
+            .map(|(f, seq, len)| payload_tag(f, seq, len))
+            .collect();
+        tags.sort_unstable();
+        tags.dedup();
+        assert_eq!(tags.len(), 2000);
     }
 }
