@@ -8,6 +8,7 @@ use hosim::metrics::summary::{check_invariants, summary};
 use hosim::net::{Link, LinkId, Packet};
 use hosim::observe::{LinkPoint, Observer};
 use hosim::scenario;
+use proptest::prelude::*;
 
 /// Listens at every link point and does nothing: the run takes the event path.
 struct Listener;
@@ -220,5 +221,83 @@ queue_packets = 1
         w.link_enqueue(0, pkt(2));
         let q = &w.links[0].queue;
         assert_eq!((q.stats.dropped, q.len_pkts()), (dropped, 1), "{order}");
+    }
+}
+
+/// `senders` hosts on access links of one of two rates (equal rates make simultaneous
+/// arrivals), a bottleneck of `queue` packets (DropTail or RED with ECN), a zero or non-zero
+/// delay anywhere, and an optional lossy return path (a link that keeps its events).
+#[allow(clippy::too_many_arguments)]
+fn random_graph(
+    senders: usize,
+    access_fast: &[bool],
+    access_delay_ms: u32,
+    bottleneck_bps: f64,
+    bottleneck_delay_ms: u32,
+    queue: u32,
+    red: bool,
+    reverse_loss: f64,
+    recovery: &str,
+    mss: u32,
+) -> String {
+    let mut t = format!(
+        "duration_s = 3.0\n[tcp]\nrecovery = \"{recovery}\"\nmss_bytes = {mss}\necn = true\n\
+         [[nodes]]\nname = \"r1\"\nkind = \"router\"\n[[nodes]]\nname = \"r2\"\nkind = \"router\"\n\
+         [[nodes]]\nname = \"d\"\nkind = \"host\"\n"
+    );
+    for (i, &fast) in access_fast.iter().enumerate().take(senders) {
+        let rate = if fast { 100e6 } else { 20e6 };
+        t += &format!(
+            "[[nodes]]\nname = \"s{i}\"\nkind = \"host\"\n[[links]]\nfrom = \"s{i}\"\nto = \"r1\"\n\
+             rate_bps = {rate}\ndelay_s = {}\n[[flows]]\nsrc = \"s{i}\"\ndst = \"d\"\nstart_s = {}\n",
+            access_delay_ms as f64 / 1e3,
+            0.1 * i as f64
+        );
+    }
+    let queue_kind = if red { "red" } else { "droptail" };
+    t += &format!(
+        "[[links]]\nfrom = \"r1\"\nto = \"r2\"\nrate_bps = {bottleneck_bps}\ndelay_s = {}\n\
+         queue = \"{queue_kind}\"\nqueue_packets = {queue}\nbidirectional = false\n",
+        bottleneck_delay_ms as f64 / 1e3
+    );
+    if red {
+        t += "[links.red]\nmin_th_pkts = 2\nmax_th_pkts = 8\nmax_p = 0.2\nweight = 0.05\necn = true\n";
+    }
+    t += &format!(
+        "[[links]]\nfrom = \"r2\"\nto = \"r1\"\nrate_bps = {bottleneck_bps}\ndelay_s = {}\nloss = {reverse_loss}\n\
+         bidirectional = false\n[[links]]\nfrom = \"r2\"\nto = \"d\"\nrate_bps = 100e6\ndelay_s = 0.001\n",
+        bottleneck_delay_ms as f64 / 1e3
+    );
+    t
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 32, .. ProptestConfig::default() })]
+
+    /// Whatever the topology's rates, delays (zero included), queue and recovery, computed
+    /// departures give the event path's results.
+    #[test]
+    fn computed_departures_give_the_event_path_s_results_on_random_graphs(
+        senders in 1usize..4,
+        access_fast in prop::collection::vec(any::<bool>(), 3),
+        access_delay_ms in prop::sample::select(vec![0u32, 1, 2]),
+        bottleneck_bps in prop::sample::select(vec![2e6, 5e6, 10e6]),
+        bottleneck_delay_ms in prop::sample::select(vec![0u32, 5, 20]),
+        queue in prop::sample::select(vec![2u32, 5, 20, 100]),
+        red in any::<bool>(),
+        reverse_loss in prop::sample::select(vec![0.0, 0.02]),
+        recovery in prop::sample::select(vec!["reno", "newreno", "sack"]),
+        mss in prop::sample::select(vec![536u32, 1000, 1448]),
+        seed in 0u64..1000,
+    ) {
+        let text = random_graph(
+            senders, &access_fast, access_delay_ms, bottleneck_bps, bottleneck_delay_ms, queue, red,
+            reverse_loss, recovery, mss,
+        );
+        let (fast, fast_events, computed) = run(&text, seed, &[], false);
+        let (slow, slow_events, _) = run(&text, seed, &[], true);
+        prop_assert!(computed);
+        prop_assert!(fast_events < slow_events);
+        prop_assert_eq!(fast, slow);
     }
 }
