@@ -51,7 +51,7 @@ pub struct Link {
     pub queue: Queue,
     /// The packet being serialized, if any: its slot in the world's packet store
     /// ([`Link::in_service_packet`]). On a link whose packets depart at the start of their
-    /// transmission ([`Link::departs_at_start`]) the slot is in `pipeline` too.
+    /// transmission (`departs_at_start`) the slot is in `pipeline` too.
     pub in_service: Option<u32>,
     /// When the packet in service finishes serialization (valid while `in_service` is set on
     /// a link whose packets depart at the start of transmission).
@@ -85,9 +85,13 @@ pub struct Link {
 }
 
 impl Link {
-    /// Whether a packet enters the pipeline, with its arrival time, when its transmission
-    /// starts (`departs_at_start`).
-    pub fn departs_at_start(var: &Option<Box<VarRate>>, impair: &Option<Box<Impairments>>, loss: &LossModel) -> bool {
+    /// Whether a link of this rate model, impairments and loss model is fixed-rate and
+    /// loss-free, so that its packets depart at the start of transmission (`departs_at_start`).
+    pub fn fixed_and_loss_free(
+        var: &Option<Box<VarRate>>,
+        impair: &Option<Box<Impairments>>,
+        loss: &LossModel,
+    ) -> bool {
         var.is_none() && impair.is_none() && matches!(loss, LossModel::None)
     }
 

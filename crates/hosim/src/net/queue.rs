@@ -168,10 +168,11 @@ impl Queue {
         self.red.is_some()
     }
 
-    fn fits(&self, pkt: &Packet) -> bool {
+    /// Whether one more packet of `size_bytes` is within the limit.
+    fn fits(&self, size_bytes: u32) -> bool {
         match self.limit {
             QueueLimit::Packets(n) => self.pkts.len() < n as usize,
-            QueueLimit::Bytes(b) => self.bytes + pkt.size_bytes as u64 <= b,
+            QueueLimit::Bytes(b) => self.bytes + size_bytes as u64 <= b,
         }
     }
 
@@ -203,7 +204,7 @@ impl Queue {
         };
         let verdict = match early {
             RedDecision::Drop => Verdict::DroppedEarly,
-            _ if !self.fits(pkt) => Verdict::DroppedFull,
+            _ if !self.fits(pkt.size_bytes) => Verdict::DroppedFull,
             RedDecision::Mark => Verdict::Marked,
             RedDecision::Pass => Verdict::Queued,
         };
@@ -236,11 +237,7 @@ impl Queue {
     /// with [`Queue::enqueue_slot`] instead.
     #[inline]
     pub fn pass_through(&mut self, now: SimTime, size_bytes: u32) -> bool {
-        let fits = match self.limit {
-            QueueLimit::Packets(n) => n > 0,
-            QueueLimit::Bytes(b) => size_bytes as u64 <= b,
-        };
-        if !self.pkts.is_empty() || self.red.is_some() || !fits {
+        if !self.pkts.is_empty() || self.red.is_some() || !self.fits(size_bytes) {
             return false;
         }
         self.account(now);

@@ -44,8 +44,10 @@ impl World {
         match verdict {
             Verdict::DroppedFull | Verdict::DroppedEarly => {
                 self.counters.dropped_queue += 1;
-                let pkt = self.store.take(slot);
-                self.obs.link(LinkPoint::Drop, now, l, link, &pkt);
+                if self.obs.wants(LinkPoint::Drop) {
+                    self.obs.link(LinkPoint::Drop, now, l, link, self.store.get(slot));
+                }
+                self.store.release(slot);
                 return;
             }
             Verdict::Queued | Verdict::Marked => {}
@@ -85,17 +87,16 @@ impl World {
             self.obs.link(LinkPoint::Transmit, at, l, link, self.store.get(slot));
         }
         let Some(done) = done else { return };
-        if !link.departs_at_start {
+        // Scheduled before the arrival, so that on a link without delay the transmission ends
+        // first; none where departures are computed.
+        if !(link.departs_at_start && self.computed_departures) {
             self.events.schedule(done, Event::LinkTxDone(l));
+        }
+        if !link.departs_at_start {
             return;
         }
-        // The arrival is known now: into the pipeline at once. The transmit-done event (none
-        // with computed departures) is scheduled first, so that on a link without delay the
-        // transmission ends before the arrival.
+        // The arrival is known now: into the pipeline at once.
         link.tx_done_ns = done;
-        if !self.computed_departures {
-            self.events.schedule(done, Event::LinkTxDone(l));
-        }
         let arrive = done + link.delay_ns;
         link.pipeline.push_back((arrive, slot));
         // One pending arrival event per pipeline: the head's. The next is scheduled when the
@@ -252,19 +253,22 @@ impl World {
             };
             self.obs.link(LinkPoint::Receive, self.now, l, link, arriving);
         }
-        let (at, pkt, next) = if late {
+        let pkt = if late {
             let (at, pkt) = link.late_pipeline.pop_front().expect("an arrival event has a packet in the pipeline");
-            (at, pkt, link.late_pipeline.front().map(|&(next, _)| next))
+            debug_assert_eq!(at, self.now);
+            if let Some(&(next, _)) = link.late_pipeline.front() {
+                self.events.schedule(next, Event::LinkArriveLate(l));
+            }
+            link.stats.delivered += 1;
+            pkt
         } else {
             let (at, slot) = link.pipeline.pop_front().expect("an arrival event has a packet in the pipeline");
-            let next = link.pipeline.front().map(|&(next, _)| next);
             debug_assert_eq!(at, self.now);
-            if let Some(next) = next {
+            if let Some(&(next, _)) = link.pipeline.front() {
                 self.events.schedule(next, Event::LinkArrive(l));
             }
             link.stats.delivered += 1;
-            let node = link.to;
-            let dst = self.store.get(slot).dst;
+            let (node, dst) = (link.to, self.store.get(slot).dst);
             let n = &self.nodes[node as usize];
             if n.kind == NodeKind::Router && dst != node {
                 // A router passes the packet on in its slot: no copy out of the store and back.
@@ -277,17 +281,9 @@ impl World {
                 }
                 return None;
             }
-            (at, self.store.take(slot), None)
+            self.store.take(slot)
         };
-        debug_assert_eq!(at, self.now);
-        if let Some(next) = next {
-            self.events.schedule(next, Event::LinkArriveLate(l));
-        }
-        let link = &mut self.links[l as usize];
-        if late {
-            link.stats.delivered += 1;
-        }
-        let node = link.to;
+        let node = self.links[l as usize].to;
         match self.nodes[node as usize].kind {
             NodeKind::Host | NodeKind::Router => {
                 self.receive(node, pkt);

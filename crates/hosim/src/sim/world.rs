@@ -80,7 +80,7 @@ pub struct World {
     /// without an event per transmission ([`World::computed_departures`]). `false`
     /// (`"event_order"`): the two events run in the order they were scheduled, as in ns-2 and
     /// ns-3. Either way only links whose packets depart at the start of transmission
-    /// ([`Link::departs_at_start`]) are concerned; other links end transmissions by event.
+    /// (`Link::departs_at_start`) are concerned; other links end transmissions by event.
     pub departure_first: bool,
     /// This run computes the departures of links whose packets depart at the start of
     /// transmission when the packets are accepted, without transmit-done events: set by the

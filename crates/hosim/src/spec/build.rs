@@ -271,7 +271,7 @@ fn build_links(
                 _ => None,
             };
             world.links.push(Link {
-                departs_at_start: Link::departs_at_start(&var, &impair, &loss),
+                departs_at_start: Link::fixed_and_loss_free(&var, &impair, &loss),
                 name,
                 from: a,
                 to: b,
