@@ -13,19 +13,21 @@ use super::NodeId;
 use crate::engine::rng::Rng;
 use crate::engine::time::SimTime;
 
+/// In declaration order: the counters every hop adds to first (see [`Link`]).
 #[derive(Clone, Debug, Default)]
+#[repr(C)]
 pub struct LinkStats {
-    /// Packets offered to the link (queued or dropped at the queue).
-    pub offered: u64,
     /// Packets that finished transmission.
     pub transmitted: u64,
     pub tx_bytes: u64,
+    /// Packets handed to the far node.
+    pub delivered: u64,
+    /// Packets offered to the link (queued or dropped at the queue).
+    pub offered: u64,
     /// Packets lost on the wire by the loss model.
     pub lost: u64,
     /// Extra copies made by the duplication impairment.
     pub duplicated: u64,
-    /// Packets handed to the far node.
-    pub delivered: u64,
     /// Packets taken out of the queue untransmitted by a mechanism (e.g. a base station
     /// handing a departed mobile's packets to its handover scheme).
     pub withdrawn: u64,
@@ -41,11 +43,13 @@ pub struct Impairments {
     pub reorder_delay_ns: SimTime,
 }
 
-/// Laid out in declaration order (`repr(C)`) and aligned to a cache line: the fields a packet
-/// touches on every hop (queue, transmitter, pipeline, counters) come first and share five
-/// lines, the rest (name, loss model state, reordering path) follows. With hundreds of links a
-/// link is usually cold when a packet reaches it, so the lines it spans are misses
-/// (bench/README.md).
+/// Laid out in declaration order (`repr(C)`) and aligned to a cache line, so that a packet's
+/// hop touches as few lines as possible: with hundreds of links a link is usually cold when a
+/// packet reaches it, and every line it spans is a miss (bench/README.md).
+/// - lines 0–1: the queue (its packets and limit, then its counters);
+/// - line 2: the transmitter and the pipeline: what every hop reads and writes;
+/// - line 3: the rate and the counters every hop adds to;
+/// - the rest: what the fast path never reads (loss, impairments, reordering, name).
 #[repr(C, align(64))]
 pub struct Link {
     pub queue: Queue,
@@ -53,9 +57,7 @@ pub struct Link {
     /// ([`Link::in_service_packet`]). On a link whose packets depart at the start of their
     /// transmission (`departs_at_start`) the slot is in `pipeline` too.
     pub in_service: Option<u32>,
-    /// When the packet in service finishes serialization (valid while `in_service` is set on
-    /// a link whose packets depart at the start of transmission).
-    pub tx_done_ns: SimTime,
+    pub to: NodeId,
     /// A fixed-rate link without random loss or impairments: the end of serialization and
     /// the arrival of a packet are known when its transmission starts, so the packet enters
     /// the pipeline, and its arrival event is scheduled, then (as ns-3's point-to-point
@@ -63,20 +65,22 @@ pub struct Link {
     /// the end of transmission (the loss draw, a rate change, a duplication) and put the
     /// packet into the pipeline then. Set when the link is built; see `World::departure_first`.
     pub departs_at_start: bool,
-    pub to: NodeId,
+    /// Record this link's queue length in the `queue` trace.
+    pub traced: bool,
+    /// When the packet in service finishes serialization (valid while `in_service` is set on
+    /// a link whose packets depart at the start of transmission).
+    pub tx_done_ns: SimTime,
     /// Packets propagating, with their arrival times, oldest first: slots in the world's
     /// packet store ([`Link::propagating`]).
     pub pipeline: VecDeque<(SimTime, u32)>,
-    pub rate_bps: u64,
     pub delay_ns: SimTime,
+    pub rate_bps: u64,
     /// Variable rate (None: fixed at `rate_bps`). While set, `rate_bps` is the current rate.
     pub var: Option<Box<VarRate>>,
+    pub stats: LinkStats,
     /// Duplication/reordering, or None for an ordinary link (the fast path).
     pub impair: Option<Box<Impairments>>,
     pub loss: LossModel,
-    pub stats: LinkStats,
-    /// Record this link's queue length in the `queue` trace.
-    pub traced: bool,
     pub from: NodeId,
     pub rng: Rng,
     /// Packets on the slow (reordered) path; FIFO too, since its extra delay is constant.
@@ -160,4 +164,44 @@ pub struct RateStep {
     pub tx_done: Option<SimTime>,
     /// When the new segment ends: the next rate change.
     pub segment_end_ns: SimTime,
+}
+
+#[cfg(test)]
+mod tests {
+    use std::mem::{offset_of, size_of};
+
+    use super::*;
+
+    /// The layout [`Link`] documents: a pass-through hop reads the queue's first line, the
+    /// transmitter's line and the rate-and-counters line, and nothing else of the link.
+    #[test]
+    fn a_hop_touches_four_lines_of_a_link() {
+        let line = |offset: usize| offset / 64;
+        let last = |offset: usize, size: usize| line(offset + size - 1);
+        assert_eq!(offset_of!(Link, queue), 0);
+        assert_eq!(size_of::<Queue>(), 128, "the queue: its packets and limit, then its counters");
+        let transmitter = [
+            (offset_of!(Link, in_service), 8),
+            (offset_of!(Link, to), 4),
+            (offset_of!(Link, departs_at_start), 1),
+            (offset_of!(Link, tx_done_ns), 8),
+            (offset_of!(Link, pipeline), size_of::<VecDeque<(SimTime, u32)>>()),
+            (offset_of!(Link, delay_ns), 8),
+        ];
+        for (offset, size) in transmitter {
+            assert_eq!((line(offset), last(offset, size)), (2, 2), "field at {offset} is off the transmitter's line");
+        }
+        let stats = offset_of!(Link, stats);
+        let counters = [
+            (offset_of!(Link, rate_bps), 8),
+            (offset_of!(Link, var), 8),
+            (stats + offset_of!(LinkStats, transmitted), 8),
+            (stats + offset_of!(LinkStats, tx_bytes), 8),
+            (stats + offset_of!(LinkStats, delivered), 8),
+            (stats + offset_of!(LinkStats, offered), 8),
+        ];
+        for (offset, size) in counters {
+            assert_eq!((line(offset), last(offset, size)), (3, 3), "field at {offset} is off the counters' line");
+        }
+    }
 }

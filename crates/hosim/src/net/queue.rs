@@ -49,15 +49,17 @@ pub enum Verdict {
     DroppedEarly,
 }
 
+/// One cache line (`repr(C)`, 64 bytes), the second of a [`Queue`].
 #[derive(Clone, Debug, Default)]
+#[repr(C)]
 pub struct QueueStats {
+    /// Integral of the queue length over time, in packet-nanoseconds.
+    len_area: u128,
+    last_change_ns: SimTime,
     pub enqueued: u64,
     pub dropped: u64,
     pub marked: u64,
     pub max_len_pkts: u32,
-    /// Integral of the queue length over time, in packet-nanoseconds.
-    len_area: u128,
-    last_change_ns: SimTime,
 }
 
 /// Where packets wait while they are in the network: queued, in service or propagating. A
@@ -126,8 +128,9 @@ impl PacketStore {
     }
 }
 
-/// Laid out in declaration order (`repr(C)`), what every enqueue and dequeue touches first,
-/// so that a link's hot fields share few cache lines (see [`Link`](super::Link)).
+/// Laid out in declaration order (`repr(C)`) in two cache lines: what every enqueue and
+/// dequeue touches (the packets, the limit), then the counters ([`QueueStats`]), so that a
+/// link's hot fields share few lines (see [`Link`](super::Link)).
 #[derive(Clone, Debug)]
 #[repr(C)]
 pub struct Queue {
@@ -230,17 +233,18 @@ impl Queue {
     }
 
     /// A packet of `size_bytes` offered to an empty DropTail queue whose transmitter is idle
-    /// and takes it at once: counts it as enqueued and dequeued at `now` (the queue is one
+    /// and takes it at once: counts it as enqueued and dequeued at once (the queue is one
     /// packet long for no time, so its length integral does not change) and returns true;
     /// the caller transmits it. False, and nothing changed, if the queue is not empty, is RED
     /// (its average must see the packet), or would not hold the packet: the caller offers it
     /// with [`Queue::enqueue_slot`] instead.
     #[inline]
-    pub fn pass_through(&mut self, now: SimTime, size_bytes: u32) -> bool {
+    pub fn pass_through(&mut self, size_bytes: u32) -> bool {
         if !self.pkts.is_empty() || self.red.is_some() || !self.fits(size_bytes) {
             return false;
         }
-        self.account(now);
+        // No `account`: the queue has been empty since its last change and stays empty, so
+        // its length integral gains nothing, whenever that change was.
         self.stats.enqueued += 1;
         self.stats.max_len_pkts = self.stats.max_len_pkts.max(1);
         true
@@ -398,6 +402,14 @@ mod tests {
     }
 
     #[test]
+    fn fit_decision_in_one_line_counters_in_the_next() {
+        use std::mem::{offset_of, size_of};
+        assert!(offset_of!(Queue, limit) + size_of::<QueueLimit>() <= 64);
+        assert_eq!(offset_of!(Queue, stats), 64);
+        assert!(size_of::<QueueStats>() <= 64);
+    }
+
+    #[test]
     fn passing_through_an_empty_queue_counts_as_enqueue_then_dequeue_at_once() {
         let mut rng = crate::engine::rng::stream_rng(1, crate::engine::rng::StreamKind::Link, 0);
         let mut store = PacketStore::default();
@@ -405,23 +417,23 @@ mod tests {
         let mut a = Queue::new(QueueLimit::Packets(2), None);
         let mut b = Queue::new(QueueLimit::Packets(2), None);
         for (t, uid) in [(5, 0), (9, 1), (20, 2)] {
-            assert!(a.pass_through(t, 1000));
+            assert!(a.pass_through(1000));
             b.enqueue(t, pkt(uid), &mut rng, &mut store);
             b.dequeue(t, &mut store);
         }
         b.enqueue(30, pkt(3), &mut rng, &mut store);
-        assert!(!b.pass_through(31, 1000), "not with a packet waiting");
+        assert!(!b.pass_through(1000), "not with a packet waiting");
         a.enqueue(30, pkt(3), &mut rng, &mut store);
         assert_eq!((a.stats.enqueued, a.stats.max_len_pkts), (b.stats.enqueued, b.stats.max_len_pkts));
         assert_eq!(a.mean_len_pkts(40), b.mean_len_pkts(40));
         assert_eq!((a.stats.enqueued, a.stats.max_len_pkts), (4, 1));
         // Not through a queue that holds nothing, that is too small in bytes, or RED.
-        assert!(!Queue::new(QueueLimit::Packets(0), None).pass_through(0, 1000));
-        assert!(!Queue::new(QueueLimit::Bytes(999), None).pass_through(0, 1000));
-        assert!(Queue::new(QueueLimit::Bytes(1000), None).pass_through(0, 1000));
+        assert!(!Queue::new(QueueLimit::Packets(0), None).pass_through(1000));
+        assert!(!Queue::new(QueueLimit::Bytes(999), None).pass_through(1000));
+        assert!(Queue::new(QueueLimit::Bytes(1000), None).pass_through(1000));
         let red =
             RedParams { min_th_pkts: 5.0, max_th_pkts: 15.0, max_p: 0.1, weight: 0.002, ecn: false, typical_tx_ns: 1 };
-        assert!(!Queue::new(QueueLimit::Packets(10), Some(red)).pass_through(0, 1000));
+        assert!(!Queue::new(QueueLimit::Packets(10), Some(red)).pass_through(1000));
     }
 
     #[test]

@@ -118,6 +118,10 @@ impl Flow {
 /// segment, that timeout was spurious.
 pub(super) fn resolve_spurious(flow: &mut Flow, pkt: &Packet) {
     let end = pkt.seq + pkt.len as u64;
+    // Almost always no timeout lies in the segment: one lookup, nothing collected.
+    if flow.timeouts.range(pkt.seq..).next().is_none_or(|(&k, _)| k >= end) {
+        return;
+    }
     let keys: Vec<u64> = flow.timeouts.range(pkt.seq..end).map(|(k, _)| *k).collect();
     for k in keys {
         let times = flow.timeouts.get_mut(&k).expect("key from range");

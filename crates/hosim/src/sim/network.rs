@@ -35,7 +35,7 @@ impl World {
             // An idle transmitter takes the packet at once: it passes the queue without
             // touching the queue's buffer (`Queue::pass_through`), unless RED must see it.
             let size = self.store.get(slot).size_bytes;
-            if link.queue.pass_through(now, size) {
+            if link.queue.pass_through(size) {
                 self.transmit(l, slot, now);
                 return;
             }
