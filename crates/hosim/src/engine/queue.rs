@@ -83,28 +83,23 @@ impl<E: Copy> Heap<E> {
     /// Puts `e` into the hole at `i`, moving it towards the leaves past smaller children.
     #[inline]
     fn sift_down(&mut self, mut i: usize, e: Entry<E>) {
-        let n = self.entries.len();
+        const { assert!(ARITY == 2, "sift_down walks a binary heap") };
+        let heap = &mut self.entries[..];
+        let n = heap.len();
         loop {
-            let first = ARITY * i + 1;
-            if first >= n {
+            let left = 2 * i + 1;
+            if left >= n {
                 break;
             }
-            let mut best = first;
-            let mut best_key = self.entries[first].key;
-            for c in first + 1..(first + ARITY).min(n) {
-                let k = self.entries[c].key;
-                if k < best_key {
-                    best = c;
-                    best_key = k;
-                }
-            }
-            if e.key < best_key {
+            let right = left + 1;
+            let c = if right < n && heap[right].key < heap[left].key { right } else { left };
+            if e.key < heap[c].key {
                 break;
             }
-            self.entries[i] = self.entries[best];
-            i = best;
+            heap[i] = heap[c];
+            i = c;
         }
-        self.entries[i] = e;
+        heap[i] = e;
     }
 
     /// Fills the hole at the top with `e`, taken from the last leaf: the hole first moves
@@ -196,6 +191,7 @@ impl<E: Copy> EventQueue<E> {
     /// order. A time before the last popped event (an overflowed or negative delay upstream)
     /// is a bug: the event is refused and the first such request is kept for
     /// [`EventQueue::past_request`], which the run loop turns into an internal error.
+    #[inline]
     pub fn schedule_in(&mut self, lane: Lane, time: SimTime, event: E) {
         if time < self.now {
             self.refuse_past(time);
