@@ -804,14 +804,16 @@ impl TcpSender {
 
     /// RFC 6675 §5 (C): send what NextSeg() returns until the recovery says stop.
     fn send_recovery_choices(&mut self, now: SimTime, out: &mut Vec<Segment>) {
+        let mut continuing = false;
         loop {
             let new_len = self.new_segment_within_rwnd();
             let cwnd = self.cc.cwnd();
-            match self.recovery.next_seg(&mut self.board, cwnd, self.snd_una, new_len) {
+            match self.recovery.next_seg(&mut self.board, cwnd, self.snd_una, new_len, continuing) {
                 Some(NextSeg::Retransmit(i)) => self.resend(i, now, out),
                 Some(NextSeg::NewData) => self.send_new(new_len as u32, now, out),
                 None => break,
             }
+            continuing = true;
         }
     }
 

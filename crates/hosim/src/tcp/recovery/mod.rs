@@ -151,13 +151,16 @@ pub trait LossRecovery {
 
     /// The next transmission while the recovery drives them, or None when the window is full
     /// or nothing is eligible. `new_data_bytes`: the length of the next new segment if it fits
-    /// the receiver's window, else 0.
+    /// the receiver's window, else 0. `continuing`: since the previous call, which chose a
+    /// transmission, the sender has made that transmission and nothing else (the calls of one
+    /// sending loop), so the recovery may carry its state over instead of recomputing it.
     fn next_seg(
         &mut self,
         _board: &mut Scoreboard,
         _cwnd: u64,
         _snd_una: u64,
         _new_data_bytes: u64,
+        _continuing: bool,
     ) -> Option<NextSeg> {
         None
     }
@@ -295,8 +298,15 @@ impl LossRecovery for AnyRecovery {
         each!(self, r => r.pipe())
     }
 
-    fn next_seg(&mut self, board: &mut Scoreboard, cwnd: u64, snd_una: u64, new_data_bytes: u64) -> Option<NextSeg> {
-        each!(self, r => r.next_seg(board, cwnd, snd_una, new_data_bytes))
+    fn next_seg(
+        &mut self,
+        board: &mut Scoreboard,
+        cwnd: u64,
+        snd_una: u64,
+        new_data_bytes: u64,
+        continuing: bool,
+    ) -> Option<NextSeg> {
+        each!(self, r => r.next_seg(board, cwnd, snd_una, new_data_bytes, continuing))
     }
 
     fn on_ack_processed(&mut self, cc: &mut AnyCc, board: &mut Scoreboard, seq: Outstanding) {

@@ -245,10 +245,24 @@ impl LossRecovery for Sack {
 
     /// RFC 6675 §5 (C): nothing while cwnd - pipe < 1 SMSS; otherwise NextSeg() (§4),
     /// rules (1)–(4).
-    fn next_seg(&mut self, board: &mut Scoreboard, cwnd: u64, snd_una: u64, new_data_bytes: u64) -> Option<NextSeg> {
-        if cwnd < self.set_pipe(board) + self.mss as u64 {
+    fn next_seg(
+        &mut self,
+        board: &mut Scoreboard,
+        cwnd: u64,
+        snd_una: u64,
+        new_data_bytes: u64,
+        continuing: bool,
+    ) -> Option<NextSeg> {
+        if !continuing {
+            self.set_pipe(board);
+        } else if cfg!(debug_assertions) {
+            let carried = self.pipe;
+            assert_eq!(self.set_pipe(board), carried, "SetPipe carried over a sending loop");
+        }
+        if cwnd < self.pipe + self.mss as u64 {
             return None;
         }
+        let high_rxt_end = self.high_rxt_end;
         let next = self.choose(board, snd_una, new_data_bytes > 0);
         if let Some(prr) = self.prr.as_mut() {
             // RFC 6937 §3: prr_out += (data sent).
@@ -258,11 +272,42 @@ impl LossRecovery for Sack {
                 None => 0,
             });
         }
+        self.pipe += self.pipe_added(board, next, high_rxt_end, new_data_bytes);
         next
     }
 }
 
 impl Sack {
+    /// What SetPipe() gains once the sender has made the transmission `next` (chosen while
+    /// HighRxt ended at `high_rxt_end`), without a pass over the scoreboard: the sender's next
+    /// call in the same loop starts from it (`continuing`). No SACK or ACK arrives in between,
+    /// so every IsLost() mark stands.
+    /// - New data: one more segment in flight, not lost (nothing is SACKed above it).
+    /// - A retransmission, with RACK: its segment counts once more unless a retransmission of
+    ///   it was already in the network.
+    /// - A retransmission otherwise: every unSACKed segment that HighRxt has just passed
+    ///   counts once more (the retransmitted one; rule (4) moves nothing).
+    fn pipe_added(&self, board: &Scoreboard, next: Option<NextSeg>, high_rxt_end: u64, new_data_bytes: u64) -> u64 {
+        match next {
+            None => 0,
+            Some(NextSeg::NewData) => new_data_bytes,
+            Some(NextSeg::Retransmit(i)) if self.rack => {
+                let s = board.get(i);
+                if s.rexmit_out {
+                    0
+                } else {
+                    s.len()
+                }
+            }
+            Some(NextSeg::Retransmit(_)) => (board.first_starting_at(high_rxt_end)..board.len())
+                .map(|j| board.get(j))
+                .take_while(|s| s.start < self.high_rxt_end)
+                .filter(|s| !s.sacked)
+                .map(|s| s.len())
+                .sum(),
+        }
+    }
+
     /// RFC 6675 §4 NextSeg() rules (1)–(4).
     fn choose(&mut self, board: &Scoreboard, snd_una: u64, new_data: bool) -> Option<NextSeg> {
         let n = board.len();
