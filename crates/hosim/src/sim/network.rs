@@ -26,6 +26,7 @@ impl World {
 
     /// Offers the packet in `slot` of the store to a link's queue and starts the transmitter
     /// if it is idle. A dropped packet's slot is freed.
+    #[inline(always)]
     fn link_enqueue_slot(&mut self, l: LinkId, slot: u32) {
         let now = self.now;
         self.end_transmissions_due(l);
@@ -72,7 +73,7 @@ impl World {
     }
 
     /// Starts transmitting the packet in `slot`, just taken from link `l`'s queue, at `at`.
-    #[inline]
+    #[inline(always)]
     fn transmit(&mut self, l: LinkId, slot: u32, at: SimTime) {
         let link = &mut self.links[l as usize];
         let size = self.store.get(slot).size_bytes;
@@ -240,6 +241,7 @@ impl World {
 
     /// The head of a link's pipeline reaches the far node. A host or router handles it here;
     /// a packet for a node an agent owns is returned for the simulation to hand on.
+    #[inline(always)]
     pub(super) fn on_arrive(&mut self, l: LinkId, late: bool) -> Option<Arrival> {
         // Transmissions that ended by now are in the pipeline, behind the arriving packet.
         self.end_transmissions_due(l);
