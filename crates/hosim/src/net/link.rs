@@ -172,8 +172,9 @@ mod tests {
 
     use super::*;
 
-    /// The layout [`Link`] documents: a pass-through hop reads the queue's first line, the
-    /// transmitter's line and the rate-and-counters line, and nothing else of the link.
+    /// The layout [`Link`] documents: a pass-through hop touches the queue's two lines (fit
+    /// check, counters), the transmitter's line and the rate-and-counters line, and nothing
+    /// else of the link.
     #[test]
     fn a_hop_touches_four_lines_of_a_link() {
         let line = |offset: usize| offset / 64;
