@@ -57,10 +57,7 @@ impl TcpSender {
     /// The earliest time `on_timer` has work: the retransmission timer (with RACK-TLP also the
     /// loss probe or the reorder timer, `rto_deadline()`) or the persist timer.
     pub fn timer_deadline(&self) -> Option<SimTime> {
-        match (self.rto_deadline(), self.persist_deadline()) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        }
+        super::earliest(self.rto_deadline(), self.persist_deadline())
     }
 
     /// RFC 9293 §3.10.7.4: take the window from an ACK no older than the last one it was taken
