@@ -101,7 +101,7 @@ impl World {
         let arrive = done + link.delay_ns;
         link.pipeline.push_back((arrive, slot));
         // One pending arrival event per pipeline: the head's. The next is scheduled when the
-        // head arrives, which keeps the event heap as small as the number of links.
+        // head arrives, which keeps the pending link events as few as the links.
         if link.pipeline.len() == 1 {
             debug_assert!(arrive >= self.now, "a computed departure schedules no arrival in the past");
             self.events.schedule(arrive, Event::LinkArrive(l));
@@ -193,7 +193,7 @@ impl World {
             link.in_service = None;
             link.pipeline.push_back((at, slot));
             // One pending arrival event per pipeline: the head's. The next is scheduled when
-            // the head arrives, which keeps the event heap as small as the number of links.
+            // the head arrives, which keeps the pending link events as few as the links.
             if link.pipeline.len() == 1 {
                 self.events.schedule(at, Event::LinkArrive(l));
             }
