@@ -157,7 +157,8 @@ impl<E: Copy> Heap<E> {
 struct SortedRun<E> {
     entries: Vec<Entry<E>>,
     /// The first entry still pending; those before it were popped. The pending entries move
-    /// back to the start when the vector is full, so they stay in the same few cache lines.
+    /// back to the start when the vector is full and at least half popped, so they stay in
+    /// the same few cache lines.
     head: usize,
 }
 
@@ -166,7 +167,8 @@ struct SortedRun<E> {
 /// insertion costs O(1) however many link events are pending.
 const RUN_REACH: usize = 8;
 
-/// Entries the [`SortedRun`] holds before it moves its pending ones back to the start: 1 KiB.
+/// The [`SortedRun`]'s initial room, in entries (1 KiB); it grows only when more than half of
+/// it is pending.
 const RUN_CAPACITY: usize = 32;
 
 impl<E: Copy> SortedRun<E> {
@@ -198,7 +200,9 @@ impl<E: Copy> SortedRun<E> {
                 return false;
             }
         }
-        if self.head > 0 && len == self.entries.capacity() {
+        if len == self.entries.capacity() && self.head > 0 && 2 * self.head >= len {
+            // At least half the vector was popped: moving the pending entries back costs no
+            // more than those pops did. Otherwise the vector grows (doubling, so rarely).
             self.entries.drain(..self.head);
             i -= self.head;
             self.head = 0;
@@ -461,6 +465,23 @@ mod tests {
         }
         assert_eq!(q.run.entries.capacity(), room);
         assert_eq!((q.run.len(), q.heap.entries.len()), (4, 0));
+    }
+
+    #[test]
+    fn a_long_run_keeps_its_order_and_a_room_in_proportion() {
+        let mut q = EventQueue::new();
+        // Many link events pending, each new one due after all of them, pops and schedules
+        // alternating: the run must not move its pending entries back on every insertion.
+        let n = 3 * RUN_CAPACITY as u64;
+        for t in 0..n {
+            q.schedule(t + 1, t);
+        }
+        for t in n..n + 10_000 {
+            assert_eq!(q.pop_until(SimTime::MAX), Some((t - n + 1, t - n)));
+            q.schedule(t + 1, t);
+        }
+        assert_eq!((q.run.len(), q.heap.entries.len()), (n as usize, 0));
+        assert!(q.run.entries.capacity() <= 4 * n as usize, "the room stays proportional to what is pending");
     }
 
     #[test]
