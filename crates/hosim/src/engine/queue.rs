@@ -47,12 +47,11 @@ fn key_time(key: u128) -> SimTime {
 /// that holds every flow's far timers (a retransmission timeout one second ahead, most of them
 /// stale by the time they fire).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[repr(usize)]
 pub enum Lane {
     /// Link events: due within a transmission or propagation time (the sorted run).
-    Near = 0,
+    Near,
     /// Timers: retransmission, delayed ACK, application ticks, agents' timers, rate changes.
-    Timer = 1,
+    Timer,
 }
 
 /// A min-heap on `key` (`ARITY` children per node), sifted with a hole rather than swaps.

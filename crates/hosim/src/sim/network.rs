@@ -270,17 +270,10 @@ impl World {
                 self.events.schedule(next, Event::LinkArrive(l));
             }
             link.stats.delivered += 1;
-            let (node, dst) = (link.to, self.store.get(slot).dst);
-            let n = &self.nodes[node as usize];
-            if n.kind == NodeKind::Router && dst != node {
+            let node = link.to;
+            if self.nodes[node as usize].kind == NodeKind::Router && self.store.get(slot).dst != node {
                 // A router passes the packet on in its slot: no copy out of the store and back.
-                match n.route(dst) {
-                    Some(out) => self.link_enqueue_slot(out, slot),
-                    None => {
-                        self.store.release(slot);
-                        self.counters.dropped_unroutable += 1;
-                    }
-                }
+                self.forward_slot(node, slot);
                 return None;
             }
             self.store.take(slot)
@@ -305,10 +298,21 @@ impl World {
         self.forward(n, pkt);
     }
 
+    /// Node `n` sends `pkt` on along its route (dropped, and counted, if there is none).
     pub(crate) fn forward(&mut self, n: NodeId, pkt: Packet) {
-        match self.nodes[n as usize].route(pkt.dst) {
-            Some(l) => self.link_enqueue(l, pkt),
-            None => self.counters.dropped_unroutable += 1,
+        let slot = self.store.put(pkt);
+        self.forward_slot(n, slot);
+    }
+
+    /// [`World::forward`] for the packet in `slot` of the store, which it keeps if routed.
+    #[inline(always)]
+    fn forward_slot(&mut self, n: NodeId, slot: u32) {
+        match self.nodes[n as usize].route(self.store.get(slot).dst) {
+            Some(l) => self.link_enqueue_slot(l, slot),
+            None => {
+                self.store.release(slot);
+                self.counters.dropped_unroutable += 1;
+            }
         }
     }
 
