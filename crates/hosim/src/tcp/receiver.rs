@@ -186,7 +186,7 @@ impl TcpReceiver {
         }
         // Blocks not in the recency list (older ones) fill what space is left, lowest first.
         for &block in &self.ooo {
-            if out.len as usize == out.blocks.len() {
+            if out.len() == SackBlocks::CAPACITY {
                 break;
             }
             if !out.iter().any(|b| b == block) {

@@ -179,7 +179,7 @@ fn tcp_header(pkt: &Packet, flow: &FlowWire) -> TcpHeader {
             tcp.ack = true;
             tcp.acknowledgment_number = wire_seq(pkt.ack);
             tcp.ece = pkt.ece;
-            if pkt.sack.len > 0 {
+            if !pkt.sack.is_empty() {
                 let mut blocks = pkt.sack.iter().map(|(s, e)| (wire_seq(s), wire_seq(e)));
                 let first = blocks.next().expect("at least one block");
                 let rest = [blocks.next(), blocks.next(), None];
