@@ -156,8 +156,8 @@ impl<E: Copy> Heap<E> {
 struct SortedRun<E> {
     entries: Vec<Entry<E>>,
     /// The first entry still pending; those before it were popped. The pending entries move
-    /// back to the start when the vector is full and at least half popped, so they stay in
-    /// the same few cache lines.
+    /// back to the start once half a [`RUN_CAPACITY`] and at least half the vector was
+    /// popped, so they stay in the same few cache lines even after a burst grew the vector.
     head: usize,
 }
 
@@ -166,8 +166,8 @@ struct SortedRun<E> {
 /// insertion costs O(1) however many link events are pending.
 const RUN_REACH: usize = 8;
 
-/// The [`SortedRun`]'s initial room, in entries (1 KiB); it grows only when more than half of
-/// it is pending.
+/// The [`SortedRun`]'s initial room, in entries (1 KiB); it grows only when it is full with
+/// more than half of it pending.
 const RUN_CAPACITY: usize = 32;
 
 impl<E: Copy> SortedRun<E> {
@@ -199,9 +199,11 @@ impl<E: Copy> SortedRun<E> {
                 return false;
             }
         }
-        if len == self.entries.capacity() && self.head > 0 && 2 * self.head >= len {
+        if self.head >= RUN_CAPACITY / 2 && 2 * self.head >= len {
             // At least half the vector was popped: moving the pending entries back costs no
-            // more than those pops did. Otherwise the vector grows (doubling, so rarely).
+            // more than those pops did, and keeps the run in its first few cache lines instead
+            // of sliding through a vector that once grew. Otherwise the vector grows when it is
+            // full (doubling, so rarely).
             self.entries.drain(..self.head);
             i -= self.head;
             self.head = 0;
@@ -481,6 +483,27 @@ mod tests {
         }
         assert_eq!((q.run.len(), q.heap.entries.len()), (n as usize, 0));
         assert!(q.run.entries.capacity() <= 4 * n as usize, "the room stays proportional to what is pending");
+    }
+
+    #[test]
+    fn after_a_burst_the_run_stays_at_the_start_of_its_grown_vector() {
+        let mut q = EventQueue::new();
+        // A burst grows the vector well past its initial room ...
+        for t in 0..8 * RUN_CAPACITY as u64 {
+            q.schedule(t + 1, t);
+        }
+        let grown = q.run.entries.capacity();
+        assert!(grown >= 8 * RUN_CAPACITY);
+        while q.run.len() > 4 {
+            q.pop_until(SimTime::MAX);
+        }
+        // ... then few are pending: pops and schedules must not walk through all of it (cold
+        // lines at every step when many flows share the cache), but stay in its first lines.
+        for next in 0..10 * grown as u64 {
+            let (t, _) = q.pop_until(SimTime::MAX).expect("pending");
+            q.schedule(t + 5, 8 * RUN_CAPACITY as u64 + next);
+            assert!(q.run.head + q.run.len() <= RUN_CAPACITY, "head {} len {}", q.run.head, q.run.len());
+        }
     }
 
     #[test]
