@@ -23,3 +23,18 @@ def wait_for_peers(task: Task) -> tuple[int, bool]:
         time.sleep(0.01)
     return os.getpid(), False
 
+
+
+def echo_seed(task: Task) -> tuple[int, str]:
+    """Returns the task's seed at once, with 1 MB beside it: runs so short, and results so long
+    to send, that a worker is often sending its result when the executor kills it."""
+    return task.seed, "x" * (1 << 20)
+
+
+def exit_abruptly(task: Task) -> int:
+    """The worker process ends without a word (as a crash in native code would end it)."""
+    os._exit(3)
+
+
+def refuse(task: Task) -> int:
+    raise ValueError(f"seed {task.seed} refused")

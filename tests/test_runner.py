@@ -191,7 +191,45 @@ def test_interruptible_executor_gives_the_same_results_and_is_killed_when_closed
         outcomes = executor.map(run_task, tasks * 4)
         next(outcomes)
         outcomes.close()  # a failed run or Ctrl-C: the workers are killed, not waited for
-        assert executor._pool is None
+        assert executor._workers is None
+
+
+def test_interruptible_executor_is_killed_at_any_moment_without_hanging():
+    # Workers killed while they send results: with a lock shared among the workers (as
+    # multiprocessing.Pool's result queue has), one killed holding it hung the next kill.
+    import threading
+
+    from hosim.runner import InterruptibleExecutor
+    from parallel_probe import echo_seed
+
+    tasks = [Task("", seed) for seed in range(400)]  # chunks of 8: 8 MB a message
+
+    def kill_early_many_times() -> None:
+        with InterruptibleExecutor(2) as executor:
+            for stop_after in range(1, 41):
+                outcomes = executor.map(echo_seed, tasks)
+                seen = [next(outcomes) for _ in range(stop_after)]
+                outcomes.close()
+                assert executor._workers is None
+                assert len({index for index, _ in seen}) == stop_after
+            assert sorted(v[0] for _, v in executor.map(echo_seed, tasks)) == list(range(400))
+
+    worker = threading.Thread(target=kill_early_many_times, daemon=True)
+    worker.start()
+    worker.join(timeout=120)
+    assert not worker.is_alive(), "killing the workers hung"
+
+
+def test_interruptible_executor_reports_a_failed_run_and_a_dead_worker_instead_of_hanging():
+    from hosim.runner import InterruptibleExecutor
+    from parallel_probe import exit_abruptly, refuse
+
+    tasks = [Task("", seed) for seed in range(6)]
+    with pytest.raises(ValueError, match="refused"), InterruptibleExecutor(2) as executor:
+        list(executor.map(refuse, tasks))
+    assert executor._workers is None  # killed on the way out
+    with pytest.raises(RuntimeError, match="worker process died"), InterruptibleExecutor(2) as executor:
+        list(executor.map(exit_abruptly, tasks))
 
 
 def test_interruptible_executor_runs_jobs_runs_at_once_each_in_its_own_worker(tmp_path):

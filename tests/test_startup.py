@@ -72,13 +72,13 @@ def test_sweep_workers_forked_before_the_table_modules_load_have_none_of_them_an
             "task = make_task('dumbbell', 1, {'duration_s': 1})\n"
             "from startup_probe import run_then_list_heavy\n"
             "with InterruptibleExecutor(1).start() as executor:\n"
-            "    assert executor._pool._ctx.get_start_method() == 'fork'\n"
+            "    assert executor.start_method == 'fork'\n"
             "    import pandas\n"
             "    [(_, heavy)] = list(executor.map(run_then_list_heavy, [task]))\n"
             "import threading, time\n"
             "threading.Thread(target=time.sleep, args=(1,)).start()\n"
             "with InterruptibleExecutor(1).start() as executor:  # not forked with another thread alive\n"
-            "    assert executor._pool._ctx.get_start_method() != 'fork'\n"
+            "    assert executor.start_method != 'fork'\n"
             "print(json.dumps(heavy))")
     proc = subprocess.run([sys.executable, "-c", f"import json\n{code}"], capture_output=True, text=True,
                           env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}, timeout=120)

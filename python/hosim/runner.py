@@ -24,7 +24,7 @@ import sys
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from functools import cache, lru_cache, partial
+from functools import cache, lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, TypeVar
 
@@ -281,10 +281,17 @@ class ProcessExecutor:
 
 
 class InterruptibleExecutor:
-    """Runs tasks in ``jobs`` worker processes (a ``multiprocessing`` pool) that can be killed
-    at once: leaving a ``with`` block on an exception (Ctrl-C, a failed run), or closing ``map``
-    early, terminates the workers instead of waiting for the runs under way. ``hosim sweep``
-    uses it so that Ctrl-C stops within a second.
+    """Runs tasks in ``jobs`` worker processes that can be killed at once: leaving a ``with``
+    block on an exception (Ctrl-C, a failed run), or closing ``map`` early, kills the workers
+    instead of waiting for the runs under way. ``hosim sweep`` uses it so that Ctrl-C stops
+    within a second.
+
+    Each worker talks to this process over a pipe of its own, and nothing else: no lock is
+    shared between processes, so a worker killed at any point (even while it sends a result)
+    leaves nothing behind that this process could wait on. (``multiprocessing.Pool`` shares a
+    lock on its result queue among its workers; one killed while holding it made
+    ``Pool.terminate()`` wait for ever.) A worker that dies on its own raises an error here
+    instead of hanging the campaign.
 
     The workers are forked from this process if it has a single thread when they start
     (``start`` before any other thread, as ``hosim sweep`` does): they are then ready in
@@ -296,7 +303,9 @@ class InterruptibleExecutor:
         if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
             raise ValueError(f"jobs must be a positive integer, got {jobs!r}")
         self.jobs = jobs
-        self._pool: Any = None
+        self._workers: list[_Worker] | None = None
+        #: How the current workers were started ("fork", "forkserver" or "spawn"; None: none).
+        self.start_method: str | None = None
 
     def __enter__(self) -> InterruptibleExecutor:
         return self
@@ -308,24 +317,26 @@ class InterruptibleExecutor:
             self.terminate()
 
     def close(self) -> None:
-        """Let the workers finish, then stop them."""
-        pool, self._pool = self._pool, None
-        if pool is not None:
-            pool.close()
-            pool.join()
+        """Let the workers finish what they were given, then stop them."""
+        workers, self._workers = self._workers, None
+        for worker in workers or ():
+            worker.stop()
+        self.start_method = None
 
     def terminate(self) -> None:
         """Kill the workers now, abandoning the runs under way."""
-        pool, self._pool = self._pool, None
-        if pool is not None:
-            pool.terminate()
-            pool.join()
+        workers, self._workers = self._workers, None
+        for worker in workers or ():
+            worker.kill()
+        self.start_method = None
 
     def start(self) -> InterruptibleExecutor:
         """Start the worker processes now (``map`` starts them otherwise): forked if this
         process has one thread, so call it before starting others. Returns the executor."""
-        if self._pool is None:
-            self._pool = _mp_context(allow_fork=True).Pool(self.jobs, initializer=_ignore_sigint)
+        if self._workers is None:
+            context = _mp_context(allow_fork=True)
+            self._workers = [_Worker(context) for _ in range(self.jobs)]
+            self.start_method = context.get_start_method()
         return self
 
     def map(
@@ -333,20 +344,95 @@ class InterruptibleExecutor:
     ) -> Iterator[tuple[int, T]]:
         if not tasks:
             return
-        self.start()
+        from multiprocessing.connection import wait
+
+        workers = self.start()._workers
+        assert workers is not None
+        size = chunk_size(tasks, self.jobs)
+        chunks = iter([list(enumerate(tasks))[i : i + size] for i in range(0, len(tasks), size)])
+        busy: dict[Any, _Worker] = {}
         finished = False
         try:
-            chunk = chunk_size(tasks, self.jobs)
-            for done, (index, value) in enumerate(
-                self._pool.imap_unordered(partial(_indexed, fn), enumerate(tasks), chunksize=chunk), start=1
-            ):
-                if progress is not None:
-                    progress(done, len(tasks))
-                yield index, value
+            for worker in workers:
+                chunk = next(chunks, None)
+                if chunk is None:
+                    break
+                worker.send((fn, chunk))
+                busy[worker.conn] = worker
+            done = 0
+            while busy:
+                for ready in wait(list(busy)):
+                    worker = busy.pop(ready)
+                    try:
+                        status, payload = worker.conn.recv()
+                    except (EOFError, OSError):  # its end of the pipe closed: it died
+                        worker.process.join()
+                        raise RuntimeError(
+                            f"a worker process died (exit code {worker.process.exitcode}) during its runs"
+                        ) from None
+                    if status == "error":
+                        raise payload
+                    chunk = next(chunks, None)
+                    if chunk is not None:
+                        worker.send((fn, chunk))
+                        busy[worker.conn] = worker
+                    for index, value in payload:
+                        done += 1
+                        if progress is not None:
+                            progress(done, len(tasks))
+                        yield index, value
             finished = True
         finally:
             if not finished:
                 self.terminate()
+
+
+class _Worker:
+    """One worker process of an ``InterruptibleExecutor`` and its end of their pipe."""
+
+    def __init__(self, context: multiprocessing.context.BaseContext):
+        self.conn, child = context.Pipe()
+        self.process = context.Process(target=_serve, args=(child,), daemon=True)  # type: ignore[attr-defined]
+        self.process.start()
+        child.close()
+
+    def send(self, message: object) -> None:
+        self.conn.send(message)
+
+    def stop(self) -> None:
+        try:
+            self.conn.send(None)
+        except OSError:  # already gone
+            pass
+        self.process.join()
+        self.conn.close()
+
+    def kill(self) -> None:
+        self.process.kill()
+        self.process.join()
+        self.conn.close()
+
+
+def _serve(conn: Any) -> None:
+    """A worker's loop: ``(fn, [(index, task), ...])`` in, ``("ok", [(index, fn(task)), ...])``
+    or ``("error", exception)`` out; ``None`` stops it."""
+    _ignore_sigint()
+    while True:
+        try:
+            message = conn.recv()
+        except EOFError:  # the parent is gone
+            return
+        if message is None:
+            return
+        fn, chunk = message
+        try:
+            reply: tuple[str, Any] = ("ok", [(index, fn(task)) for index, task in chunk])
+        except Exception as error:  # the parent re-raises it, as a pool would
+            reply = ("error", error)
+        try:
+            conn.send(reply)
+        except Exception as error:  # an unpicklable result or exception
+            conn.send(("error", RuntimeError(f"a worker could not send its result back: {error!r}")))
 
 
 #: Runs estimated below this many flow-seconds (``estimated_cost``; about 50 ms) travel to the
@@ -362,10 +448,6 @@ def chunk_size(tasks: Sequence[Task], jobs: int) -> int:
     if not tasks or sum(estimated_cost(t) for t in tasks) / len(tasks) >= SMALL_RUN_COST:
         return 1
     return max(1, min(MAX_CHUNK, len(tasks) // (4 * jobs)))
-
-
-def _indexed(fn: Callable[[Task], T], item: tuple[int, Task]) -> tuple[int, T]:
-    return item[0], fn(item[1])
 
 
 def _sha256(data: bytes) -> hashlib._Hash:
