@@ -26,7 +26,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cache, lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, NamedTuple, NoReturn, Protocol, TypeVar
 
 from hosim.errors import InvariantError, ScenarioError
 
@@ -349,7 +349,8 @@ class InterruptibleExecutor:
         workers = self.start()._workers
         assert workers is not None
         size = chunk_size(tasks, self.jobs)
-        chunks = iter([list(enumerate(tasks))[i : i + size] for i in range(0, len(tasks), size)])
+        items = list(enumerate(tasks))
+        chunks = (items[i : i + size] for i in range(0, len(items), size))
         busy: dict[Any, _Worker] = {}
         finished = False
         try:
@@ -363,13 +364,7 @@ class InterruptibleExecutor:
             while busy:
                 for ready in wait(list(busy)):
                     worker = busy.pop(ready)
-                    try:
-                        status, payload = worker.conn.recv()
-                    except (EOFError, OSError):  # its end of the pipe closed: it died
-                        worker.process.join()
-                        raise RuntimeError(
-                            f"a worker process died (exit code {worker.process.exitcode}) during its runs"
-                        ) from None
+                    status, payload = worker.receive()
                     if status == "error":
                         raise payload
                     chunk = next(chunks, None)
@@ -397,7 +392,20 @@ class _Worker:
         child.close()
 
     def send(self, message: object) -> None:
-        self.conn.send(message)
+        try:
+            self.conn.send(message)
+        except OSError:  # its end of the pipe closed: it died
+            self._died()
+
+    def receive(self) -> Any:
+        try:
+            return self.conn.recv()
+        except (EOFError, OSError):
+            self._died()
+
+    def _died(self) -> NoReturn:
+        self.process.join()
+        raise RuntimeError(f"a worker process died (exit code {self.process.exitcode}) during its runs") from None
 
     def stop(self) -> None:
         try:
