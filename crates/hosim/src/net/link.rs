@@ -9,7 +9,7 @@ use super::loss::LossModel;
 use super::packet::Packet;
 use super::queue::{PacketStore, Queue};
 use super::rate::VarRate;
-use super::NodeId;
+use super::{NodeClass, NodeId};
 use crate::engine::rng::Rng;
 use crate::engine::time::SimTime;
 
@@ -67,6 +67,10 @@ pub struct Link {
     pub departs_at_start: bool,
     /// Record this link's queue length in the `queue` trace.
     pub traced: bool,
+    /// The kind of node `to` is ([`NodeKind::class`](super::NodeKind::class)), kept here
+    /// because with hundreds of hosts the node itself is usually cold when a packet arrives;
+    /// `Cx::own` updates it, the only change of a node's kind.
+    pub to_class: NodeClass,
     /// When the packet in service finishes serialization (valid while `in_service` is set on
     /// a link whose packets depart at the start of transmission).
     pub tx_done_ns: SimTime,
@@ -185,6 +189,7 @@ mod tests {
             (offset_of!(Link, in_service), 8),
             (offset_of!(Link, to), 4),
             (offset_of!(Link, departs_at_start), 1),
+            (offset_of!(Link, to_class), 1),
             (offset_of!(Link, tx_done_ns), 8),
             (offset_of!(Link, pipeline), size_of::<VecDeque<(SimTime, u32)>>()),
             (offset_of!(Link, delay_ns), 8),

@@ -34,6 +34,26 @@ pub enum NodeKind {
     Owned(AgentId),
 }
 
+/// A [`NodeKind`] without the agent: one byte, which a [`Link`] keeps of its far node
+/// (`Link::to_class`) so that an arrival knows where it is without reading the node.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+pub enum NodeClass {
+    Host,
+    Router,
+    Owned,
+}
+
+impl NodeKind {
+    pub fn class(self) -> NodeClass {
+        match self {
+            NodeKind::Host => NodeClass::Host,
+            NodeKind::Router => NodeClass::Router,
+            NodeKind::Owned(_) => NodeClass::Owned,
+        }
+    }
+}
+
 #[derive(Clone, Debug)]
 pub struct Node {
     pub name: String,

@@ -12,7 +12,7 @@ use serde_json::{Map, Value};
 use crate::engine::rng::Rng;
 use crate::engine::time::SimTime;
 use crate::net::packet::{Packet, PacketKind};
-use crate::net::{AgentId, FlowId, Link, LinkId, Node, NodeId, NodeKind};
+use crate::net::{AgentId, FlowId, Link, LinkId, Node, NodeClass, NodeId, NodeKind};
 use crate::tcp::path::PathChange;
 use crate::tcp::sender::WindowControl;
 
@@ -86,6 +86,9 @@ impl<'a> Cx<'a> {
     /// Every packet reaching `node` goes to this agent from now on.
     pub fn own(&mut self, node: NodeId) {
         self.world.nodes[node as usize].kind = NodeKind::Owned(self.me);
+        for link in self.world.links.iter_mut().filter(|link| link.to == node) {
+            link.to_class = NodeClass::Owned;
+        }
     }
 
     pub fn nodes(&self) -> &[Node] {

@@ -5,7 +5,7 @@
 use crate::engine::time::{tx_time_ns, SimTime};
 use crate::net::packet::Packet;
 use crate::net::queue::Verdict;
-use crate::net::{AgentId, LinkId, NodeId, NodeKind};
+use crate::net::{AgentId, LinkId, NodeClass, NodeId, NodeKind};
 use crate::observe::{LinkPoint, TraceKind};
 
 use super::world::{Event, World};
@@ -271,20 +271,31 @@ impl World {
             }
             link.stats.delivered += 1;
             let node = link.to;
-            if self.nodes[node as usize].kind == NodeKind::Router && self.store.get(slot).dst != node {
+            debug_assert_eq!(
+                link.to_class,
+                self.nodes[node as usize].kind.class(),
+                "the link's copy of its node's kind"
+            );
+            if link.to_class == NodeClass::Router && self.store.get(slot).dst != node {
                 // A router passes the packet on in its slot: no copy out of the store and back.
                 self.forward_slot(node, slot);
                 return None;
             }
             self.store.take(slot)
         };
-        let node = self.links[l as usize].to;
-        match self.nodes[node as usize].kind {
-            NodeKind::Host | NodeKind::Router => {
+        let link = &self.links[l as usize];
+        let node = link.to;
+        match link.to_class {
+            NodeClass::Host | NodeClass::Router => {
                 self.receive(node, pkt);
                 None
             }
-            NodeKind::Owned(agent) => Some(Arrival { agent, node, pkt }),
+            NodeClass::Owned => {
+                let NodeKind::Owned(agent) = self.nodes[node as usize].kind else {
+                    unreachable!("a link to an owned node names a node an agent owns")
+                };
+                Some(Arrival { agent, node, pkt })
+            }
         }
     }
 

@@ -287,6 +287,7 @@ fn build_links(
                 impair,
                 stats: Default::default(),
                 traced: l.trace,
+                to_class: world.nodes[b as usize].kind.class(),
                 var,
             });
         }
