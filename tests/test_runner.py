@@ -220,6 +220,29 @@ def test_interruptible_executor_is_killed_at_any_moment_without_hanging():
     assert not worker.is_alive(), "killing the workers hung"
 
 
+def test_interruptible_executor_closes_while_a_map_is_left_unfinished():
+    # Leaving the block normally with a map not run to its end: the workers' replies under
+    # way (1 MB, more than a pipe holds) must not keep them from stopping.
+    import threading
+
+    from hosim.runner import InterruptibleExecutor
+    from parallel_probe import echo_seed
+
+    tasks = [Task("", seed) for seed in range(400)]
+
+    def leave_a_map_unfinished() -> None:
+        with InterruptibleExecutor(2) as executor:
+            outcomes = executor.map(echo_seed, tasks)
+            next(outcomes)
+        assert executor._workers is None
+        outcomes.close()
+
+    worker = threading.Thread(target=leave_a_map_unfinished, daemon=True)
+    worker.start()
+    worker.join(timeout=120)
+    assert not worker.is_alive(), "closing the executor hung"
+
+
 def test_interruptible_executor_reports_a_failed_run_and_a_dead_worker_instead_of_hanging():
     from hosim.runner import InterruptibleExecutor
     from parallel_probe import exit_abruptly, refuse

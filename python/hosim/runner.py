@@ -412,6 +412,14 @@ class _Worker:
             self.conn.send(None)
         except OSError:  # already gone
             pass
+        # A chunk still under way (its ``map`` left unfinished) ends in a reply that may not
+        # fit the pipe: read and drop it, so that the worker reaches the stop message.
+        while self.process.is_alive():
+            try:
+                if self.conn.poll(0.05):
+                    self.conn.recv()
+            except (EOFError, OSError):
+                break
         self.process.join()
         self.conn.close()
 
