@@ -71,8 +71,10 @@ pub struct Link {
     /// because with hundreds of hosts the node itself is usually cold when a packet arrives;
     /// `Cx::own` updates it, the only change of a node's kind.
     pub to_class: NodeClass,
-    /// When the packet in service finishes serialization (valid while `in_service` is set on
-    /// a link whose packets depart at the start of transmission).
+    /// When the packet in service finishes serialization, on a link whose packets depart at
+    /// the start of transmission; [`SimTime::MAX`] while no such transmission is under way,
+    /// so that one compare with now tells whether a transmission has ended unseen
+    /// (`World::end_transmissions_due`, on every hop).
     pub tx_done_ns: SimTime,
     /// Packets propagating, with their arrival times, oldest first: slots in the world's
     /// packet store ([`Link::propagating`]).

@@ -122,7 +122,13 @@ impl World {
         }
         loop {
             let link = &self.links[l as usize];
-            if !link.departs_at_start || link.in_service.is_none() || link.tx_done_ns > self.now {
+            debug_assert_eq!(
+                link.tx_done_ns != SimTime::MAX,
+                link.departs_at_start && link.in_service.is_some(),
+                "a transmission end is set exactly while one is under way on a link of computed departures"
+            );
+            // MAX unless a packet is in service on a link whose packets depart at its start.
+            if link.tx_done_ns > self.now {
                 return;
             }
             self.end_transmission(l, link.tx_done_ns);
@@ -143,7 +149,7 @@ impl World {
         let link = &self.links[l as usize];
         if !link.departs_at_start {
             self.on_tx_done_slow(l);
-        } else if link.in_service.is_some() && link.tx_done_ns == self.now {
+        } else if link.tx_done_ns == self.now {
             // Otherwise ended already (`end_transmissions_due`): nothing in service, or what
             // is in service started at this instant.
             self.end_transmission(l, self.now);
@@ -156,6 +162,7 @@ impl World {
     fn end_transmission(&mut self, l: LinkId, at: SimTime) {
         let link = &mut self.links[l as usize];
         let slot = link.in_service.take().expect("a packet is in service when its transmission ends");
+        link.tx_done_ns = SimTime::MAX;
         let size = self.store.get(slot).size_bytes;
         link.stats.transmitted += 1;
         link.stats.tx_bytes += size as u64;

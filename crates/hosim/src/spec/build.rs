@@ -281,7 +281,7 @@ fn build_links(
                 loss: loss.clone(),
                 rng: stream_rng(seed, StreamKind::Link, id),
                 in_service: None,
-                tx_done_ns: 0,
+                tx_done_ns: SimTime::MAX,
                 pipeline: VecDeque::new(),
                 late_pipeline: VecDeque::new(),
                 impair,
