@@ -170,6 +170,24 @@ def test_run_returns_the_documented_summary_fields():
 
 
 @pytest.mark.native
+@pytest.mark.parametrize("preset", [p.name for p in hosim.presets()])
+def test_summary_dict_is_the_dict_json_loads_makes_of_the_summary_text(preset):
+    # hosim.run takes the summary as a dict built in the native module, not as JSON text:
+    # the same keys in the same order, and the same values of the same types (an int stays
+    # an int, a whole float a float).
+    from hosim.api import native
+
+    toml = next(p.toml for p in hosim.presets() if p.name == preset)
+    text, _ = native().run(toml, preset, 5, [], False)
+    built, _ = native().run(toml, preset, 5, [], False, summary_dict=True)
+    from_text = without_wall_time(json.loads(text))
+    built = without_wall_time(built)
+    assert built == from_text
+    assert json.dumps(built) == json.dumps(from_text), "key order and int/float types"
+    assert without_wall_time(hosim.run(toml, seed=5, traces=False).summary) == from_text
+
+
+@pytest.mark.native
 def test_run_returns_traces_as_dataframes_with_the_documented_columns():
     result = hosim.run("dumbbell", overrides=SHORT)
     for name, columns in TRACE_COLUMNS.items():

@@ -1,6 +1,7 @@
 """Type stub for the Rust extension module ``hosim._native`` (crates/hosim-py)."""
 
 from collections.abc import Callable
+from typing import Any, Literal, overload
 
 class ScenarioError(ValueError):
     """Invalid input; ``str(e)`` is one line naming the source, the key and the problem."""
@@ -11,6 +12,9 @@ class InvariantError(RuntimeError):
 class InternalError(RuntimeError):
     """The core stopped a run that went wrong (an event in the past, no progress): a bug."""
 
+_Tables = dict[str, dict[str, list[float | int | str]]]
+
+@overload
 def run(
     scenario_toml: str,
     source: str,
@@ -21,9 +25,25 @@ def run(
     capture_links: list[str] | None = None,
     capture_format: str | None = None,
     trace_sink: Callable[[str, dict[str, list[float | int | str]]], object] | None = None,
-) -> tuple[str, dict[str, dict[str, list[float | int | str]]]]:
+    summary_dict: Literal[False] = False,
+) -> tuple[str, _Tables]: ...
+@overload
+def run(
+    scenario_toml: str,
+    source: str,
+    seed: int | None,
+    overrides: list[tuple[str, str]],
+    traces: bool,
+    capture_dir: str | None = None,
+    capture_links: list[str] | None = None,
+    capture_format: str | None = None,
+    trace_sink: Callable[[str, dict[str, list[float | int | str]]], object] | None = None,
+    *,
+    summary_dict: Literal[True],
+) -> tuple[dict[str, Any], _Tables]:
     """Run a scenario with ``seed`` (None: the scenario's ``seed``, else 1); returns the summary
-    as JSON text and, when ``traces`` and no ``trace_sink``, the trace tables as
+    as JSON text (with ``summary_dict``, as the dict ``json.loads`` would make of that text,
+    built without the text) and, when ``traces`` and no ``trace_sink``, the trace tables as
     {name: {column: values}} (at most 20 million rows, else RuntimeError). With ``trace_sink``
     the tables are passed to it in chunks while the run goes on. With ``capture_dir``, the
     packet capture of ``capture_links`` (else the scenario's ``[capture]``) is written there; a

@@ -339,14 +339,23 @@ def run_text(
 ) -> Result:
     """Run scenario TOML ``text``; ``source`` names it in error messages."""
     seed = _check_seed(seed, source)
+    # The summary comes as a dict, the one json.loads would make of its JSON text.
     if capture is None:
-        summary_json, trace_columns = native().run(text, source, seed, list(overrides), bool(traces))
+        summary, trace_columns = native().run(text, source, seed, list(overrides), bool(traces), summary_dict=True)
     else:
         links = None if capture.links is None else list(capture.links)
-        summary_json, trace_columns = native().run(
-            text, source, seed, list(overrides), bool(traces), os.fspath(capture.dir), links, capture.format
+        summary, trace_columns = native().run(
+            text,
+            source,
+            seed,
+            list(overrides),
+            bool(traces),
+            os.fspath(capture.dir),
+            links,
+            capture.format,
+            summary_dict=True,
         )
-    return Result.from_columns(json.loads(summary_json), trace_columns)
+    return Result.from_columns(summary, trace_columns)
 
 
 def run_to_dir(
@@ -389,8 +398,17 @@ def run_to_dir(
         cap_links = None if capture.links is None else list(capture.links)
         cap_format = capture.format
     try:
-        summary_json, _ = native().run(
-            text, source, seed, list(overrides), True, cap_dir, cap_links, cap_format, trace_sink=sink
+        summary, _ = native().run(
+            text,
+            source,
+            seed,
+            list(overrides),
+            True,
+            cap_dir,
+            cap_links,
+            cap_format,
+            trace_sink=sink,
+            summary_dict=True,
         )
     except BaseException:
         for name, writer in writers.items():
@@ -401,7 +419,6 @@ def run_to_dir(
         writer.close()
     for name in writers:
         os.replace(out / f".{name}.parquet.partial", out / f"{name}.parquet")
-    summary = json.loads(summary_json)
     summary_path = out / "summary.json"
     atomic_write_text(summary_path, json.dumps(summary, indent=2) + "\n")
     written = [summary_path] + [out / f"{name}.parquet" for name in sorted(writers)]

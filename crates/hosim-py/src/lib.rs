@@ -47,8 +47,9 @@ fn table_dict<'py>(
 }
 
 /// run(scenario_toml, source, seed, overrides, traces, capture_dir=None, capture_links=None,
-///     capture_format=None, trace_sink=None) -> (summary_json, traces)
+///     capture_format=None, trace_sink=None, summary_dict=False) -> (summary, traces)
 ///
+/// The summary is JSON text, or with `summary_dict` the dict `json.loads` would make of it.
 /// With `capture_dir`, packets of `capture_links` (names or "all"; default: the scenario's
 /// `[capture]`) are written there as pcapng or pcap (`capture_format`).
 /// The run checks for signals (Ctrl-C) every 64k events; a KeyboardInterrupt raised by a
@@ -57,7 +58,7 @@ fn table_dict<'py>(
 /// while the run goes on, and the returned traces are empty; without it they are returned, up
 /// to `MEMORY_TRACE_ROWS` rows in all (more is an error).
 #[pyfunction]
-#[pyo3(signature = (scenario_toml, source, seed, overrides, traces, capture_dir=None, capture_links=None, capture_format=None, trace_sink=None))]
+#[pyo3(signature = (scenario_toml, source, seed, overrides, traces, capture_dir=None, capture_links=None, capture_format=None, trace_sink=None, summary_dict=false))]
 #[allow(clippy::too_many_arguments)]
 fn run(
     py: Python<'_>,
@@ -70,7 +71,8 @@ fn run(
     capture_links: Option<Vec<String>>,
     capture_format: Option<String>,
     trace_sink: Option<PyObject>,
-) -> PyResult<(String, PyObject)> {
+    summary_dict: bool,
+) -> PyResult<(PyObject, PyObject)> {
     let capture = hosim::CaptureOptions { dir: capture_dir, links: capture_links, format: capture_format };
     let opts = hosim::RunOptions { seed, overrides, traces, capture };
     let text = scenario_toml.to_string();
@@ -124,7 +126,14 @@ fn run(
         }
         hosim::Error::Output(m) => PyRuntimeError::new_err(m),
     })?;
-    let summary = serde_json::to_string(&out.summary).map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
+    // As a dict, built straight from the summary: the same dict as `json.loads` of the JSON
+    // text (the same keys in the same order, the same ints and floats), without writing and
+    // parsing that text.
+    let summary: PyObject = if summary_dict {
+        pythonize::pythonize(py, &out.summary).map_err(|e| PyRuntimeError::new_err(e.to_string()))?.unbind()
+    } else {
+        serde_json::to_string(&out.summary).map_err(|e| PyRuntimeError::new_err(e.to_string()))?.into_py(py)
+    };
     let tables = PyDict::new_bound(py);
     if traces && trace_sink.is_none() {
         for kind in hosim::TraceKind::ALL {
