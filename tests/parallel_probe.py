@@ -24,7 +24,6 @@ def wait_for_peers(task: Task) -> tuple[int, bool]:
     return os.getpid(), False
 
 
-
 def echo_seed(task: Task) -> tuple[int, str]:
     """Returns the task's seed at once, with 1 MB beside it: runs so short, and results so long
     to send, that a worker is often sending its result when the executor kills it."""

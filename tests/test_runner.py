@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Sequence
+import threading
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import pytest
@@ -35,6 +36,15 @@ def short_tasks(seeds: Sequence[int] = (1, 2, 3), **overrides: Any) -> list[Task
 
 
 # --- tasks and cache keys (no simulation) ----------------------------------------------------
+
+
+def finishes_within(seconds: float, body: Callable[[], None]) -> bool:
+    """Runs ``body`` in a daemon thread and tells whether it ended within ``seconds``: a hang
+    fails the test instead of blocking the suite."""
+    worker = threading.Thread(target=body, daemon=True)
+    worker.start()
+    worker.join(timeout=seconds)
+    return not worker.is_alive()
 
 
 def test_task_is_frozen_and_hashable():
@@ -197,8 +207,6 @@ def test_interruptible_executor_gives_the_same_results_and_is_killed_when_closed
 def test_interruptible_executor_is_killed_at_any_moment_without_hanging():
     # Workers killed while they send results: with a lock shared among the workers (as
     # multiprocessing.Pool's result queue has), one killed holding it hung the next kill.
-    import threading
-
     from hosim.runner import InterruptibleExecutor
     from parallel_probe import echo_seed
 
@@ -214,17 +222,12 @@ def test_interruptible_executor_is_killed_at_any_moment_without_hanging():
                 assert len({index for index, _ in seen}) == stop_after
             assert sorted(v[0] for _, v in executor.map(echo_seed, tasks)) == list(range(400))
 
-    worker = threading.Thread(target=kill_early_many_times, daemon=True)
-    worker.start()
-    worker.join(timeout=120)
-    assert not worker.is_alive(), "killing the workers hung"
+    assert finishes_within(120, kill_early_many_times), "killing the workers hung"
 
 
 def test_interruptible_executor_closes_while_a_map_is_left_unfinished():
     # Leaving the block normally with a map not run to its end: the workers' replies under
     # way (1 MB, more than a pipe holds) must not keep them from stopping.
-    import threading
-
     from hosim.runner import InterruptibleExecutor
     from parallel_probe import echo_seed
 
@@ -237,10 +240,7 @@ def test_interruptible_executor_closes_while_a_map_is_left_unfinished():
         assert executor._workers is None
         outcomes.close()
 
-    worker = threading.Thread(target=leave_a_map_unfinished, daemon=True)
-    worker.start()
-    worker.join(timeout=120)
-    assert not worker.is_alive(), "closing the executor hung"
+    assert finishes_within(120, leave_a_map_unfinished), "closing the executor hung"
 
 
 def test_interruptible_executor_reports_a_failed_run_and_a_dead_worker_instead_of_hanging():
