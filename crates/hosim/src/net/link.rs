@@ -7,7 +7,7 @@ use std::collections::VecDeque;
 
 use super::loss::LossModel;
 use super::packet::Packet;
-use super::queue::{PacketStore, Queue};
+use super::queue::{PacketStore, Queue, SlotFifo};
 use super::rate::VarRate;
 use super::{NodeClass, NodeId};
 use crate::engine::rng::Rng;
@@ -47,8 +47,10 @@ pub struct Impairments {
 /// hop touches as few lines as possible: with hundreds of links a link is usually cold when a
 /// packet reaches it, and every line it spans is a miss (bench/README.md).
 /// - lines 0–1: the queue (its packets and limit, then its counters);
-/// - line 2: the transmitter and the pipeline: what every hop reads and writes;
-/// - line 3: the rate and the counters every hop adds to;
+/// - line 2: the transmitter, the pipeline and the rate: what every hop reads and writes;
+/// - line 3: the counters every hop adds to;
+///
+/// so that a hop reads two lines of its link (0 and 2) and only adds to the other two.
 /// - the rest: what the fast path never reads (loss, impairments, reordering, name).
 #[repr(C, align(64))]
 pub struct Link {
@@ -78,7 +80,7 @@ pub struct Link {
     pub tx_done_ns: SimTime,
     /// Packets propagating, with their arrival times, oldest first: slots in the world's
     /// packet store ([`Link::propagating`]).
-    pub pipeline: VecDeque<(SimTime, u32)>,
+    pub pipeline: SlotFifo,
     pub delay_ns: SimTime,
     pub rate_bps: u64,
     /// Variable rate (None: fixed at `rate_bps`). While set, `rate_bps` is the current rate.
@@ -112,7 +114,7 @@ impl Link {
 
     /// The packets propagating on the ordinary (not reordered) path, oldest first.
     pub fn propagating<'a>(&'a self, store: &'a PacketStore) -> impl Iterator<Item = &'a Packet> + 'a {
-        self.pipeline.iter().map(move |&(_, slot)| store.get(slot))
+        self.pipeline.slots(store).map(move |slot| store.get(slot))
     }
 
     /// Every packet on the link for which it holds a slot of the store: queued, in service,
@@ -178,9 +180,9 @@ mod tests {
 
     use super::*;
 
-    /// The layout [`Link`] documents: a pass-through hop touches the queue's two lines (fit
-    /// check, counters), the transmitter's line and the rate-and-counters line, and nothing
-    /// else of the link.
+    /// The layout [`Link`] documents: a pass-through hop reads the queue's first line (fit
+    /// check) and the transmitter's line (with the rate), adds to the queue's counters and the
+    /// link's, and touches nothing else of the link.
     #[test]
     fn a_hop_touches_four_lines_of_a_link() {
         let line = |offset: usize| offset / 64;
@@ -193,16 +195,16 @@ mod tests {
             (offset_of!(Link, departs_at_start), 1),
             (offset_of!(Link, to_class), 1),
             (offset_of!(Link, tx_done_ns), 8),
-            (offset_of!(Link, pipeline), size_of::<VecDeque<(SimTime, u32)>>()),
+            (offset_of!(Link, pipeline), size_of::<SlotFifo>()),
             (offset_of!(Link, delay_ns), 8),
+            (offset_of!(Link, rate_bps), 8),
+            (offset_of!(Link, var), 8),
         ];
         for (offset, size) in transmitter {
             assert_eq!((line(offset), last(offset, size)), (2, 2), "field at {offset} is off the transmitter's line");
         }
         let stats = offset_of!(Link, stats);
         let counters = [
-            (offset_of!(Link, rate_bps), 8),
-            (offset_of!(Link, var), 8),
             (stats + offset_of!(LinkStats, transmitted), 8),
             (stats + offset_of!(LinkStats, tx_bytes), 8),
             (stats + offset_of!(LinkStats, delivered), 8),

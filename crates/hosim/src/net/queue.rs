@@ -1,8 +1,6 @@
 //! Link queues: DropTail sized in packets or bytes, and RED (Floyd & Jacobson 1993) that
 //! drops or, for ECN-capable packets, marks CE (RFC 3168 §5, §7).
 
-use std::collections::VecDeque;
-
 use rand::Rng as _;
 
 use super::packet::{Ecn, Packet};
@@ -49,9 +47,9 @@ pub enum Verdict {
     DroppedEarly,
 }
 
-/// One cache line (`repr(C)`, 64 bytes), the second of a [`Queue`].
+/// One cache line (`repr(C)`, aligned to 64 bytes), the second of a [`Queue`].
 #[derive(Clone, Debug, Default)]
-#[repr(C)]
+#[repr(C, align(64))]
 pub struct QueueStats {
     /// Integral of the queue length over time, in packet-nanoseconds.
     len_area: u128,
@@ -74,6 +72,9 @@ pub struct QueueStats {
 pub struct PacketStore {
     slots: Vec<Packet>,
     free: Vec<u32>,
+    /// Beside each slot: while its packet propagates, its arrival time and the slot of the
+    /// packet behind it on the same link ([`Pipeline`]).
+    chain: Vec<(SimTime, u32)>,
 }
 
 impl PacketStore {
@@ -87,6 +88,7 @@ impl PacketStore {
             }
             None => {
                 self.slots.push(pkt);
+                self.chain.push((0, NO_SLOT));
                 (self.slots.len() - 1) as u32
             }
         }
@@ -128,6 +130,94 @@ impl PacketStore {
     }
 }
 
+/// No slot: the end of a [`SlotFifo`].
+const NO_SLOT: u32 = u32::MAX;
+
+/// Slots of the [`PacketStore`] in first-in first-out order, each with a time (a pipeline's
+/// arrival time; a queue's enqueue time): a list threaded through the store, in which each
+/// slot names the one behind it, so that the owner holds three numbers and no buffer of its
+/// own. A slot is on at most one list at a time (a packet is queued or propagating), so one
+/// link per slot in the store serves every list. Appending to an empty list touches only the
+/// list and the slot's link, both at hand, where a ring buffer of its own adds a line, cold
+/// when its link has been idle: with hundreds of links, most hops start on one; and neither
+/// end checks for room to grow (bench/README.md). Every call on one list must pass the store
+/// that holds its slots.
+#[derive(Clone, Copy, Debug)]
+pub struct SlotFifo {
+    head: u32,
+    tail: u32,
+    len: u32,
+}
+
+impl Default for SlotFifo {
+    fn default() -> Self {
+        SlotFifo { head: NO_SLOT, tail: NO_SLOT, len: 0 }
+    }
+}
+
+impl SlotFifo {
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.len as usize
+    }
+
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Appends `slot` with time `at`.
+    #[inline]
+    pub fn push_back(&mut self, store: &mut PacketStore, at: SimTime, slot: u32) {
+        store.chain[slot as usize] = (at, NO_SLOT);
+        // The link to the new slot: the head of an empty list, else the tail's (no branch to
+        // mispredict where a queue empties and fills at random).
+        let link = if self.len == 0 { &mut self.head } else { &mut store.chain[self.tail as usize].1 };
+        *link = slot;
+        self.tail = slot;
+        self.len += 1;
+    }
+
+    /// The oldest slot and its time.
+    #[inline]
+    pub fn front(&self, store: &PacketStore) -> Option<(SimTime, u32)> {
+        if self.len == 0 {
+            return None;
+        }
+        Some((store.chain[self.head as usize].0, self.head))
+    }
+
+    /// The newest slot.
+    #[inline]
+    pub fn back(&self) -> Option<u32> {
+        (self.len > 0).then_some(self.tail)
+    }
+
+    /// Takes the oldest slot off the list (it stays in use) with its time.
+    #[inline]
+    pub fn pop_front(&mut self, store: &PacketStore) -> Option<(SimTime, u32)> {
+        if self.len == 0 {
+            return None;
+        }
+        let slot = self.head;
+        let (at, next) = store.chain[slot as usize];
+        // `tail` is left as it is when the list empties: only a non-empty list reads it.
+        self.head = next;
+        self.len -= 1;
+        Some((at, slot))
+    }
+
+    /// The slots, oldest first.
+    pub fn slots<'a>(&self, store: &'a PacketStore) -> impl Iterator<Item = u32> + 'a {
+        let mut slot = self.head;
+        (0..self.len).map(move |_| {
+            let this = slot;
+            slot = store.chain[this as usize].1;
+            this
+        })
+    }
+}
+
 /// Laid out in declaration order (`repr(C)`) in two cache lines: what every enqueue and
 /// dequeue touches (the packets, the limit), then the counters ([`QueueStats`]), so that a
 /// link's hot fields share few lines (see [`Link`](super::Link)).
@@ -136,7 +226,7 @@ impl PacketStore {
 pub struct Queue {
     /// Slots of the [`PacketStore`] the caller passes in, holding the queued packets, oldest
     /// first. Every call on one queue must pass the same store.
-    pkts: VecDeque<u32>,
+    pkts: SlotFifo,
     bytes: u64,
     /// Boxed: most queues are DropTail, and the parameters would spread the hot fields.
     red: Option<Box<RedState>>,
@@ -148,7 +238,7 @@ impl Queue {
     pub fn new(limit: QueueLimit, red: Option<RedParams>) -> Queue {
         Queue {
             limit,
-            pkts: VecDeque::new(),
+            pkts: SlotFifo::default(),
             bytes: 0,
             red: red.map(|params| Box::new(RedState { params, avg: 0.0, count: -1, idle_since: Some(0) })),
             stats: QueueStats::default(),
@@ -221,7 +311,7 @@ impl Queue {
                 }
                 self.account(now);
                 self.bytes += size as u64;
-                self.pkts.push_back(slot);
+                self.pkts.push_back(store, now, slot);
                 self.stats.enqueued += 1;
                 self.stats.max_len_pkts = self.stats.max_len_pkts.max(self.pkts.len() as u32);
                 if let Some(red) = self.red.as_mut() {
@@ -261,7 +351,7 @@ impl Queue {
     #[inline]
     pub fn dequeue_slot(&mut self, now: SimTime, store: &PacketStore) -> Option<u32> {
         self.account(now);
-        let slot = self.pkts.pop_front()?;
+        let (_, slot) = self.pkts.pop_front(store)?;
         self.bytes -= store.get(slot).size_bytes as u64;
         if self.pkts.is_empty() {
             if let Some(red) = self.red.as_mut() {
@@ -275,7 +365,11 @@ impl Queue {
     pub fn drain(&mut self, now: SimTime, store: &mut PacketStore) -> Vec<Packet> {
         self.account(now);
         self.bytes = 0;
-        self.pkts.drain(..).map(|slot| store.take(slot)).collect()
+        let mut out = Vec::with_capacity(self.pkts.len());
+        while let Some((_, slot)) = self.pkts.pop_front(store) {
+            out.push(store.take(slot));
+        }
+        out
     }
 
     /// Time-averaged queue length in packets over [0, now].
@@ -290,12 +384,12 @@ impl Queue {
 
     /// The queued packets, oldest first.
     pub fn iter<'a>(&'a self, store: &'a PacketStore) -> impl Iterator<Item = &'a Packet> + 'a {
-        self.pkts.iter().map(move |&slot| store.get(slot))
+        self.pkts.slots(store).map(move |slot| store.get(slot))
     }
 
     /// The packet enqueued last.
     pub fn back<'a>(&self, store: &'a PacketStore) -> Option<&'a Packet> {
-        self.pkts.back().map(|&slot| store.get(slot))
+        self.pkts.back().map(|slot| store.get(slot))
     }
 }
 
@@ -399,6 +493,59 @@ mod tests {
         q.enqueue(2, pkt(3), &mut rng, &mut store);
         assert_eq!(q.enqueue(2, pkt(4), &mut rng, &mut store), Verdict::DroppedFull);
         assert_eq!(store.in_use(), 2);
+    }
+
+    proptest::proptest! {
+        /// Three lists sharing one store, each checked against a VecDeque after every step:
+        /// a slot moves from list to list (as a packet goes from a queue to a pipeline and on
+        /// to the next link's queue) and is freed and reused, and every list keeps its order,
+        /// its times, its length and its back.
+        #[test]
+        fn slot_lists_sharing_a_store_behave_as_fifos(ops in proptest::collection::vec((0u8..4, 0usize..3, 0usize..3), 1..300)) {
+            use std::collections::VecDeque;
+            let mut store = PacketStore::default();
+            let mut lists = [SlotFifo::default(); 3];
+            let mut model: [VecDeque<(SimTime, u32)>; 3] = Default::default();
+            for (step, (op, a, b)) in ops.into_iter().enumerate() {
+                let t = step as SimTime;
+                match op {
+                    // A new packet joins list a.
+                    0 | 1 => {
+                        let slot = store.put(pkt(step as u64));
+                        lists[a].push_back(&mut store, t, slot);
+                        model[a].push_back((t, slot));
+                    }
+                    // The oldest of list a moves to list b.
+                    2 => {
+                        let got = lists[a].pop_front(&store);
+                        proptest::prop_assert_eq!(got, model[a].pop_front());
+                        if let Some((_, slot)) = got {
+                            lists[b].push_back(&mut store, t, slot);
+                            model[b].push_back((t, slot));
+                        }
+                    }
+                    // The oldest of list a leaves the store.
+                    _ => {
+                        let got = lists[a].pop_front(&store);
+                        proptest::prop_assert_eq!(got, model[a].pop_front());
+                        if let Some((_, slot)) = got {
+                            store.take(slot);
+                        }
+                    }
+                }
+                for (list, m) in lists.iter().zip(&model) {
+                    proptest::prop_assert_eq!(list.len(), m.len());
+                    proptest::prop_assert_eq!(list.is_empty(), m.is_empty());
+                    proptest::prop_assert_eq!(list.front(&store), m.front().copied());
+                    proptest::prop_assert_eq!(list.back(), m.back().map(|&(_, s)| s));
+                    let slots: Vec<u32> = list.slots(&store).collect();
+                    let want: Vec<u32> = m.iter().map(|&(_, s)| s).collect();
+                    proptest::prop_assert_eq!(slots, want);
+                }
+            }
+            let held: usize = model.iter().map(VecDeque::len).sum();
+            proptest::prop_assert_eq!(store.in_use(), held);
+        }
     }
 
     #[test]

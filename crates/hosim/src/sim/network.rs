@@ -99,7 +99,7 @@ impl World {
         // The arrival is known now: into the pipeline at once.
         link.tx_done_ns = done;
         let arrive = done + link.delay_ns;
-        link.pipeline.push_back((arrive, slot));
+        link.pipeline.push_back(&mut self.store, arrive, slot);
         // One pending arrival event per pipeline: the head's. The next is scheduled when the
         // head arrives, which keeps the pending link events as few as the links.
         if link.pipeline.len() == 1 {
@@ -198,7 +198,7 @@ impl World {
         } else if link.impair.is_none() {
             let at = now + link.delay_ns;
             link.in_service = None;
-            link.pipeline.push_back((at, slot));
+            link.pipeline.push_back(&mut self.store, at, slot);
             // One pending arrival event per pipeline: the head's. The next is scheduled when
             // the head arrives, which keeps the pending link events as few as the links.
             if link.pipeline.len() == 1 {
@@ -238,7 +238,7 @@ impl World {
             } else {
                 let at = now + link.delay_ns;
                 let slot = self.store.put(p);
-                link.pipeline.push_back((at, slot));
+                link.pipeline.push_back(&mut self.store, at, slot);
                 if link.pipeline.len() == 1 {
                     self.events.schedule(at, Event::LinkArrive(l));
                 }
@@ -271,9 +271,10 @@ impl World {
             link.stats.delivered += 1;
             pkt
         } else {
-            let (at, slot) = link.pipeline.pop_front().expect("an arrival event has a packet in the pipeline");
+            let (at, slot) =
+                link.pipeline.pop_front(&self.store).expect("an arrival event has a packet in the pipeline");
             debug_assert_eq!(at, self.now);
-            if let Some(&(next, _)) = link.pipeline.front() {
+            if let Some((next, _)) = link.pipeline.front(&self.store) {
                 self.events.schedule(next, Event::LinkArrive(l));
             }
             link.stats.delivered += 1;
