@@ -49,9 +49,9 @@ pub struct Impairments {
 /// - lines 0–1: the queue (its packets and limit, then its counters);
 /// - line 2: the transmitter, the pipeline and the rate: what every hop reads and writes;
 /// - line 3: the counters every hop adds to;
-///
-/// so that a hop reads two lines of its link (0 and 2) and only adds to the other two.
 /// - the rest: what the fast path never reads (loss, impairments, reordering, name).
+///
+/// So a hop reads two lines of its link (0 and 2) and only adds to the other two.
 #[repr(C, align(64))]
 pub struct Link {
     pub queue: Queue,

@@ -72,8 +72,7 @@ pub struct QueueStats {
 pub struct PacketStore {
     slots: Vec<Packet>,
     free: Vec<u32>,
-    /// Beside each slot: while its packet propagates, its arrival time and the slot of the
-    /// packet behind it on the same link ([`Pipeline`]).
+    /// Beside each slot: its time and the slot behind it on the [`SlotFifo`] it is on.
     chain: Vec<(SimTime, u32)>,
 }
 
