@@ -80,7 +80,8 @@ impl<'a> Cx<'a> {
 
     /// Calls this agent's `on_timer(tag)` at `at`.
     pub fn schedule(&mut self, at: SimTime, tag: u64) {
-        self.world.events.schedule_timer(at, Event::Agent { id: self.me, tag });
+        let timer = self.world.agent_timers.file(self.me, tag);
+        self.world.events.schedule_timer(at, Event::AgentTimer(timer));
     }
 
     /// Every packet reaching `node` goes to this agent from now on.

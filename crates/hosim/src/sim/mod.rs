@@ -184,7 +184,10 @@ impl Sim {
                     self.agents[a.agent as usize].on_packet(&mut Cx::new(&mut self.world, a.agent), a.node, a.pkt);
                 }
             }
-            Event::Agent { id, tag } => self.agents[id as usize].on_timer(&mut Cx::new(&mut self.world, id), tag),
+            Event::AgentTimer(timer) => {
+                let (id, tag) = self.world.agent_timers.take(timer);
+                self.agents[id as usize].on_timer(&mut Cx::new(&mut self.world, id), tag);
+            }
             ev => self.world.dispatch(ev),
         }
     }

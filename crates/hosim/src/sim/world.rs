@@ -26,11 +26,43 @@ pub enum Event {
     RtoTimer(FlowId),
     DelAckTimer(FlowId),
     AppTick(FlowId),
-    /// A timer of agent `id`; `tag` is the agent's own encoding of what is due.
-    Agent {
-        id: AgentId,
-        tag: u64,
-    },
+    /// An agent's timer: its entry in [`World::agent_timers`] (the agent and its tag).
+    AgentTimer(u32),
+}
+
+/// Agents' pending timers, by the index an [`Event::AgentTimer`] carries: the agent and its
+/// tag. Kept here rather than in the event so that every event is 8 bytes, which a call passes
+/// in one register: a 16-byte event went through the caller's stack, written as two 4-byte
+/// stores and read back by the event queue as one 16-byte load, which the core cannot forward
+/// from those stores (a stall of some 10 cycles on every schedule; bench/README.md). A timer's
+/// entry is freed when it fires and reused last-in first-out, so the indices, like everything
+/// else, depend only on the run.
+#[derive(Debug, Default)]
+pub struct AgentTimers {
+    entries: Vec<(AgentId, u64)>,
+    free: Vec<u32>,
+}
+
+impl AgentTimers {
+    /// Files agent `id`'s timer with `tag`; the index for its event.
+    pub fn file(&mut self, id: AgentId, tag: u64) -> u32 {
+        match self.free.pop() {
+            Some(i) => {
+                self.entries[i as usize] = (id, tag);
+                i
+            }
+            None => {
+                self.entries.push((id, tag));
+                (self.entries.len() - 1) as u32
+            }
+        }
+    }
+
+    /// The agent and tag of the timer at `i`, which has fired: its entry is free afterwards.
+    pub fn take(&mut self, i: u32) -> (AgentId, u64) {
+        self.free.push(i);
+        self.entries[i as usize]
+    }
 }
 
 /// Packet accounting for the conservation invariant.
@@ -89,6 +121,8 @@ pub struct World {
     /// with the events (test `computed_departures_give_the_event_path_s_results`); only the
     /// `events` count is smaller.
     pub computed_departures: bool,
+    /// Agents' pending timers ([`Event::AgentTimer`]).
+    pub agent_timers: AgentTimers,
 }
 
 impl World {
@@ -110,6 +144,7 @@ impl World {
             rng,
             departure_first: true,
             computed_departures: false,
+            agent_timers: AgentTimers::default(),
         }
     }
 
@@ -151,9 +186,33 @@ impl World {
             Event::RtoTimer(f) => self.on_rto_timer(f),
             Event::DelAckTimer(f) => self.on_delack_timer(f),
             Event::AppTick(f) => self.on_app_tick(f),
-            Event::LinkArrive(_) | Event::LinkArriveLate(_) | Event::Agent { .. } => {
+            Event::LinkArrive(_) | Event::LinkArriveLate(_) | Event::AgentTimer(_) => {
                 unreachable!("the run loop routes arrivals and agent timers")
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every event fits one register (see [`AgentTimers`]).
+    #[test]
+    fn an_event_is_eight_bytes() {
+        assert_eq!(std::mem::size_of::<Event>(), 8);
+    }
+
+    #[test]
+    fn agent_timers_give_back_what_was_filed_and_reuse_fired_entries() {
+        let mut t = AgentTimers::default();
+        let a = t.file(3, u64::MAX);
+        let b = t.file(5, 7);
+        assert_ne!(a, b);
+        assert_eq!(t.take(a), (3, u64::MAX));
+        let c = t.file(9, 1);
+        assert_eq!(c, a, "a fired timer's entry is reused");
+        assert_eq!(t.take(b), (5, 7));
+        assert_eq!(t.take(c), (9, 1));
     }
 }
