@@ -321,20 +321,17 @@ impl Sack {
         }
         // (1) the first unSACKed S2 > HighRxt with IsLost(S2).
         let first_after_rxt = (board.first_starting_at(self.high_rxt_end)..n).find(|&i| !board.get(i).sacked);
+        let scan = || first_after_rxt.and_then(|i0| (i0..n).find(|&i| board.get(i).lost && !board.get(i).sacked));
         let lost_after_rxt = if self.rack {
             // RACK's marks may fall anywhere.
-            first_after_rxt.and_then(|i0| (i0..n).find(|&i| board.get(i).lost && !board.get(i).sacked))
+            scan()
         } else {
             // IsLost() marks, all from the last SetPipe() pass, cover a prefix of the unSACKed
             // segments: IsLost(S) counts the SACKed segments and bytes above S, which only
             // grow towards the front (segments sent since are unmarked, at the back). So if
             // the first unSACKed segment above HighRxt is not lost, none above it is.
             let first = first_after_rxt.filter(|&i| board.get(i).lost);
-            debug_assert_eq!(
-                first,
-                first_after_rxt.and_then(|i0| (i0..n).find(|&i| board.get(i).lost && !board.get(i).sacked)),
-                "IsLost() marks cover a prefix of the unSACKed segments"
-            );
+            debug_assert_eq!(first, scan(), "IsLost() marks cover a prefix of the unSACKed segments");
             first
         };
         if let Some(i) = lost_after_rxt {
