@@ -149,6 +149,8 @@ def main() -> int:
                          "report their mean (default 2.0, about one Simulator::Run; 0: one call only)")
     ap.add_argument("--out", type=Path, default=None)
     args = ap.parse_args()
+    if args.api_span < 0:
+        ap.error(f"--api-span: must be >= 0 seconds, got {args.api_span}")
 
     rows: list[dict] = []
     for r in range(args.repeat):
