@@ -7,7 +7,7 @@ use std::collections::VecDeque;
 
 use super::loss::LossModel;
 use super::packet::Packet;
-use super::queue::{PacketStore, Queue, SlotFifo};
+use super::queue::{PacketStore, Queue, TaggedFifo};
 use super::rate::VarRate;
 use super::{NodeClass, NodeId};
 use crate::engine::rng::Rng;
@@ -47,7 +47,8 @@ pub struct Impairments {
 /// hop touches as few lines as possible: with hundreds of links a link is usually cold when a
 /// packet reaches it, and every line it spans is a miss (bench/README.md).
 /// - lines 0–1: the queue (its packets and limit, then its counters);
-/// - line 2: the transmitter, the pipeline and the rate: what every hop reads and writes;
+/// - line 2: the transmitter, the pipeline (with its head's arrival tag) and the rate: what
+///   every hop reads and writes;
 /// - line 3: the counters every hop adds to;
 /// - the rest: what the fast path never reads (loss, impairments, reordering, name).
 ///
@@ -79,8 +80,10 @@ pub struct Link {
     /// (`World::end_transmissions_due`, on every hop).
     pub tx_done_ns: SimTime,
     /// Packets propagating, with their arrival times, oldest first: slots in the world's
-    /// packet store ([`Link::propagating`]).
-    pub pipeline: SlotFifo,
+    /// packet store ([`Link::propagating`]), each tagged with what it does at `to` when routes
+    /// cannot change (the link it leaves a router by, or its flow at its host), and the
+    /// head's tag kept here, on the transmitter's line (`World`'s `arrival_tag`).
+    pub pipeline: TaggedFifo,
     pub delay_ns: SimTime,
     pub rate_bps: u64,
     /// Variable rate (None: fixed at `rate_bps`). While set, `rate_bps` is the current rate.
@@ -195,7 +198,7 @@ mod tests {
             (offset_of!(Link, departs_at_start), 1),
             (offset_of!(Link, to_class), 1),
             (offset_of!(Link, tx_done_ns), 8),
-            (offset_of!(Link, pipeline), size_of::<SlotFifo>()),
+            (offset_of!(Link, pipeline), size_of::<TaggedFifo>()),
             (offset_of!(Link, delay_ns), 8),
             (offset_of!(Link, rate_bps), 8),
             (offset_of!(Link, var), 8),

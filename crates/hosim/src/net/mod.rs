@@ -11,7 +11,7 @@ pub mod rate;
 pub use link::{Impairments, Link, RateStep};
 pub use loss::LossModel;
 pub use packet::{Ecn, Packet, PacketKind, SackBlocks, Tunnel};
-pub use queue::{PacketStore, Queue, QueueLimit, RedParams, SlotFifo};
+pub use queue::{PacketStore, Queue, QueueLimit, RedParams, SlotFifo, TaggedFifo};
 
 /// Index of a node in the world's node arena.
 pub type NodeId = u32;

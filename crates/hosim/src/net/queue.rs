@@ -72,8 +72,8 @@ pub struct QueueStats {
 pub struct PacketStore {
     slots: Vec<Packet>,
     free: Vec<u32>,
-    /// Beside each slot: its time and the slot behind it on the [`SlotFifo`] it is on.
-    chain: Vec<(SimTime, u32)>,
+    /// Beside each slot: its entry on the [`SlotFifo`] it is on.
+    chain: Vec<ChainEntry>,
 }
 
 impl PacketStore {
@@ -87,7 +87,7 @@ impl PacketStore {
             }
             None => {
                 self.slots.push(pkt);
-                self.chain.push((0, NO_SLOT));
+                self.chain.push(ChainEntry { at: 0, next: NO_SLOT, tag: NO_TAG });
                 (self.slots.len() - 1) as u32
             }
         }
@@ -132,6 +132,20 @@ impl PacketStore {
 /// No slot: the end of a [`SlotFifo`].
 const NO_SLOT: u32 = u32::MAX;
 
+/// The tag of an entry its owner did not tag ([`SlotFifo::push_back`]).
+pub const NO_TAG: u32 = u32::MAX;
+
+/// A slot's entry on its [`SlotFifo`]: 16 bytes, so four share a cache line.
+#[derive(Clone, Copy, Debug)]
+struct ChainEntry {
+    /// The slot's time on the list.
+    at: SimTime,
+    /// The slot behind it.
+    next: u32,
+    /// What the list's owner keeps with the slot ([`SlotFifo::push_back_tagged`]).
+    tag: u32,
+}
+
 /// Slots of the [`PacketStore`] in first-in first-out order, each with a time (a pipeline's
 /// arrival time; a queue's enqueue time): a list threaded through the store, in which each
 /// slot names the one behind it, so that the owner holds three numbers and no buffer of its
@@ -165,13 +179,19 @@ impl SlotFifo {
         self.len == 0
     }
 
-    /// Appends `slot` with time `at`.
+    /// Appends `slot` with time `at`, untagged ([`NO_TAG`]).
     #[inline]
     pub fn push_back(&mut self, store: &mut PacketStore, at: SimTime, slot: u32) {
-        store.chain[slot as usize] = (at, NO_SLOT);
+        self.push_back_tagged(store, at, slot, NO_TAG);
+    }
+
+    /// Appends `slot` with time `at` and a tag of the owner's ([`TaggedFifo`]).
+    #[inline]
+    pub fn push_back_tagged(&mut self, store: &mut PacketStore, at: SimTime, slot: u32, tag: u32) {
+        store.chain[slot as usize] = ChainEntry { at, next: NO_SLOT, tag };
         // The link to the new slot: the head of an empty list, else the tail's (no branch to
         // mispredict where a queue empties and fills at random).
-        let link = if self.len == 0 { &mut self.head } else { &mut store.chain[self.tail as usize].1 };
+        let link = if self.len == 0 { &mut self.head } else { &mut store.chain[self.tail as usize].next };
         *link = slot;
         self.tail = slot;
         self.len += 1;
@@ -183,7 +203,7 @@ impl SlotFifo {
         if self.len == 0 {
             return None;
         }
-        Some((store.chain[self.head as usize].0, self.head))
+        Some((store.chain[self.head as usize].at, self.head))
     }
 
     /// The newest slot.
@@ -199,7 +219,7 @@ impl SlotFifo {
             return None;
         }
         let slot = self.head;
-        let (at, next) = store.chain[slot as usize];
+        let ChainEntry { at, next, .. } = store.chain[slot as usize];
         // `tail` is left as it is when the list empties: only a non-empty list reads it.
         self.head = next;
         self.len -= 1;
@@ -211,9 +231,70 @@ impl SlotFifo {
         let mut slot = self.head;
         (0..self.len).map(move |_| {
             let this = slot;
-            slot = store.chain[this as usize].1;
+            slot = store.chain[this as usize].next;
             this
         })
+    }
+}
+
+/// A [`SlotFifo`] whose slots each carry a tag of the owner's, and which keeps its head's tag
+/// beside the head: the owner learns what to do with the oldest slot from the list itself,
+/// without reading the slot's entry in the store first. A link's pipeline is one, tagged with
+/// what each packet does where it arrives (`World`'s `arrival_tag`), so that an arrival reads
+/// the packet's next step on the link's own line.
+#[derive(Clone, Copy, Debug)]
+pub struct TaggedFifo {
+    list: SlotFifo,
+    /// The head's tag; unused while the list is empty.
+    head_tag: u32,
+}
+
+impl Default for TaggedFifo {
+    fn default() -> Self {
+        TaggedFifo { list: SlotFifo::default(), head_tag: NO_TAG }
+    }
+}
+
+impl TaggedFifo {
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.list.len()
+    }
+
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.list.is_empty()
+    }
+
+    /// Appends `slot` with time `at` and `tag`.
+    #[inline]
+    pub fn push_back(&mut self, store: &mut PacketStore, at: SimTime, slot: u32, tag: u32) {
+        if self.list.is_empty() {
+            self.head_tag = tag;
+        }
+        self.list.push_back_tagged(store, at, slot, tag);
+    }
+
+    /// The oldest slot and its time.
+    #[inline]
+    pub fn front(&self, store: &PacketStore) -> Option<(SimTime, u32)> {
+        self.list.front(store)
+    }
+
+    /// Takes the oldest slot off the list (it stays in use) with its time and its tag.
+    #[inline]
+    pub fn pop_front(&mut self, store: &PacketStore) -> Option<(SimTime, u32, u32)> {
+        let tag = self.head_tag;
+        let (at, slot) = self.list.pop_front(store)?;
+        if !self.list.is_empty() {
+            self.head_tag = store.chain[self.list.head as usize].tag;
+        }
+        Some((at, slot, tag))
+    }
+
+    /// The slots, oldest first.
+    pub fn slots<'a>(&self, store: &'a PacketStore) -> impl Iterator<Item = u32> + 'a {
+        self.list.slots(store)
     }
 }
 
@@ -544,6 +625,46 @@ mod tests {
             }
             let held: usize = model.iter().map(VecDeque::len).sum();
             proptest::prop_assert_eq!(store.in_use(), held);
+        }
+
+        /// A tagged list gives back each slot with its time and its tag, oldest first, while
+        /// an untagged list shares its store (a pipeline and the queues of other links).
+        #[test]
+        fn a_tagged_list_gives_back_each_slot_s_tag(ops in proptest::collection::vec((0u8..5, 0u32..1000), 1..300)) {
+            use std::collections::VecDeque;
+            let mut store = PacketStore::default();
+            let mut tagged = TaggedFifo::default();
+            let mut plain = SlotFifo::default();
+            let mut model: VecDeque<(SimTime, u32, u32)> = VecDeque::new();
+            for (step, (op, tag)) in ops.into_iter().enumerate() {
+                let t = step as SimTime;
+                match op {
+                    0 | 1 => {
+                        let slot = store.put(pkt(step as u64));
+                        tagged.push_back(&mut store, t, slot, tag);
+                        model.push_back((t, slot, tag));
+                    }
+                    // The untagged list takes a slot too, or gives its oldest back.
+                    2 => {
+                        let slot = store.put(pkt(step as u64));
+                        plain.push_back(&mut store, t, slot);
+                    }
+                    3 => {
+                        if let Some((_, slot)) = plain.pop_front(&store) {
+                            store.take(slot);
+                        }
+                    }
+                    _ => {
+                        let got = tagged.pop_front(&store);
+                        proptest::prop_assert_eq!(got, model.pop_front());
+                        if let Some((_, slot, _)) = got {
+                            store.take(slot);
+                        }
+                    }
+                }
+                proptest::prop_assert_eq!(tagged.len(), model.len());
+                proptest::prop_assert_eq!(tagged.front(&store), model.front().map(|&(t, s, _)| (t, s)));
+            }
         }
     }
 

@@ -71,9 +71,11 @@ impl World {
         self.sync_delack_timer(f);
     }
 
-    pub(super) fn deliver_local(&mut self, pkt: Packet) {
+    /// Consumes `pkt`, of flow `f` (`pkt.flow`, passed on its own so that the flow's state can
+    /// be fetched while the packet is still on its way from memory).
+    pub(super) fn deliver_local(&mut self, f: FlowId, pkt: Packet) {
+        debug_assert_eq!(f, pkt.flow);
         self.counters.consumed += 1;
-        let f = pkt.flow;
         match pkt.kind {
             PacketKind::Syn => {
                 let ack = self.flows[f as usize].receiver.syn_ack();
@@ -85,7 +87,7 @@ impl World {
                 flow.sender.on_syn_ack(now, &mut self.seg_buf);
                 self.flush_segments(f);
             }
-            PacketKind::Data => self.on_data(pkt),
+            PacketKind::Data => self.on_data(f, pkt),
             PacketKind::Ack => {
                 let now = self.now;
                 let flow = &mut self.flows[f as usize];
@@ -96,9 +98,8 @@ impl World {
         }
     }
 
-    fn on_data(&mut self, pkt: Packet) {
+    fn on_data(&mut self, f: FlowId, pkt: Packet) {
         let now = self.now;
-        let f = pkt.flow;
         let interval = self.trace_interval_ns;
         let flow = &mut self.flows[f as usize];
         if pkt.tag != payload_tag(f, pkt.seq, pkt.len) {

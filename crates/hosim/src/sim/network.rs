@@ -4,8 +4,8 @@
 
 use crate::engine::time::{tx_time_ns, SimTime};
 use crate::net::packet::Packet;
-use crate::net::queue::Verdict;
-use crate::net::{AgentId, LinkId, NodeClass, NodeId, NodeKind};
+use crate::net::queue::{Verdict, NO_TAG};
+use crate::net::{AgentId, LinkId, Node, NodeClass, NodeId, NodeKind};
 use crate::observe::{LinkPoint, TraceKind};
 
 use super::world::{Event, World};
@@ -15,6 +15,26 @@ pub(super) struct Arrival {
     pub agent: AgentId,
     pub node: NodeId,
     pub pkt: Packet,
+}
+
+/// What a packet entering the pipeline of a link to node `to` (of class `to_class`) does
+/// there, when routes and node kinds cannot change during the run ([`World::static_routes`]):
+/// at a router that passes it on, the link it leaves by; at the host it is addressed to, its
+/// flow. Else, or if the router has no route, [`NO_TAG`], and the arrival looks. Kept with
+/// the packet's place in the pipeline, and with the pipeline's head on the link's own line
+/// (`TaggedFifo`), it is at hand when the packet arrives: the route entry or the packet itself
+/// would be one more cold load on the path each hop waits on, before the next link or the
+/// flow's state could be fetched (bench/README.md).
+#[inline(always)]
+fn arrival_tag(static_routes: bool, nodes: &[Node], to: NodeId, to_class: NodeClass, pkt: &Packet) -> u32 {
+    if !static_routes {
+        return NO_TAG;
+    }
+    match to_class {
+        NodeClass::Router if pkt.dst != to => nodes[to as usize].route(pkt.dst).unwrap_or(NO_TAG),
+        NodeClass::Host if pkt.dst == to => pkt.flow,
+        _ => NO_TAG,
+    }
 }
 
 impl World {
@@ -99,7 +119,8 @@ impl World {
         // The arrival is known now: into the pipeline at once.
         link.tx_done_ns = done;
         let arrive = done + link.delay_ns;
-        link.pipeline.push_back(&mut self.store, arrive, slot);
+        let tag = arrival_tag(self.static_routes, &self.nodes, link.to, link.to_class, self.store.get(slot));
+        link.pipeline.push_back(&mut self.store, arrive, slot, tag);
         // One pending arrival event per pipeline: the head's. The next is scheduled when the
         // head arrives, which keeps the pending link events as few as the links.
         if link.pipeline.len() == 1 {
@@ -198,7 +219,8 @@ impl World {
         } else if link.impair.is_none() {
             let at = now + link.delay_ns;
             link.in_service = None;
-            link.pipeline.push_back(&mut self.store, at, slot);
+            let tag = arrival_tag(self.static_routes, &self.nodes, link.to, link.to_class, self.store.get(slot));
+            link.pipeline.push_back(&mut self.store, at, slot, tag);
             // One pending arrival event per pipeline: the head's. The next is scheduled when
             // the head arrives, which keeps the pending link events as few as the links.
             if link.pipeline.len() == 1 {
@@ -237,8 +259,9 @@ impl World {
                 }
             } else {
                 let at = now + link.delay_ns;
+                let tag = arrival_tag(self.static_routes, &self.nodes, link.to, link.to_class, &p);
                 let slot = self.store.put(p);
-                link.pipeline.push_back(&mut self.store, at, slot);
+                link.pipeline.push_back(&mut self.store, at, slot, tag);
                 if link.pipeline.len() == 1 {
                     self.events.schedule(at, Event::LinkArrive(l));
                 }
@@ -271,13 +294,25 @@ impl World {
             link.stats.delivered += 1;
             pkt
         } else {
-            let (at, slot) =
+            let (at, slot, tag) =
                 link.pipeline.pop_front(&self.store).expect("an arrival event has a packet in the pipeline");
             debug_assert_eq!(at, self.now);
             if let Some((next, _)) = link.pipeline.front(&self.store) {
                 self.events.schedule(next, Event::LinkArrive(l));
             }
             link.stats.delivered += 1;
+            if tag != NO_TAG {
+                // What the packet does here, found when it entered the pipeline.
+                if link.to_class == NodeClass::Router {
+                    debug_assert_eq!(Some(tag), self.nodes[link.to as usize].route(self.store.get(slot).dst));
+                    self.link_enqueue_slot(tag, slot);
+                } else {
+                    let pkt = self.store.take(slot);
+                    debug_assert_eq!((link.to_class, pkt.dst, pkt.flow), (NodeClass::Host, link.to, tag));
+                    self.deliver_local(tag, pkt);
+                }
+                return None;
+            }
             let node = link.to;
             debug_assert_eq!(
                 link.to_class,
@@ -311,7 +346,7 @@ impl World {
     #[inline]
     pub(crate) fn receive(&mut self, n: NodeId, pkt: Packet) {
         if pkt.dst == n {
-            self.deliver_local(pkt);
+            self.deliver_local(pkt.flow, pkt);
             return;
         }
         self.forward(n, pkt);

@@ -123,6 +123,10 @@ pub struct World {
     pub computed_departures: bool,
     /// Agents' pending timers ([`Event::AgentTimer`]).
     pub agent_timers: AgentTimers,
+    /// Routes and node kinds cannot change during this run (no mechanism agents: only an
+    /// agent changes them, through `Cx`), so a packet's next hop at a router is looked up
+    /// when it enters the link to that router. Set by the run loop.
+    pub static_routes: bool,
 }
 
 impl World {
@@ -145,6 +149,7 @@ impl World {
             departure_first: true,
             computed_departures: false,
             agent_timers: AgentTimers::default(),
+            static_routes: false,
         }
     }
 

@@ -9,7 +9,7 @@ use super::rate::RateChange;
 use crate::app::App;
 use crate::engine::rng::{stream_rng, StreamKind};
 use crate::engine::time::{s_to_ns, tx_time_ns, SimTime};
-use crate::net::queue::{Queue, QueueLimit, RedParams, SlotFifo};
+use crate::net::queue::{Queue, QueueLimit, RedParams, TaggedFifo};
 use crate::net::rate::{RateSchedule, VarRate};
 use crate::net::{Impairments, Link, LossModel, Node, NodeKind};
 use crate::sim::{DropRules, Flow, World};
@@ -282,7 +282,7 @@ fn build_links(
                 rng: stream_rng(seed, StreamKind::Link, id),
                 in_service: None,
                 tx_done_ns: SimTime::MAX,
-                pipeline: SlotFifo::default(),
+                pipeline: TaggedFifo::default(),
                 late_pipeline: VecDeque::new(),
                 impair,
                 stats: Default::default(),
