@@ -3,8 +3,10 @@
 //! host it is addressed to) is found when it enters the link's pipeline. With an agent, which
 //! may change a route while packets are on their way, every arrival looks its route up.
 
+mod common;
+
 use hosim::engine::SimTime;
-use hosim::metrics::summary::{check_invariants, summary};
+use hosim::metrics::summary::check_invariants;
 use hosim::net::{Link, LinkId, Packet};
 use hosim::observe::{LinkPoint, Observer};
 use hosim::scenario;
@@ -16,23 +18,6 @@ struct Idle;
 
 impl Agent for Idle {}
 
-fn build(text: &str, seed: u64, overrides: &[(&str, &str)]) -> Sim {
-    let overrides: Vec<(String, String)> = overrides.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
-    let s = scenario::load(text, "test", &overrides).expect("valid scenario");
-    scenario::build::build(&s, "test", seed).expect("buildable scenario")
-}
-
-/// The summary without wall time and event count (an agent turns computed departures off).
-fn results(sim: &Sim, seed: u64) -> String {
-    let bad = check_invariants(sim);
-    assert!(bad.is_empty(), "invariants: {bad:?}");
-    let mut v = summary(sim, "test", seed, 0.0, &bad);
-    let o = v.as_object_mut().unwrap();
-    o.remove("events");
-    o.remove("wall_time_s");
-    serde_json::to_string_pretty(&v).unwrap()
-}
-
 #[test]
 fn tagged_arrivals_give_the_results_of_looked_up_ones() {
     let text = scenario::presets::find("dumbbell").unwrap();
@@ -40,14 +25,18 @@ fn tagged_arrivals_give_the_results_of_looked_up_ones() {
         (1, vec![("duration_s", "10"), ("dumbbell.flows", "8")]),
         (2, vec![("duration_s", "10"), ("dumbbell.flows", "40"), ("dumbbell.loss", "0.01")]),
     ] {
-        let mut tagged = build(text, seed, &overrides);
+        let mut tagged = common::build_sim(text, seed, &overrides);
         tagged.run();
         assert!(tagged.world.static_routes, "a run without agents tags its arrivals");
-        let mut looked_up = build(text, seed, &overrides);
+        let mut looked_up = common::build_sim(text, seed, &overrides);
         looked_up.add_agent(|_| Idle);
         looked_up.run();
         assert!(!looked_up.world.static_routes, "a run with an agent looks its routes up");
-        assert_eq!(results(&tagged, seed), results(&looked_up, seed), "seed {seed}");
+        assert_eq!(
+            common::results_without_events(&tagged, seed).0,
+            common::results_without_events(&looked_up, seed).0,
+            "seed {seed}"
+        );
     }
 }
 
@@ -144,7 +133,7 @@ impl Observer for Entries {
 
 #[test]
 fn a_route_changed_while_packets_propagate_takes_them_too() {
-    let mut sim = build(TWO_PATHS, 1, &[]);
+    let mut sim = common::build_sim(TWO_PATHS, 1, &[]);
     let link = |sim: &Sim, name: &str| sim.world.links.iter().position(|l| l.name == name).unwrap() as LinkId;
     let (into_r1, upper, lower) = (link(&sim, "s->r1"), link(&sim, "r1-up"), link(&sim, "r1-down"));
     let times = Arc::new(Mutex::new(Vec::new()));

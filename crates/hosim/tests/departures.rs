@@ -3,8 +3,9 @@
 //! each. The results must be those of the same run with the events (forced here by an
 //! observer that listens at every link point), apart from the count of events.
 
+mod common;
+
 use hosim::engine::SimTime;
-use hosim::metrics::summary::{check_invariants, summary};
 use hosim::net::{Link, LinkId, Packet};
 use hosim::observe::{LinkPoint, Observer};
 use hosim::scenario;
@@ -23,21 +24,13 @@ impl Observer for Listener {
 /// The summary (without wall time and event count), the events, and whether the run
 /// computed departures.
 fn run(text: &str, seed: u64, overrides: &[(&str, &str)], with_events: bool) -> (String, u64, bool) {
-    let overrides: Vec<(String, String)> = overrides.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
-    let s = scenario::load(text, "test", &overrides).expect("valid scenario");
-    let mut sim = scenario::build::build(&s, "test", seed).expect("buildable scenario");
+    let mut sim = common::build_sim(text, seed, overrides);
     if with_events {
         sim.world.obs.add(Box::new(Listener));
     }
     sim.run();
-    let bad = check_invariants(&sim);
-    assert!(bad.is_empty(), "invariants: {bad:?}");
-    let mut v = summary(&sim, "test", seed, 0.0, &bad);
-    let events = v["events"].as_u64().expect("events");
-    let o = v.as_object_mut().unwrap();
-    o.remove("events");
-    o.remove("wall_time_s");
-    (serde_json::to_string_pretty(&v).unwrap(), events, sim.world.computed_departures)
+    let (results, events) = common::results_without_events(&sim, seed);
+    (results, events, sim.world.computed_departures)
 }
 
 fn assert_same_as_events(text: &str, seed: u64, overrides: &[(&str, &str)]) {

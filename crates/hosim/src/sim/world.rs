@@ -124,8 +124,9 @@ pub struct World {
     /// Agents' pending timers ([`Event::AgentTimer`]).
     pub agent_timers: AgentTimers,
     /// Routes and node kinds cannot change during this run (no mechanism agents: only an
-    /// agent changes them, through `Cx`), so a packet's next hop at a router is looked up
-    /// when it enters the link to that router. Set by the run loop.
+    /// agent changes them, through `Cx`), so what a packet does where a link takes it (the
+    /// router's next link, or its flow at its host) is found when it enters that link
+    /// (`Link::pipeline`'s tags). Set by the run loop.
     pub static_routes: bool,
 }
 
