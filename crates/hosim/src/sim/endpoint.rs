@@ -7,7 +7,7 @@ use crate::net::FlowId;
 use crate::observe::TraceKind;
 use crate::tcp::receiver::AckOut;
 
-use super::flow::{goodput_add, resolve_spurious, resolve_timeout_at};
+use super::flow::{goodput_add, note_timeout, resolve_spurious, resolve_timeout_at};
 use super::world::{Event, World};
 
 impl World {
@@ -105,9 +105,7 @@ impl World {
         if pkt.tag != payload_tag(f, pkt.seq, pkt.len) {
             flow.tag_errors += 1;
         }
-        if !flow.timeouts.is_empty() {
-            resolve_spurious(flow, &pkt);
-        }
+        resolve_spurious(flow, &pkt);
         let res = flow.receiver.on_data(now, pkt.seq, pkt.len, pkt.ecn == Ecn::Ce, pkt.cwr);
         if res.delivered > 0 {
             flow.delivered_bytes += res.delivered;
@@ -173,7 +171,7 @@ impl World {
         }
         flow.rto_event_at = None;
         if let Some(seq) = flow.sender.on_timer(now, &mut self.seg_buf) {
-            flow.timeouts.entry(seq).or_default().push(now);
+            note_timeout(flow, seq, now);
             // The original copy may already be at the receiver (its ACK was late or lost).
             if flow.receiver.has(seq, 1) {
                 resolve_timeout_at(flow, seq);

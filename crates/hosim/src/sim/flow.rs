@@ -60,6 +60,10 @@ pub struct Flow {
     /// Unresolved timeouts: retransmitted seq -> times of the timeouts. A timeout is spurious
     /// if any copy of that segment sent before it reaches the receiver.
     pub(super) timeouts: BTreeMap<u64, Vec<SimTime>>,
+    /// The largest key of `timeouts` while it is not empty: a segment starting above it
+    /// cannot resolve any, which spares the map's nodes (cold with hundreds of flows) a
+    /// lookup for every segment a flow receives after its first genuine timeout.
+    pub(super) timeouts_last: u64,
     pub spurious_timeouts: u64,
     pub delivered_bytes: u64,
     pub completion_ns: Option<SimTime>,
@@ -101,6 +105,7 @@ impl Flow {
             rto_event_at: None,
             delack_event_at: None,
             timeouts: BTreeMap::new(),
+            timeouts_last: 0,
             spurious_timeouts: 0,
             delivered_bytes: 0,
             completion_ns: None,
@@ -116,7 +121,15 @@ impl Flow {
 
 /// A copy of a timed-out segment reached the receiver: if it was sent before a timeout of that
 /// segment, that timeout was spurious.
+#[inline]
 pub(super) fn resolve_spurious(flow: &mut Flow, pkt: &Packet) {
+    if !flow.timeouts.is_empty() && pkt.seq <= flow.timeouts_last {
+        resolve_spurious_in(flow, pkt);
+    }
+}
+
+/// [`resolve_spurious`] for a segment that may cover a timed-out one.
+fn resolve_spurious_in(flow: &mut Flow, pkt: &Packet) {
     let end = pkt.seq + pkt.len as u64;
     // Almost always no timeout lies in the segment: one lookup, nothing collected.
     if flow.timeouts.range(pkt.seq..).next().is_none_or(|(&k, _)| k >= end) {
@@ -132,12 +145,26 @@ pub(super) fn resolve_spurious(flow: &mut Flow, pkt: &Packet) {
             flow.timeouts.remove(&k);
         }
     }
+    note_timeouts_last(flow);
+}
+
+/// A timeout of the segment at `seq`, at `now`: unresolved until a copy of the segment reaches
+/// the receiver.
+pub(super) fn note_timeout(flow: &mut Flow, seq: u64, now: SimTime) {
+    flow.timeouts.entry(seq).or_default().push(now);
+    note_timeouts_last(flow);
 }
 
 pub(super) fn resolve_timeout_at(flow: &mut Flow, seq: u64) {
     if let Some(times) = flow.timeouts.remove(&seq) {
         flow.spurious_timeouts += times.len() as u64;
     }
+    note_timeouts_last(flow);
+}
+
+/// Keeps `timeouts_last` after the map changed (timeouts and their resolution only).
+fn note_timeouts_last(flow: &mut Flow) {
+    flow.timeouts_last = flow.timeouts.last_key_value().map_or(0, |(&k, _)| k);
 }
 
 /// Goodput trace: `bytes` delivered at `now`. Rows are written as intervals close, so the trace
@@ -166,4 +193,46 @@ pub(super) fn goodput_close(flow: &mut Flow, traces: &mut Traces, f: FlowId, unt
     }
     flow.goodput_bin = until.max(flow.goodput_bin);
     flow.goodput_bytes = 0;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::net::packet::PacketKind;
+
+    fn flow() -> Flow {
+        Flow::new("f".into(), 0, 1, App::Bulk, 0, crate::tcp::TcpConfig::default(), DropRules::default())
+    }
+
+    /// A copy of the segment at `seq`, `len` bytes, sent at `sent_ns`.
+    fn copy(seq: u64, len: u32, sent_ns: SimTime) -> Packet {
+        let mut p = Packet::new(0, 0, 0, 1, PacketKind::Data, 40 + len, sent_ns);
+        p.seq = seq;
+        p.len = len;
+        p
+    }
+
+    #[test]
+    fn a_copy_sent_before_a_timeout_makes_it_spurious_and_the_largest_key_follows_the_map() {
+        let mut f = flow();
+        note_timeout(&mut f, 1000, 50);
+        note_timeout(&mut f, 5000, 80);
+        assert_eq!(f.timeouts_last, 5000);
+        // Above every timed-out segment: nothing to resolve.
+        resolve_spurious(&mut f, &copy(6000, 1000, 10));
+        assert_eq!((f.spurious_timeouts, f.timeouts.len()), (0, 2));
+        // A copy starting at the largest key, sent before its timeout: spurious.
+        resolve_spurious(&mut f, &copy(5000, 1000, 70));
+        assert_eq!((f.spurious_timeouts, f.timeouts.len(), f.timeouts_last), (1, 1, 1000));
+        // A copy sent after the timeout (the retransmission) resolves nothing.
+        resolve_spurious(&mut f, &copy(1000, 1000, 60));
+        assert_eq!((f.spurious_timeouts, f.timeouts.len()), (1, 1));
+        // The original, arriving after its retransmission, was sent before the timeout.
+        resolve_spurious(&mut f, &copy(1000, 1000, 5));
+        assert_eq!((f.spurious_timeouts, f.timeouts.len()), (2, 0));
+        note_timeout(&mut f, 300, 90);
+        assert_eq!(f.timeouts_last, 300, "a new timeout after the map emptied");
+        resolve_timeout_at(&mut f, 300);
+        assert_eq!((f.spurious_timeouts, f.timeouts.len()), (3, 0));
+    }
 }
