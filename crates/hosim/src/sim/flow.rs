@@ -1,8 +1,6 @@
 //! A TCP flow: its two endpoints, its application, the segments a scenario drops on purpose,
 //! and the per-flow bookkeeping of the summary (spurious timeouts, goodput bins).
 
-use std::collections::BTreeMap;
-
 use crate::app::App;
 use crate::engine::time::ns_to_s;
 use crate::engine::time::SimTime;
@@ -57,12 +55,13 @@ pub struct Flow {
     pub app_refused_bytes: u64,
     pub(super) rto_event_at: Option<SimTime>,
     pub(super) delack_event_at: Option<SimTime>,
-    /// Unresolved timeouts: retransmitted seq -> times of the timeouts. A timeout is spurious
-    /// if any copy of that segment sent before it reaches the receiver.
-    pub(super) timeouts: BTreeMap<u64, Vec<SimTime>>,
-    /// The largest key of `timeouts` while it is not empty: a segment starting above it
-    /// cannot resolve any, which spares the map's nodes (cold with hundreds of flows) a
-    /// lookup for every segment a flow receives after its first genuine timeout.
+    /// Unresolved timeouts: (retransmitted seq, time of the timeout), sorted. A timeout is
+    /// spurious if any copy of that segment sent before it reaches the receiver. A flat list:
+    /// a flow has a few, and a timeout then costs no allocation once the list has room.
+    pub(super) timeouts: Vec<(u64, SimTime)>,
+    /// The largest seq in `timeouts` while it is not empty: a segment starting above it
+    /// cannot resolve any, which spares the list (cold with hundreds of flows) a look for
+    /// every segment a flow receives after its first genuine timeout.
     pub(super) timeouts_last: u64,
     pub spurious_timeouts: u64,
     pub delivered_bytes: u64,
@@ -104,7 +103,7 @@ impl Flow {
             app_refused_bytes: 0,
             rto_event_at: None,
             delack_event_at: None,
-            timeouts: BTreeMap::new(),
+            timeouts: Vec::new(),
             timeouts_last: 0,
             spurious_timeouts: 0,
             delivered_bytes: 0,
@@ -128,43 +127,47 @@ pub(super) fn resolve_spurious(flow: &mut Flow, pkt: &Packet) {
     }
 }
 
-/// [`resolve_spurious`] for a segment that may cover a timed-out one.
+/// [`resolve_spurious`] for a segment that may cover a timed-out one: drops (and counts) the
+/// timeouts of the segments it covers that came after it was sent. Rare (retransmissions), so
+/// out of line: the per-segment path keeps only the guard.
+#[inline(never)]
 fn resolve_spurious_in(flow: &mut Flow, pkt: &Packet) {
     let end = pkt.seq + pkt.len as u64;
-    // Almost always no timeout lies in the segment: one lookup, nothing collected.
-    if flow.timeouts.range(pkt.seq..).next().is_none_or(|(&k, _)| k >= end) {
-        return;
-    }
-    let keys: Vec<u64> = flow.timeouts.range(pkt.seq..end).map(|(k, _)| *k).collect();
-    for k in keys {
-        let times = flow.timeouts.get_mut(&k).expect("key from range");
-        let before = times.len();
-        times.retain(|&t| pkt.sent_ns >= t);
-        flow.spurious_timeouts += (before - times.len()) as u64;
-        if times.is_empty() {
-            flow.timeouts.remove(&k);
+    let t = &mut flow.timeouts;
+    let lo = t.partition_point(|&(k, _)| k < pkt.seq);
+    let hi = lo + t[lo..].partition_point(|&(k, _)| k < end);
+    let mut kept = lo;
+    for i in lo..hi {
+        if pkt.sent_ns >= t[i].1 {
+            t[kept] = t[i];
+            kept += 1;
         }
     }
+    t.drain(kept..hi);
+    flow.spurious_timeouts += (hi - kept) as u64;
     note_timeouts_last(flow);
 }
 
 /// A timeout of the segment at `seq`, at `now`: unresolved until a copy of the segment reaches
 /// the receiver.
 pub(super) fn note_timeout(flow: &mut Flow, seq: u64, now: SimTime) {
-    flow.timeouts.entry(seq).or_default().push(now);
+    let at = flow.timeouts.partition_point(|&e| e <= (seq, now));
+    flow.timeouts.insert(at, (seq, now));
     note_timeouts_last(flow);
 }
 
+/// The original of the segment at `seq` reached the receiver before its timeouts: they were
+/// all spurious.
 pub(super) fn resolve_timeout_at(flow: &mut Flow, seq: u64) {
-    if let Some(times) = flow.timeouts.remove(&seq) {
-        flow.spurious_timeouts += times.len() as u64;
-    }
+    let before = flow.timeouts.len();
+    flow.timeouts.retain(|&(k, _)| k != seq);
+    flow.spurious_timeouts += (before - flow.timeouts.len()) as u64;
     note_timeouts_last(flow);
 }
 
-/// Keeps `timeouts_last` after the map changed (timeouts and their resolution only).
+/// Keeps `timeouts_last` after the list changed (timeouts and their resolution only).
 fn note_timeouts_last(flow: &mut Flow) {
-    flow.timeouts_last = flow.timeouts.last_key_value().map_or(0, |(&k, _)| k);
+    flow.timeouts_last = flow.timeouts.last().map_or(0, |&(k, _)| k);
 }
 
 /// Goodput trace: `bytes` delivered at `now`. Rows are written as intervals close, so the trace
@@ -234,5 +237,21 @@ mod tests {
         assert_eq!(f.timeouts_last, 300, "a new timeout after the map emptied");
         resolve_timeout_at(&mut f, 300);
         assert_eq!((f.spurious_timeouts, f.timeouts.len()), (3, 0));
+    }
+
+    #[test]
+    fn of_two_timeouts_of_one_segment_only_those_after_the_copy_was_sent_are_spurious() {
+        let mut f = flow();
+        note_timeout(&mut f, 2000, 100);
+        note_timeout(&mut f, 4000, 150);
+        note_timeout(&mut f, 2000, 300);
+        assert_eq!(f.timeouts, vec![(2000, 100), (2000, 300), (4000, 150)]);
+        // A copy of 2000 sent at 200: the timeout at 300 was spurious, the one at 100 not.
+        resolve_spurious(&mut f, &copy(2000, 1000, 200));
+        assert_eq!(f.spurious_timeouts, 1);
+        assert_eq!(f.timeouts, vec![(2000, 100), (4000, 150)]);
+        // One copy covering both segments, sent before either timeout.
+        resolve_spurious(&mut f, &copy(1000, 4000, 50));
+        assert_eq!((f.spurious_timeouts, f.timeouts.len(), f.timeouts_last), (3, 0, 0));
     }
 }
