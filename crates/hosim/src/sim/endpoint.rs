@@ -3,6 +3,7 @@
 
 use crate::engine::time::ns_to_s;
 use crate::net::packet::{payload_tag, Ecn, Packet, PacketKind};
+use crate::net::queue::NO_TAG;
 use crate::net::FlowId;
 use crate::observe::TraceKind;
 use crate::tcp::receiver::AckOut;
@@ -41,8 +42,7 @@ impl World {
                     continue;
                 }
             }
-            let src = pkt.src;
-            self.forward(src, pkt);
+            self.send_from_host(f, true, pkt);
         }
         self.seg_buf = segs;
         self.sync_sender_timer(f);
@@ -56,8 +56,35 @@ impl World {
         pkt.size_bytes += ack.sack.option_bytes();
         pkt.ece = ack.ece;
         pkt.rwnd_bytes = ack.rwnd;
-        let src = pkt.src;
-        self.forward(src, pkt);
+        self.send_from_host(f, false, pkt);
+    }
+
+    /// Sends `pkt`, of flow `f`, from its host: the flow's source for data (`data`), its
+    /// destination for ACKs. By the link noted for the run ([`Flow::out_links`](super::Flow))
+    /// when routes are static, else by the host's route.
+    #[inline]
+    fn send_from_host(&mut self, f: FlowId, data: bool, pkt: Packet) {
+        let l = self.flows[f as usize].out_links[!data as usize];
+        if l == NO_TAG {
+            let src = pkt.src;
+            self.forward(src, pkt);
+        } else {
+            debug_assert_eq!(Some(l), self.nodes[pkt.src as usize].route(pkt.dst), "the noted link is the route");
+            self.link_enqueue(l, pkt);
+        }
+    }
+
+    /// Notes each flow's [`Flow::out_links`](super::Flow) for a run with static routes (the
+    /// hosts' routes now), or clears them.
+    pub(super) fn note_out_links(&mut self) {
+        for flow in &mut self.flows {
+            flow.out_links = if self.static_routes {
+                let from = |a: u32, b: u32| self.nodes[a as usize].route(b).unwrap_or(NO_TAG);
+                [from(flow.src, flow.dst), from(flow.dst, flow.src)]
+            } else {
+                [NO_TAG; 2]
+            };
+        }
     }
 
     /// Flow `f`'s receiver advertises `rwnd_bytes` from now on and sends `copies` window

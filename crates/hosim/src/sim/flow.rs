@@ -5,7 +5,8 @@ use crate::app::App;
 use crate::engine::time::ns_to_s;
 use crate::engine::time::SimTime;
 use crate::net::packet::Packet;
-use crate::net::{FlowId, NodeId};
+use crate::net::queue::NO_TAG;
+use crate::net::{FlowId, LinkId, NodeId};
 use crate::observe::{TraceKind, Traces};
 use crate::tcp::{TcpReceiver, TcpSender};
 
@@ -41,6 +42,12 @@ pub struct Flow {
     pub name: String,
     pub src: NodeId,
     pub dst: NodeId,
+    /// The links the flow's packets leave their host by, noted for a run whose routes cannot
+    /// change ([`World::static_routes`](super::World::static_routes)): `[0]` from `src` (data),
+    /// `[1]` from `dst` (ACKs); [`NO_TAG`] otherwise, and the host's route is looked up.
+    /// Beside `src` and `dst`, which a packet's creation reads anyway, it spares the host's
+    /// node and route entry (cold with hundreds of hosts) for every packet an endpoint sends.
+    pub(super) out_links: [LinkId; 2],
     pub app: App,
     pub start_ns: SimTime,
     pub sender: TcpSender,
@@ -93,6 +100,7 @@ impl Flow {
             name,
             src,
             dst,
+            out_links: [NO_TAG; 2],
             app,
             start_ns,
             sender,

@@ -112,6 +112,7 @@ impl Sim {
         let w = &mut self.world;
         w.computed_departures = w.departure_first && self.agents.is_empty() && !w.obs.listens_to_links();
         w.static_routes = self.agents.is_empty();
+        w.note_out_links();
         let mut next_check = CHECK_EVERY_EVENTS;
         let mut last = (0, 0);
         while let Some((t, ev)) = self.world.events.pop_until(self.world.end_ns) {
