@@ -1,7 +1,8 @@
 //! Arrival tags: in a run without mechanism agents, routes and node kinds cannot change, so a
 //! packet's next step where it arrives (the link a router passes it on by, or the flow of the
-//! host it is addressed to) is found when it enters the link's pipeline. With an agent, which
-//! may change a route while packets are on their way, every arrival looks its route up.
+//! host it is addressed to) is found when it enters the link's pipeline, and each flow notes
+//! the links its two hosts send by. With an agent, which may change a route while packets are
+//! on their way, every arrival and every send looks its route up.
 
 mod common;
 

@@ -74,11 +74,13 @@ impl World {
         }
     }
 
-    /// Notes each flow's [`Flow::out_links`](super::Flow) for a run with static routes (the
-    /// hosts' routes now), or clears them.
-    pub(super) fn note_out_links(&mut self) {
+    /// Whether routes and node kinds stay as they are for the run ([`World::static_routes`]),
+    /// and with it each flow's [`Flow::out_links`](super::Flow): the hosts' routes now, or
+    /// none. The two are set together so that a flow never keeps links noted for another run.
+    pub(super) fn set_static_routes(&mut self, on: bool) {
+        self.static_routes = on;
         for flow in &mut self.flows {
-            flow.out_links = if self.static_routes {
+            flow.out_links = if on {
                 let from = |a: u32, b: u32| self.nodes[a as usize].route(b).unwrap_or(NO_TAG);
                 [from(flow.src, flow.dst), from(flow.dst, flow.src)]
             } else {

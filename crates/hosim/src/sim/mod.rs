@@ -111,8 +111,7 @@ impl Sim {
         // drain queues), no observer (it sees every transmission start).
         let w = &mut self.world;
         w.computed_departures = w.departure_first && self.agents.is_empty() && !w.obs.listens_to_links();
-        w.static_routes = self.agents.is_empty();
-        w.note_out_links();
+        w.set_static_routes(self.agents.is_empty());
         let mut next_check = CHECK_EVERY_EVENTS;
         let mut last = (0, 0);
         while let Some((t, ev)) = self.world.events.pop_until(self.world.end_ns) {

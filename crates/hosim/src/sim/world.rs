@@ -126,7 +126,9 @@ pub struct World {
     /// Routes and node kinds cannot change during this run (no mechanism agents: only an
     /// agent changes them, through `Cx`), so what a packet does where a link takes it (the
     /// router's next link, or its flow at its host) is found when it enters that link
-    /// (`Link::pipeline`'s tags). Set by the run loop.
+    /// (`Link::pipeline`'s tags), and each flow's hosts send by links noted at the start
+    /// (`Flow::out_links`). Set by the run loop, with the flows' links
+    /// (`World::set_static_routes`).
     pub static_routes: bool,
 }
 
