@@ -44,6 +44,31 @@ fn item1_a_tiny_trace_interval_allocates_nothing_without_traces_and_is_refused_w
     refused("dumbbell", &sets, true, "trace.interval_s");
 }
 
+/// The senders' logs of recovery episodes are kept only with the traces (a run without them
+/// does not grow with its losses), and the log changes nothing the senders do.
+#[test]
+fn item1_recovery_episodes_are_logged_only_with_traces() {
+    let run_sim = |traces: bool| {
+        let s = hosim::scenario::load(preset("dumbbell"), "dumbbell", &[("duration_s".into(), "20".into())]).unwrap();
+        let mut sim = hosim::scenario::build::build(&s, "dumbbell", 1).unwrap();
+        sim.world.obs.set_tracing(traces);
+        sim.run_hooked(&mut RunHooks::default()).expect("run");
+        sim.world.flows
+    };
+    let (off, on) = (run_sim(false), run_sim(true));
+    let losses: u64 = on.iter().map(|f| f.sender.stats.timeouts + f.sender.stats.fast_recoveries).sum();
+    assert!(losses > 0, "the dumbbell loses packets");
+    assert!(on.iter().map(|f| f.sender.stats.episodes.len()).sum::<usize>() > 0, "logged with traces");
+    for (a, b) in off.iter().zip(&on) {
+        assert!(a.sender.stats.episodes.is_empty(), "{}: no log without traces", a.name);
+        let key = |f: &hosim::sim::Flow| {
+            let st = &f.sender.stats;
+            (st.segments_sent, st.retransmits, st.timeouts, st.fast_recoveries, f.delivered_bytes, f.sender.cwnd())
+        };
+        assert_eq!(key(a), key(b), "{}: the same run either way", a.name);
+    }
+}
+
 #[test]
 fn item2_rto_bounds_beyond_the_longest_time_are_refused() {
     refused("dumbbell", &[("tcp.min_rto_s", "2e10"), ("tcp.max_rto_s", "2e10"), ("duration_s", "2")], false, "_rto_s");

@@ -112,6 +112,12 @@ impl Sim {
         let w = &mut self.world;
         w.computed_departures = w.departure_first && self.agents.is_empty() && !w.obs.listens_to_links();
         w.set_static_routes(self.agents.is_empty());
+        // The senders' logs of recovery episodes are kept with the traces: without them a run's
+        // memory does not grow with its losses.
+        let log = w.obs.traces.enabled;
+        for f in &mut w.flows {
+            f.sender.set_episode_log(log);
+        }
         let mut next_check = CHECK_EVERY_EVENTS;
         let mut last = (0, 0);
         while let Some((t, ev)) = self.world.events.pop_until(self.world.end_ns) {

@@ -80,6 +80,9 @@ pub struct SenderStats {
     pub rtt_samples: u64,
     pub rto_sum_ns: u128,
     pub rto_count: u64,
+    /// Every recovery episode, in order, while the log is on ([`TcpSender::set_episode_log`]:
+    /// on from [`TcpSender::new`], and in a run only with its traces, so that a long run
+    /// without traces does not grow with its losses).
     pub episodes: Vec<Episode>,
     /// RFC 8985 §7 tail loss probes sent.
     pub tlp_probes: u64,
@@ -105,6 +108,8 @@ fn earliest(a: Option<SimTime>, b: Option<SimTime>) -> Option<SimTime> {
 
 pub struct TcpSender {
     pub cfg: TcpConfig,
+    /// Whether `stats.episodes` records the recovery episodes.
+    log_episodes: bool,
     state: SenderState,
     snd_una: u64,
     snd_nxt: u64,
@@ -161,6 +166,7 @@ impl TcpSender {
         let cfg_rack = cfg.loss_detection_in_effect() == LossDetection::RackTlp;
         let cfg_hystart = cfg.hystart;
         TcpSender {
+            log_episodes: true,
             peer_rwnd: cfg.rwnd_bytes,
             snd_wl2: 0,
             persist: None,
@@ -549,7 +555,16 @@ impl TcpSender {
 
     // ---- episodes ----------------------------------------------------------------------
 
+    /// Turns the log of recovery episodes (`stats.episodes`) on or off. Nothing but the log
+    /// reads it: the sender behaves the same either way.
+    pub fn set_episode_log(&mut self, on: bool) {
+        self.log_episodes = on;
+    }
+
     fn open_episode(&mut self, kind: EpisodeKind, now: SimTime) {
+        if !self.log_episodes {
+            return;
+        }
         if let Some(last) = self.stats.episodes.last_mut() {
             if last.end_ns.is_none() {
                 last.end_ns = Some(now);
