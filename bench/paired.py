@@ -127,6 +127,18 @@ def hosim_api(flows: int, duration: float, span: float = 0.0) -> dict:
     return row
 
 
+def cpu_model() -> str:
+    """The processor's model name (Linux: /proc/cpuinfo), for the results: ratios against ns-3
+    and between flow counts differ from one processor to another (bench/README.md)."""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown"
+
+
 def write_result(path: Path | None, doc: dict) -> None:
     """Writes a benchmark's JSON result (nothing when ``path`` is None)."""
     if path is not None:
@@ -211,7 +223,8 @@ def main() -> int:
     doc = {
         "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
         "command": "python " + " ".join(sys.argv),
-        "machine": {"cpus": os.cpu_count(), "python": platform.python_version(), "platform": platform.platform()},
+        "machine": {"cpus": os.cpu_count(), "cpu": cpu_model(), "python": platform.python_version(),
+                    "platform": platform.platform()},
         "config": {"flows": args.flows, "duration_s": args.duration, "overrides": OVERRIDES},
         "summary": summary,
         "repeats": rows,

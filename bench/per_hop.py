@@ -23,7 +23,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from paired import hosim_api, write_result  # noqa: E402  (same workload, same measurement)
+from paired import cpu_model, hosim_api, write_result  # noqa: E402  (same workload, same measurement)
 
 
 def main() -> int:
@@ -60,7 +60,8 @@ def main() -> int:
         summary[f"ratio_{key}"] = {"median_of_pairs": statistics.median(ratios),
                                    "of_minima": summary[f"ns_per_hop_{key}_large"]["min"] / small_min}
     doc = {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "command": "python " + " ".join(sys.argv),
-           "cpus": os.cpu_count(), "config": vars(args) | {"out": str(args.out)}, "summary": summary, "repeats": rows}
+           "cpus": os.cpu_count(), "cpu": cpu_model(), "config": vars(args) | {"out": str(args.out)},
+           "summary": summary, "repeats": rows}
     print(json.dumps(summary, indent=1))
     write_result(args.out, doc)
     return 0
