@@ -4,8 +4,8 @@
     python3 tools/pgo_install.py
 
 Optional. The plain ``pip install .`` stays the default. This tool re-installs the package from
-this checkout, with no dependencies, in three steps. Each step is a plain ``pip install`` with
-``RUSTFLAGS`` set:
+this checkout, with no dependencies, in three steps (an editable install becomes a regular one).
+Each step is a plain ``pip install`` with ``RUSTFLAGS`` set:
 
 1. An instrumented build (``-Cprofile-generate``), into ``target/pgo-generate``.
 2. A training run: every preset at its shipped settings, seed 1, without traces. It runs in a
