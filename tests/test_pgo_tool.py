@@ -33,6 +33,7 @@ def test_a_missing_llvm_profdata_is_one_line_and_exit_2_before_any_build(tmp_pat
 
 def test_the_training_run_covers_every_preset_and_matches_the_final_check() -> None:
     tool = load_tool()
+
     def run(code: str) -> subprocess.CompletedProcess[str]:
         return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=300)
 

@@ -56,6 +56,10 @@ print(json.dumps(dict(hosim.run(p.name, seed=1, traces=False).summary, wall_time
 """
 
 
+# After a failure past the first build, the package installed is not the default one.
+RESTORE = "to go back to the default build: python3 -m pip install --no-deps --force-reinstall ."
+
+
 def fail(msg: str, code: int) -> int:
     print(f"pgo_install: {msg}", file=sys.stderr)
     return code
@@ -124,17 +128,17 @@ def main() -> int:
             trained = step("2/3 training run: every preset, without traces", [args.python, "-c", TRAIN], env)
             profiles = sorted(raw.glob("*.profraw"))
             if not profiles:
-                return fail(f"the training run wrote no profile into {raw}", 1)
+                return fail(f"the training run wrote no profile into {raw}; {RESTORE}", 1)
             step("merging the profiles", [str(profdata), "merge", "-o", str(merged), *map(str, profiles)])
             install(args.python, f"-Cprofile-use={merged}", target / "pgo-use",
                     "3/3 optimized build (pip install, about a minute)")
             check = step("checking that the optimized build gives the same summary", [args.python, "-c", CHECK])
         except RuntimeError as e:
-            return fail(str(e), 1)
+            return fail(f"{e}\n{RESTORE}", 1)
         want = json.loads(trained.stdout.strip().splitlines()[-1])
         got = json.loads(check.stdout.strip().splitlines()[-1])
         if got != want:
-            return fail("the optimized build's summary differs from the instrumented build's", 1)
+            return fail(f"the optimized build's summary differs from the instrumented build's; {RESTORE}", 1)
         if args.keep_profile is not None:
             shutil.copyfile(merged, args.keep_profile)
     # Each run names a new profile, so neither build directory can be reused: free the space.
