@@ -31,6 +31,12 @@ def test_a_missing_llvm_profdata_is_one_line_and_exit_2_before_any_build(tmp_pat
     assert "instrumented build" not in proc.stderr
 
 
+def test_an_unknown_option_is_one_line_and_exit_2() -> None:
+    proc = subprocess.run([sys.executable, str(TOOL), "--no-such-option"], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2
+    assert proc.stderr.strip().splitlines() == ["pgo_install: unrecognized arguments: --no-such-option (see --help)"]
+
+
 def test_the_training_run_covers_every_preset_and_matches_the_final_check() -> None:
     tool = load_tool()
 

@@ -33,6 +33,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import NoReturn
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -94,9 +95,17 @@ def install(python: str, rustflags: str, target_dir: Path, title: str) -> None:
     step(title, [python, "-m", "pip", "install", "-q", "--no-deps", "--force-reinstall", "."], env)
 
 
+class Parser(argparse.ArgumentParser):
+    """Bad options get one line on stderr and exit 2 (argparse's own also prints the usage)."""
+
+    def error(self, message: str) -> NoReturn:
+        print(f"pgo_install: {message} (see --help)", file=sys.stderr)
+        sys.exit(2)
+
+
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0],
-                                 epilog="See the module docstring (python3 -m pydoc tools/pgo_install.py).")
+    ap = Parser(description=__doc__.splitlines()[0],
+                epilog="See the module docstring (python3 -m pydoc tools/pgo_install.py).")
     ap.add_argument("--llvm-profdata", type=Path, default=None,
                     help="llvm-profdata to merge the profiles with; it must come from the LLVM of the "
                          "rustc that builds (default: the active toolchain's, from rustup's llvm-tools)")
