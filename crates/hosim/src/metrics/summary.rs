@@ -6,6 +6,17 @@ use serde_json::{json, Map, Value};
 use crate::engine::time::ns_to_s;
 use crate::sim::{HandoverRecord, Report, Sim};
 
+/// `json!({ "key": value, ... })` with the map sized for its keys up front: a summary has an
+/// object per flow and per link (thousands in a large topology), and growing each map key by
+/// key (reallocating and rehashing it) took about a third of building them.
+macro_rules! object {
+    ($($key:literal : $value:expr),* $(,)?) => {{
+        let mut m = Map::with_capacity(0 $(+ { let _ = $key; 1 })*);
+        $(m.insert($key.to_string(), json!($value));)*
+        Value::Object(m)
+    }};
+}
+
 /// Checks packet conservation, the agents' own invariants and delivery integrity. Returns
 /// the list of violations.
 pub fn check_invariants(sim: &Sim) -> Vec<String> {
@@ -122,7 +133,7 @@ pub fn summary(sim: &Sim, scenario: &str, seed: u64, wall_time_s: f64, violation
             };
             let goodput = if active_s > 0.0 { f.delivered_bytes as f64 * 8.0 / active_s } else { 0.0 };
             let mean = |sum: u128, n: u64| sum as f64 / n.max(1) as f64 / 1e9;
-            let mut v = json!({
+            let mut v = object! {
                 "name": f.name,
                 "cc": s.cfg.cc.name(),
                 "recovery": s.cfg.recovery.name(),
@@ -151,7 +162,7 @@ pub fn summary(sim: &Sim, scenario: &str, seed: u64, wall_time_s: f64, violation
                 "ssthresh_final_bytes": if s.ssthresh() == u64::MAX { Value::Null } else { json!(s.ssthresh()) },
                 "duplicate_segments": f.receiver.stats.duplicate_segments,
                 "scripted_drops": f.scripted_drops,
-            });
+            };
             if let Value::Object(m) = &mut v {
                 // Counters of the optional mechanisms, only where they are on (so the
                 // summaries of flows without them keep their fields).
@@ -180,7 +191,7 @@ pub fn summary(sim: &Sim, scenario: &str, seed: u64, wall_time_s: f64, violation
         .iter()
         .map(|l| {
             let q = &l.queue;
-            json!({
+            object! {
                 "name": l.name,
                 "kind": if q.is_red() { "red" } else { "droptail" },
                 "enqueued": q.stats.enqueued,
@@ -191,7 +202,7 @@ pub fn summary(sim: &Sim, scenario: &str, seed: u64, wall_time_s: f64, violation
                 "max_len_pkts": q.stats.max_len_pkts,
                 "tx_bytes": l.stats.tx_bytes,
                 "utilization": l.stats.tx_bytes as f64 * 8.0 / l.capacity_bits(w.end_ns).max(1e-12),
-            })
+            }
         })
         .collect();
     let (aggregate_bps, aggregate_interval_s) = aggregate_goodput(w);
