@@ -49,6 +49,7 @@ impl World {
         self.trace_sender(f);
     }
 
+    #[inline(always)]
     fn send_ack(&mut self, f: FlowId, kind: PacketKind, ack: AckOut) {
         let mut pkt = self.new_packet(f, kind, false);
         pkt.ack = ack.ack;

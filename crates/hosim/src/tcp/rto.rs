@@ -46,6 +46,7 @@ impl RtoEstimator {
 
     /// Feeds one RTT measurement R. The caller applies Karn's rule (RFC 6298 §3): it never
     /// passes a sample taken from a retransmitted segment.
+    #[inline(always)]
     pub fn sample(&mut self, r_ns: SimTime) {
         self.latest_rtt_ns = Some(r_ns);
         self.min_rtt_ns = Some(self.min_rtt_ns.map_or(r_ns, |m| m.min(r_ns)));

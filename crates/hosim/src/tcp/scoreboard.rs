@@ -215,6 +215,7 @@ impl Scoreboard {
         self.pipe_with(None, high_rxt_end)
     }
 
+    #[inline(always)]
     fn pipe_with(&mut self, is_lost: Option<(u32, u32)>, high_rxt_end: u64) -> u64 {
         let (dupthresh, byte_limit) = match is_lost {
             Some((dupthresh, mss)) => (dupthresh, (dupthresh as u64 - 1) * mss as u64),

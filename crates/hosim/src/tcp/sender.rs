@@ -858,6 +858,7 @@ impl TcpSender {
         }
     }
 
+    #[inline(always)]
     fn resend(&mut self, i: usize, now: SimTime, out: &mut Vec<Segment>) {
         let seg = self.board.mark_resent(i, now);
         self.window.charge(seg.len());
@@ -877,6 +878,7 @@ impl TcpSender {
         self.ensure_timer(now);
     }
 
+    #[inline(always)]
     fn send_new(&mut self, len: u32, now: SimTime, out: &mut Vec<Segment>) {
         let seq = self.snd_max;
         self.window.charge(len as u64);
