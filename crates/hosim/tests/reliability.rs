@@ -1,6 +1,8 @@
 //! The reliability issue, one test per item: every accepted value is safe, memory is bounded
 //! by the topology, runs can be interrupted, and the summary does not lie.
 
+mod common;
+
 use std::time::Instant;
 
 use hosim::scenario::presets;
@@ -49,8 +51,7 @@ fn item1_a_tiny_trace_interval_allocates_nothing_without_traces_and_is_refused_w
 #[test]
 fn item1_recovery_episodes_are_logged_only_with_traces() {
     let run_sim = |traces: bool| {
-        let s = hosim::scenario::load(preset("dumbbell"), "dumbbell", &[("duration_s".into(), "20".into())]).unwrap();
-        let mut sim = hosim::scenario::build::build(&s, "dumbbell", 1).unwrap();
+        let mut sim = common::build_sim(preset("dumbbell"), 1, &[("duration_s", "20")]);
         sim.world.obs.set_tracing(traces);
         sim.run_hooked(&mut RunHooks::default()).expect("run");
         sim.world.flows
