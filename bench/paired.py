@@ -20,6 +20,11 @@ of every point-to-point device (``ns3_dumbbell.py``).
     pip install ns3==3.44.post0     # benchmark only, never a hosim dependency
     python bench/paired.py --flows 8 --repeat 3 --out bench/results/paired-8.json
     python bench/paired.py --flows 512 --repeat 3 --no-ns3 --out bench/results/paired-512.json
+    python bench/paired.py --flows 8 --repeat 9 --copies 3 --out bench/results/paired-8.json
+
+``--copies N`` runs hosim from N fresh copies of the installed package in turn: the same file
+copied twice can run up to 14 % apart on one machine (bench/README.md, "The same build,
+different copies").
 
 Not run in CI.
 """
@@ -27,13 +32,16 @@ Not run in CI.
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import os
 import platform
 import resource
+import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -43,11 +51,13 @@ sys.path.insert(0, str(HERE))
 from hosim_dumbbell import OVERRIDES  # noqa: E402  (the TCP settings that mirror ns-3's)
 
 
-def timed(cmd: list[str]) -> tuple[float, float, str]:
-    """Runs ``cmd``: (wall seconds, CPU seconds of the process and its waited-for children, stdout)."""
+def timed(cmd: list[str], pythonpath: str | None = None) -> tuple[float, float, str]:
+    """Runs ``cmd`` (with ``PYTHONPATH=pythonpath`` if given): (wall seconds, CPU seconds of the
+    process and its waited-for children, stdout)."""
+    env = None if pythonpath is None else {**os.environ, "PYTHONPATH": pythonpath}
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    proc = subprocess.run(cmd, capture_output=True, text=True)
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=env)
     wall = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if proc.returncode != 0:
@@ -78,12 +88,34 @@ def ns3_run(flows: int, duration: float) -> dict:
             "aggregate_goodput_bps": res["aggregate_goodput_bps"], "load": load}
 
 
-def hosim_process(flows: int, duration: float) -> dict:
+def module_copies(count: int, parent: Path) -> list[str | None]:
+    """``count`` fresh copies of the installed hosim package under ``parent``, as PYTHONPATH
+    entries (``[None]``, the installed package itself, for ``count`` 0). Two copies of one file
+    can run the same code at speeds up to 14 % apart on this machine (where the file's pages
+    land); runs spread over several copies measure the build, not one copy's placement
+    (bench/README.md, "The same build, different copies")."""
+    if count == 0:
+        return [None]
+    spec = importlib.util.find_spec("hosim")
+    if spec is None or spec.origin is None:
+        raise SystemExit("hosim is not installed: run `python3 -m pip install .` first")
+    package = Path(spec.origin).parent
+    dirs: list[str | None] = []
+    for i in range(count):
+        target = parent / f"copy{i}"
+        # With its __pycache__ (valid: copytree keeps the sources' times), so that a copy's first
+        # process does not compile the bytecode.
+        shutil.copytree(package, target / "hosim")
+        dirs.append(str(target))
+    return dirs
+
+
+def hosim_process(flows: int, duration: float, pythonpath: str | None = None) -> dict:
     cmd = [sys.executable, "-m", "hosim.cli", "run", "dumbbell", "--json"]
     for k, v in overrides(flows, duration).items():
         cmd += ["--set", f"{k}={json.dumps(v) if isinstance(v, bool) else v}"]
     load = os.getloadavg()[0]
-    wall, cpu, out = timed(cmd)
+    wall, cpu, out = timed(cmd, pythonpath)
     s = json.loads(out)
     return {"process_wall_s": wall, "process_cpu_s": cpu, "core_wall_s": s["wall_time_s"], "events": s["events"],
             "packet_hops": hops(s), "aggregate_goodput_bps": s["aggregate_goodput_bps"], "load": load}
@@ -111,17 +143,17 @@ print(json.dumps({'api_cpu_s': cpus[0], 'api_wall_s': t1 - t0, 'core_wall_s': s[
 """
 
 
-def hosim_api(flows: int, duration: float, span: float = 0.0) -> dict:
+def hosim_api(flows: int, duration: float, span: float = 0.0, pythonpath: str | None = None) -> dict:
     """One warm ``hosim.run`` in a fresh process (``api_cpu_s``), and with ``span`` > 0 the same
     run repeated in that process until the calls add up to ``span`` CPU seconds: their mean
     (``api_cpu_span_mean_s``) is timed over a stretch as long as ns-3's ``Simulator::Run``, so
     that both see this shared machine's busy spells in the same proportion."""
     load = os.getloadavg()[0]
-    _, _, out = timed([sys.executable, "-c", _API, json.dumps(overrides(flows, duration)), str(span)])
+    _, _, out = timed([sys.executable, "-c", _API, json.dumps(overrides(flows, duration)), str(span)], pythonpath)
     s = json.loads(out)
     row = {"api_cpu_s": s["api_cpu_s"], "api_wall_s": s["api_wall_s"], "core_wall_s": s["core_wall_s"],
-           "events": s["events"], "packet_hops": hops(s), "aggregate_goodput_bps": s["aggregate_goodput_bps"],
-           "load": load}
+           "events": s["events"], "packet_hops": hops(s), "packets": s["invariants"]["packets_created"],
+           "aggregate_goodput_bps": s["aggregate_goodput_bps"], "load": load}
     if span > 0:
         row.update({k: s[k] for k in ("api_cpu_span_mean_s", "api_cpu_span_min_s", "api_span_runs")})
     return row
@@ -159,20 +191,28 @@ def main() -> int:
     ap.add_argument("--api-span", type=float, default=2.0, metavar="SECONDS",
                     help="also repeat the warm hosim.run until the calls span this much CPU time and "
                          "report their mean (default 2.0, about one Simulator::Run; 0: one call only)")
+    ap.add_argument("--copies", type=int, default=0, metavar="N",
+                    help="run hosim from N fresh copies of the installed package, in turn (0: the "
+                         "installed package; bench/README.md, \"The same build, different copies\")")
     ap.add_argument("--out", type=Path, default=None)
     args = ap.parse_args()
     if args.api_span < 0:
         ap.error(f"--api-span: must be >= 0 seconds, got {args.api_span}")
+    if args.copies < 0:
+        ap.error(f"--copies: must be >= 0, got {args.copies}")
 
     rows: list[dict] = []
-    for r in range(args.repeat):
-        row = {}
-        if not args.no_ns3:
-            row["ns3"] = ns3_run(args.flows, args.duration)
-        row["hosim_process"] = hosim_process(args.flows, args.duration)
-        row["hosim_api"] = hosim_api(args.flows, args.duration, args.api_span)
-        rows.append(row)
-        print(f"repeat {r + 1}/{args.repeat}: " + json.dumps(row), file=sys.stderr, flush=True)
+    with tempfile.TemporaryDirectory(prefix="hosim-copies-") as tmp:
+        copies = module_copies(args.copies, Path(tmp))
+        for r in range(args.repeat):
+            path = copies[r % len(copies)]
+            row: dict = {"copy": r % len(copies) if path else None}
+            if not args.no_ns3:
+                row["ns3"] = ns3_run(args.flows, args.duration)
+            row["hosim_process"] = hosim_process(args.flows, args.duration, path)
+            row["hosim_api"] = hosim_api(args.flows, args.duration, args.api_span, path)
+            rows.append(row)
+            print(f"repeat {r + 1}/{args.repeat}: " + json.dumps(row), file=sys.stderr, flush=True)
 
     proc = [r["hosim_process"] for r in rows]
     api = [r["hosim_api"] for r in rows]
@@ -192,8 +232,8 @@ def main() -> int:
         "hosim_ns_per_hop_api_cpu": med(api, "api_cpu_s") / api[0]["packet_hops"] * 1e9,
         "hosim_aggregate_goodput_bps": api[0]["aggregate_goodput_bps"],
         "hosim_identical": all(a["aggregate_goodput_bps"] == api[0]["aggregate_goodput_bps"] for a in api + proc),
-        "load_median": statistics.median(s["load"] for r in rows for s in r.values()),
-        "load_max": max(s["load"] for r in rows for s in r.values()),
+        "load_median": statistics.median(s["load"] for r in rows for s in r.values() if isinstance(s, dict)),
+        "load_max": max(s["load"] for r in rows for s in r.values() if isinstance(s, dict)),
     }
     if not args.no_ns3:
         ns3 = [r["ns3"] for r in rows]
@@ -225,7 +265,7 @@ def main() -> int:
         "command": "python " + " ".join(sys.argv),
         "machine": {"cpus": os.cpu_count(), "cpu": cpu_model(), "python": platform.python_version(),
                     "platform": platform.platform()},
-        "config": {"flows": args.flows, "duration_s": args.duration, "overrides": OVERRIDES},
+        "config": {"flows": args.flows, "duration_s": args.duration, "copies": args.copies, "overrides": OVERRIDES},
         "summary": summary,
         "repeats": rows,
     }
