@@ -29,13 +29,12 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from paired import overrides  # noqa: E402  (the benchmark's TCP settings)
+from paired import setting_args  # noqa: E402  (the benchmark's TCP settings)
 
 
 def run(binary: str, flows: int, duration: float) -> dict:
     """One run of `binary`'s dumbbell: its JSON summary."""
-    args = [f"{k}={json.dumps(v) if isinstance(v, bool) else v}" for k, v in overrides(flows, duration).items()]
-    proc = subprocess.run([binary, "dumbbell", *args], capture_output=True, text=True)
+    proc = subprocess.run([binary, "dumbbell", *setting_args(flows, duration)], capture_output=True, text=True)
     if proc.returncode != 0:
         raise SystemExit(f"ab: {binary} failed ({proc.returncode}): {proc.stderr.strip()[-500:]}")
     return json.loads(proc.stdout)

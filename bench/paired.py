@@ -70,6 +70,11 @@ def overrides(flows: int, duration: float) -> dict:
     return {**OVERRIDES, "dumbbell.flows": flows, "duration_s": duration}
 
 
+def setting_args(flows: int, duration: float) -> list[str]:
+    """The overrides as `key=value` settings for a command line (booleans as JSON)."""
+    return [f"{k}={json.dumps(v) if isinstance(v, bool) else v}" for k, v in overrides(flows, duration).items()]
+
+
 def hops(summary: dict) -> int:
     q = summary["queues"]
     inv = summary["invariants"]
@@ -112,8 +117,8 @@ def module_copies(count: int, parent: Path) -> list[str | None]:
 
 def hosim_process(flows: int, duration: float, pythonpath: str | None = None) -> dict:
     cmd = [sys.executable, "-m", "hosim.cli", "run", "dumbbell", "--json"]
-    for k, v in overrides(flows, duration).items():
-        cmd += ["--set", f"{k}={json.dumps(v) if isinstance(v, bool) else v}"]
+    for setting in setting_args(flows, duration):
+        cmd += ["--set", setting]
     load = os.getloadavg()[0]
     wall, cpu, out = timed(cmd, pythonpath)
     s = json.loads(out)
