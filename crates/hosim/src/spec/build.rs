@@ -2,8 +2,9 @@
 //! queues and loss models, computes static shortest-path routes and creates the flows.
 
 use std::collections::{HashMap, VecDeque};
+use std::fmt;
 
-use super::error::{Check, ScenarioError};
+use super::error::{Check, Field, ScenarioError};
 use super::graph::{validate_app, AppKind, Graph, NodeKindName, QueueKind, TcpSection};
 use super::rate::RateChange;
 use crate::app::App;
@@ -41,8 +42,8 @@ pub fn build(
         };
         world.nodes.push(Node { name: n.name.clone(), kind, routes: Vec::new(), via: None });
     }
-    let lookup = |key: String, name: &str| {
-        ids.get(name).copied().ok_or_else(|| c.err(&key, &format!("unknown node \"{name}\"")))
+    let lookup = |key: &dyn fmt::Display, name: &str| {
+        ids.get(name).copied().ok_or_else(|| c.err(key, &format!("unknown node \"{name}\"")))
     };
 
     let default_queue = tcp.profile.unwrap_or_default().default_queue_packets();
@@ -52,9 +53,9 @@ pub fn build(
     let base = tcp.apply(&TcpConfig::default(), c, "tcp")?;
     let mut names: HashMap<String, usize> = HashMap::new();
     for (i, f) in graph.flows.iter().enumerate() {
-        let key = |k: &str| format!("flows[{i}].{k}");
-        let src = lookup(key("src"), &f.src)?;
-        let dst = lookup(key("dst"), &f.dst)?;
+        let key = |field: &'static str| Field { list: "flows", index: i, field };
+        let src = lookup(&key("src"), &f.src)?;
+        let dst = lookup(&key("dst"), &f.dst)?;
         if src == dst {
             return Err(c.err(&key("dst"), "must differ from src"));
         }
@@ -67,9 +68,9 @@ pub fn build(
             return Err(c.err(&format!("flows[{i}]"), &format!("no route between \"{}\" and \"{}\"", f.src, f.dst)));
         }
         c.non_negative(&key("start_s"), f.start_s)?;
-        validate_app(c, &format!("flows[{i}]"), f.app, f.bytes, f.rate_bps)?;
+        validate_app(c, format_args!("flows[{i}]"), f.app, f.bytes, f.rate_bps)?;
         let cfg = match &f.tcp {
-            Some(t) => t.apply(&base, c, &key("tcp"))?,
+            Some(t) => t.apply(&base, c, &key("tcp").to_string())?,
             None => base.clone(),
         };
         let name = f.name.clone().unwrap_or_else(|| format!("flow{i}"));
@@ -138,19 +139,24 @@ fn build_links(
     c: &Check,
     seed: u64,
     default_queue_packets: u32,
-    lookup: &dyn Fn(String, &str) -> Result<u32, ScenarioError>,
+    lookup: &dyn Fn(&dyn fmt::Display, &str) -> Result<u32, ScenarioError>,
 ) -> Result<(), ScenarioError> {
     let mut names: HashMap<String, usize> = HashMap::new();
     for (i, l) in graph.links.iter().enumerate() {
-        let key = |k: &str| format!("links[{i}].{k}");
-        let from = lookup(key("from"), &l.from)?;
-        let to = lookup(key("to"), &l.to)?;
+        let key = |field: &'static str| Field { list: "links", index: i, field };
+        let from = lookup(&key("from"), &l.from)?;
+        let to = lookup(&key("to"), &l.to)?;
         if from == to {
             return Err(c.err(&key("to"), "must differ from `from`"));
         }
         let var_model = match &l.rate_model {
             Some(spec) => Some((
-                spec.params().to_model(spec.model, c, &key("rate_model"), &key("rate_model.model"))?,
+                spec.params().to_model(
+                    spec.model,
+                    c,
+                    &key("rate_model").to_string(),
+                    &key("rate_model.model").to_string(),
+                )?,
                 spec.rate_change,
             )),
             None => None,
@@ -222,7 +228,7 @@ fn build_links(
                     ("loss_good", ge.loss_good),
                     ("loss_bad", ge.loss_bad),
                 ] {
-                    c.probability(&key(&format!("gilbert_elliott.{k}")), v)?;
+                    c.probability(&format!("links[{i}].gilbert_elliott.{k}"), v)?;
                 }
                 if ge.p_bad_to_good == 0.0 {
                     return Err(

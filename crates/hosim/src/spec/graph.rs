@@ -387,7 +387,7 @@ impl TcpSection {
 
 pub fn validate_app(
     c: &Check,
-    prefix: &str,
+    prefix: impl std::fmt::Display,
     app: AppKind,
     bytes: Option<u64>,
     rate_bps: Option<f64>,
