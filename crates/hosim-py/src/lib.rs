@@ -6,7 +6,10 @@
 use pyo3::create_exception;
 use pyo3::exceptions::{PyOSError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList};
+use std::collections::HashMap;
+
+use pyo3::types::{PyDict, PyList, PyString};
+use serde_json::Value;
 
 create_exception!(
     hosim._native,
@@ -130,7 +133,7 @@ fn run(
     // text (the same keys in the same order, the same ints and floats), without writing and
     // parsing that text.
     let summary: PyObject = if summary_dict {
-        pythonize::pythonize(py, &out.summary).map_err(|e| PyRuntimeError::new_err(e.to_string()))?.unbind()
+        summary_to_py(py, &out.summary, &mut HashMap::new())?
     } else {
         serde_json::to_string(&out.summary).map_err(|e| PyRuntimeError::new_err(e.to_string()))?.into_py(py)
     };
@@ -146,6 +149,44 @@ fn run(
 }
 
 /// presets() -> list of (name, description, toml)
+/// The summary as the objects `json.loads` makes of its JSON text: null, bools, ints (a JSON
+/// number without a fraction: serde_json keeps u64 and i64 apart from f64, and writes an f64
+/// with a fraction or exponent), floats, strings, lists, and dicts in the summary's key order.
+///
+/// Written here instead of with `pythonize` for the keys: a summary repeats a few dozen keys
+/// once per flow and per link (about 24,000 at 512 flows), and `pythonize` makes and hashes a
+/// new Python string for each. Here each distinct key is made once (`keys`), and Python keeps
+/// its hash (bench/README.md, "A summary without copies").
+fn summary_to_py<'v>(py: Python<'_>, v: &'v Value, keys: &mut HashMap<&'v str, Py<PyString>>) -> PyResult<PyObject> {
+    Ok(match v {
+        Value::Null => py.None(),
+        Value::Bool(b) => b.into_py(py),
+        Value::Number(n) => match (n.as_u64(), n.as_i64()) {
+            (Some(u), _) => u.into_py(py),
+            (None, Some(i)) => i.into_py(py),
+            // A Value holds only finite floats (serde_json turns NaN and infinities into null).
+            (None, None) => n.as_f64().unwrap_or(f64::NAN).into_py(py),
+        },
+        Value::String(s) => s.into_py(py),
+        Value::Array(items) => {
+            let list = PyList::empty_bound(py);
+            for item in items {
+                list.append(summary_to_py(py, item, keys)?)?;
+            }
+            list.into_any().unbind()
+        }
+        Value::Object(map) => {
+            let dict = PyDict::new_bound(py);
+            for (k, item) in map {
+                let key = keys.entry(k.as_str()).or_insert_with(|| PyString::new_bound(py, k).unbind()).clone_ref(py);
+                let value = summary_to_py(py, item, keys)?;
+                dict.set_item(key, value)?;
+            }
+            dict.into_any().unbind()
+        }
+    })
+}
+
 #[pyfunction]
 fn presets() -> Vec<(&'static str, &'static str, &'static str)> {
     hosim::scenario::presets::PRESETS.to_vec()
