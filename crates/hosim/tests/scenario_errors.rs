@@ -73,6 +73,49 @@ fn graph_errors_name_the_entry() {
     assert!(e.contains("`links[0].to`") && e.contains("zz"), "{e}");
 }
 
+/// The keys of list entries are written out only when a check fails (`spec::error::Field`):
+/// each must still come out whole, with the entry's index, for links and flows alike.
+#[test]
+fn graph_errors_name_the_entry_and_field_whatever_the_index() {
+    let base = "duration_s = 1\n\
+        [[nodes]]\nname = \"a\"\nkind = \"host\"\n[[nodes]]\nname = \"r\"\nkind = \"router\"\n\
+        [[nodes]]\nname = \"b\"\nkind = \"host\"\n\
+        [[links]]\nfrom = \"a\"\nto = \"r\"\nrate_bps = 1e6\ndelay_s = 0.01\n\
+        [[links]]\nfrom = \"r\"\nto = \"b\"\nrate_bps = 1e6\ndelay_s = 0.01\n\
+        [[flows]]\nsrc = \"a\"\ndst = \"b\"\n[[flows]]\nsrc = \"a\"\ndst = \"b\"\n";
+    let build_err = |text: &str| {
+        let s = load(text, "s.toml", &[]).unwrap();
+        hosim::scenario::build::build(&s, "s.toml", 1).err().expect("must be rejected").message
+    };
+    assert!(hosim::scenario::build::build(&load(base, "s.toml", &[]).unwrap(), "s.toml", 1).is_ok());
+    let cases = [
+        (
+            "delay_s = 0.01\n[[flows]]",
+            "delay_s = -0.5\n[[flows]]",
+            "s.toml: key `links[1].delay_s`: must be >= 0, got -0.5",
+        ),
+        (
+            "to = \"b\"\nrate_bps = 1e6",
+            "to = \"b\"\nrate_bps = 1e6\nloss = 1.5",
+            "s.toml: key `links[1].loss`: must be a probability in [0, 1], got 1.5",
+        ),
+        (
+            "[[flows]]\nsrc = \"a\"\ndst = \"b\"\n[[flows]]\nsrc = \"a\"",
+            "[[flows]]\nsrc = \"a\"\ndst = \"b\"\n[[flows]]\nsrc = \"q\"",
+            "s.toml: key `flows[1].src`: unknown node \"q\"",
+        ),
+        (
+            "[[flows]]\nsrc = \"a\"\ndst = \"b\"\n",
+            "[[flows]]\nsrc = \"a\"\ndst = \"b\"\nstart_s = -1\n",
+            "s.toml: key `flows[0].start_s`: must be >= 0, got -1",
+        ),
+    ];
+    for (from, to, want) in cases {
+        assert!(base.contains(from), "{from}");
+        assert_eq!(build_err(&base.replacen(from, to, 1)), want);
+    }
+}
+
 #[test]
 fn section_of_another_template_is_rejected_naming_it() {
     let lte = "topology = \"lte-x2\"\nduration_s = 5\n[hsdpa]\nproxy = true\n";
