@@ -3,11 +3,11 @@
 // pyo3 0.22's #[pyfunction] expansion converts PyErr into itself; clippy flags the macro output.
 #![allow(clippy::useless_conversion)]
 
+use std::collections::HashMap;
+
 use pyo3::create_exception;
 use pyo3::exceptions::{PyOSError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
-use std::collections::HashMap;
-
 use pyo3::types::{PyDict, PyList, PyString};
 use serde_json::Value;
 
@@ -148,7 +148,6 @@ fn run(
     Ok((summary, tables.into_any().unbind()))
 }
 
-/// presets() -> list of (name, description, toml)
 /// The summary as the objects `json.loads` makes of its JSON text: null, bools, ints (a JSON
 /// number without a fraction: serde_json keeps u64 and i64 apart from f64, and writes an f64
 /// with a fraction or exponent), floats, strings, lists, and dicts in the summary's key order.
@@ -187,6 +186,7 @@ fn summary_to_py<'v>(py: Python<'_>, v: &'v Value, keys: &mut HashMap<&'v str, P
     })
 }
 
+/// presets() -> list of (name, description, toml)
 #[pyfunction]
 fn presets() -> Vec<(&'static str, &'static str, &'static str)> {
     hosim::scenario::presets::PRESETS.to_vec()
