@@ -120,6 +120,13 @@ def test_empty_flow_warning_names_the_flow():
     assert "flow a delivered no data" in warning
 
 
+def test_many_empty_flows_are_one_warning_with_their_number_and_first_names():
+    flows = [{"name": f"f{i}", "bytes_delivered": 0 if i % 2 else 5} for i in range(20)]
+    assert len(empty_flow_warnings({"flows": flows[:7]})) == 3  # three empty: a line each
+    [warning] = empty_flow_warnings({"flows": flows}, "seed 4")
+    assert warning.startswith("10 of 20 flows delivered no data (seed 4) (f1, f3, f5 and 7 more;")
+
+
 @pytest.mark.native
 def test_run_warns_on_stderr_without_changing_the_exit_code(hosim_cli):
     proc = hosim_cli("run", "dumbbell", *SHORT, "--set", "dumbbell.bottleneck_delay_s=20", "--json")

@@ -53,11 +53,25 @@ def _flatten(mapping: Mapping[str, Any], prefix: str = "") -> Iterable[tuple[str
             yield f"{prefix}{key}", value
 
 
+#: Up to this many flows that delivered nothing are warned about one line each; more are
+#: summed up in one line (a 512-flow dumbbell can starve hundreds of flows).
+EMPTY_FLOWS_LISTED = 3
+
+
 def empty_flow_warnings(summary: Mapping[str, Any], context: str = "") -> list[str]:
-    """One line per flow of the run summary that delivered no byte."""
+    """The flows of the run summary that delivered no byte: a line each, or, past
+    ``EMPTY_FLOWS_LISTED`` of them, one line with their number and the first names."""
     where = f" ({context})" if context else ""
+    flows = summary.get("flows", []) or []
+    empty = [str(f.get("name")) for f in flows if f.get("bytes_delivered") == 0]
+    if len(empty) <= EMPTY_FLOWS_LISTED:
+        return [
+            f"flow {name} delivered no data{where}: check its start time, the link rates and the duration"
+            for name in empty
+        ]
+    first = ", ".join(empty[:EMPTY_FLOWS_LISTED])
+    more = len(empty) - EMPTY_FLOWS_LISTED
     return [
-        f"flow {f.get('name')} delivered no data{where}: check its start time, the link rates and the duration"
-        for f in summary.get("flows", []) or []
-        if f.get("bytes_delivered") == 0
+        f"{len(empty)} of {len(flows)} flows delivered no data{where} ({first} and {more} more; "
+        "`bytes_delivered` in the summary lists them): check their start times, the link rates and the duration"
     ]
