@@ -12,7 +12,9 @@ from click.testing import CliRunner
 from conftest import SHORT
 from hosim import InvariantError, ScenarioError
 from hosim.api import TRACE_COLUMNS
-from hosim.cli import MODEL_COMMANDS, REPRODUCTIONS, cli, main
+from hosim.cli import cli, main
+from hosim.models import MODEL_COMMANDS
+from hosim.reproduce import REPRODUCTIONS
 
 # --- error reporting -------------------------------------------------------------------------
 
@@ -141,8 +143,9 @@ def test_model_group_lists_every_model_subcommand():
 def test_each_model_module_provides_a_click_command(name):
     import click
 
-    module = pytest.importorskip(MODEL_COMMANDS[name])
-    assert isinstance(module.cli, click.Command)
+    module_name, _, attribute = MODEL_COMMANDS[name].partition(":")
+    module = pytest.importorskip(module_name)
+    assert isinstance(getattr(module, attribute), click.Command)
     result = CliRunner().invoke(cli, ["model", name, "--help"])
     assert result.exit_code == 0, result.output
 
@@ -304,3 +307,16 @@ def test_reproduce_module_entry_point_is_the_hosim_command(capsys):
 
     assert fcp.main(["-h"]) == 0
     assert capsys.readouterr().out.startswith("Usage: hosim reproduce drop-or-forward ")
+
+
+def test_the_invocation_sits_on_the_click_context():
+    import click
+
+    from hosim.cli.invocation import Invocation, command_line
+
+    @click.command()
+    def probe() -> None:
+        click.echo(" ".join(command_line()))
+
+    assert CliRunner().invoke(probe, [], obj=Invocation(("probe", "--x"))).output == "hosim probe --x\n"
+    assert CliRunner().invoke(probe, []).output == "hosim\n"  # not started through hosim.cli.main

@@ -197,10 +197,11 @@ def test_sweep_on_a_cluster_survives_a_killed_worker_and_keeps_each_run_once(das
         assert _without_wall_time(ours) == _without_wall_time(theirs), table
 
     # The same cluster through the runner, as `hosim reproduce PAPER --cluster` uses it.
+    from hosim.cli.options import runner_from_options
     from hosim.runner import Runner, make_task
 
     tasks = [make_task("lte-x2", seed, {"duration_s": 3}) for seed in (1, 2, 3)]
-    with Runner.from_options(cluster=address, cache=False) as runner:
+    with runner_from_options(None, None, no_cache=True, cluster=address) as runner:
         remote = runner.summaries(tasks)
     local = Runner(cache=None).summaries(tasks)
     assert [{k: v for k, v in s.items() if k != "wall_time_s"} for s in remote] == \

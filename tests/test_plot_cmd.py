@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 from hosim.cli import main
-from hosim.plot_cmd import seq_data, seq_figure, trace_data, trace_figure
+from hosim.cli.plot import seq_data, seq_figure, trace_data, trace_figure
 
 SETS = ["--set", "duration_s=2.6", "--set", "tcp.recovery=sack"]
 

@@ -13,14 +13,15 @@ from rich.console import Console
 
 from conftest import SHORT
 from hosim.checks import empty_flow_warnings, implausible, scenario_warnings
-from hosim.cli import _print_result, main, one_line
+from hosim.cli import main, one_line
+from hosim.cli.run import print_result
 
 # --- tables ----------------------------------------------------------------------------------
 
 
 def render(result, width: int = 80) -> str:
     buffer = io.StringIO()
-    _print_result(Console(file=buffer, width=width, highlight=False, soft_wrap=False), result)
+    print_result(Console(file=buffer, width=width, highlight=False, soft_wrap=False), result)
     return buffer.getvalue()
 
 

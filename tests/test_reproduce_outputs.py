@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from hosim.cli import REPRODUCTIONS, main
+from hosim.cli import main
+from hosim.reproduce import REPRODUCTIONS
 from hosim.reproduce.common import Comparison, default_out
 
 # --- output directory ------------------------------------------------------------------------
@@ -47,7 +48,10 @@ def test_hsdpa_reproduction_writes_report_and_manifest_into_a_new_directory(hosi
     assert not any(name.endswith(".tmp") for name in names)
     report = (out / "report.md").read_text()
     assert "| TCP throughput (kb/s) | 190.4 |" in report and "![hsdpa-fig3](hsdpa-fig3.png)" in report
-    assert json.loads((out / "manifest.json").read_text())["command"] == "reproduce hsdpa"
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["command"] == "reproduce hsdpa"
+    # The command line comes from the click Context of this invocation.
+    assert manifest["command_line"] == ["hosim", "reproduce", "hsdpa", "--seeds", "1", "--jobs", "1"]
 
 
 # --- --check ---------------------------------------------------------------------------------

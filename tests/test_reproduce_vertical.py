@@ -5,8 +5,7 @@ from __future__ import annotations
 import click
 import pytest
 
-from hosim.cli import REPRODUCTIONS
-from hosim.reproduce import vertical
+from hosim.reproduce import REPRODUCTIONS, vertical
 
 
 def _summary(jitter: list[float | None], handoffs: list[float]) -> dict:
@@ -38,7 +37,7 @@ def test_verdict_needs_the_right_direction_and_half_the_claimed_factor():
 
 
 def test_reproduce_group_registers_vertical_handoff():
-    assert REPRODUCTIONS["vertical-handoff"] == "hosim.reproduce.vertical"
+    assert REPRODUCTIONS["vertical-handoff"] == "hosim.reproduce.vertical:cli"
     assert isinstance(vertical.cli, click.Command) and vertical.cli.name == "vertical-handoff"
 
 

@@ -37,7 +37,7 @@ def test_run_json_loads_no_process_pool_hashing_or_plotting_code():
     # (bench/README.md); they are imported where they are used.
     code = ("import sys\nfrom hosim.cli import main\n"
             "main(['run', 'dumbbell', '--set', 'duration_s=1', '--json'])\n"
-            "lazy = ['multiprocessing', 'concurrent.futures', 'hashlib', 'hosim.plot_cmd', 'traceback']\n"
+            "lazy = ['multiprocessing', 'concurrent.futures', 'hashlib', 'hosim.cli.plot', 'traceback']\n"
             "print(json.dumps([m for m in lazy if m in sys.modules]), file=sys.stderr)")
     proc = subprocess.run([sys.executable, "-c", f"import json\n{code}"], capture_output=True, text=True,
                           env={k: v for k, v in os.environ.items() if k != "HOSIM_DEBUG"}, timeout=120)

@@ -7,19 +7,20 @@ import pytest
 
 from conftest import SHORT
 from hosim import ScenarioError
-from hosim.cli import _parse_grid, _split_top_level, main
+from hosim.cli import main
+from hosim.cli.common import parse_grid, split_top_level
 from hosim.sweep import RUN_COLUMNS, summarize, sweep
 
 # --- pure Python -----------------------------------------------------------------------------
 
 
 def test_grid_values_are_read_as_toml_else_strings():
-    grid = _parse_grid(["tcp.recovery=reno,sack", "dumbbell.loss=0, 0.01", "x.list=[1,2],[3]"])
+    grid = parse_grid(["tcp.recovery=reno,sack", "dumbbell.loss=0, 0.01", "x.list=[1,2],[3]"])
     assert grid == {"tcp.recovery": ["reno", "sack"], "dumbbell.loss": [0, 0.01], "x.list": [[1, 2], [3]]}
 
 
 def test_commas_inside_brackets_and_quotes_do_not_split_values():
-    assert _split_top_level('[1,2],{a=1,b=2},"x,y"') == ["[1,2]", "{a=1,b=2}", '"x,y"']
+    assert split_top_level('[1,2],{a=1,b=2},"x,y"') == ["[1,2]", "{a=1,b=2}", '"x,y"']
 
 
 @pytest.mark.parametrize("bad", [["dumbbell.loss"], ["=1,2"], ["a=1,,2"], ["a=1", "a=2"]])

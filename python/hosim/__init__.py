@@ -13,9 +13,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from hosim._version import __version__
 from hosim.errors import InvariantError, ScenarioError
-
-__version__ = "0.1.0"
 
 __all__ = ["InvariantError", "Result", "ScenarioError", "__version__", "presets", "run"]
 

@@ -65,8 +65,8 @@ def manifest(
     plan: SweepPlan, seeds: int, seed_base: int, unset: Sequence[str], command_line: Sequence[str]
 ) -> dict[str, Any]:
     """What ``manifest.json`` records; the ``IDENTITY`` fields decide whether a sweep resumes."""
-    from hosim.api import toml_literal
     from hosim.runner import core_version
+    from hosim.scenario import toml_literal
 
     grid = {
         key: list(dict.fromkeys(toml_literal(point[i]) for point in plan.points)) for i, key in enumerate(plan.keys)
@@ -105,7 +105,7 @@ def validate_task(task: Task, describe: Callable[[Task], str]) -> None:
     """Run ``task`` with ``duration_s`` shortened to almost nothing. A check that ties another
     key to ``duration_s`` ("must be before the end of the run, got 2.3") is retried with a
     duration just past the value it names, as long as that is within the scenario's own."""
-    from hosim import _native
+    import hosim._native as _native
 
     real = _duration_s(task)
     duration: float | None = VALIDATION_DURATION_S if real is not None else None
@@ -125,14 +125,14 @@ def validate_task(task: Task, describe: Callable[[Task], str]) -> None:
 
 def _duration_s(task: Task) -> float | None:
     """The ``duration_s`` the task runs with, or ``None`` if it cannot be told cheaply."""
-    from hosim.api import _toml_loads, parse_toml_value
+    from hosim.scenario import parse_toml_value, toml_loads
 
     value: Any = None
     for key, literal in task.overrides:
         if key == "duration_s":
             value = parse_toml_value(literal)
     if value is None:
-        loads = _toml_loads()
+        loads = toml_loads()
         try:
             value = loads(task.scenario).get("duration_s") if loads is not None else None
         except ValueError:

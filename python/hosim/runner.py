@@ -106,7 +106,7 @@ def make_task(
 ) -> Task:
     """A ``Task`` from a preset name, a scenario file or TOML text (resolved as ``hosim.run``
     does) and ``{"dotted.key": python value}`` overrides."""
-    from hosim.api import load_scenario, override_pairs
+    from hosim.scenario import load_scenario, override_pairs
 
     text, source = load_scenario(scenario)
     return Task(text, seed, tuple(override_pairs(overrides)), source)
@@ -126,7 +126,7 @@ class Failure(NamedTuple):
 
 def run_task(task: Task) -> str | Failure:
     """Run ``task`` without traces; returns the summary as JSON text, or the ``Failure``."""
-    from hosim import _native  # not hosim.api: a worker process need not import pandas
+    import hosim._native as _native  # not hosim.api: a worker process need not import pandas
 
     try:
         summary_json, _ = _native.run(task.scenario, task.source, task.seed, list(task.overrides), False)
@@ -159,7 +159,7 @@ _COUNT_KEYS = ("flows", "target_ues")
 
 @lru_cache(maxsize=32)
 def _scenario_cost_fields(text: str) -> tuple[float, tuple[tuple[str, float], ...]]:
-    from hosim.api import _toml_loads
+    from hosim.scenario import toml_loads as _toml_loads
 
     loads = _toml_loads()
     try:
@@ -530,8 +530,8 @@ def _single_threaded() -> bool:
 def core_version() -> str:
     """The package version, the native core's version and a hash of the native module file:
     a rebuilt core invalidates the cache even when no version number changed."""
-    from hosim import __version__
-    from hosim.api import native
+    from hosim._version import __version__
+    from hosim.scenario import native
 
     module = native()
     digest = _sha256(b"")
@@ -682,14 +682,9 @@ class Runner:
         jobs: int | None = 1,
         cache_dir: str | os.PathLike[str] | None = None,
         cache: bool = True,
-        cluster: str | None = None,
     ) -> Runner:
         """The runner the command-line options describe (``--jobs``, ``--cache-dir``,
-        ``--no-cache``, ``--cluster``: a ``hosim.cluster.DaskExecutor`` instead of ``jobs``)."""
-        if cluster is not None:
-            from hosim.cluster import DaskExecutor
-
-            return cls(DaskExecutor.from_spec(cluster), ResultCache.from_env(cache_dir, enabled=cache))
+        ``--no-cache``); ``hosim.cli.options.runner_from_options`` adds ``--cluster``."""
         return cls(make_executor(jobs), ResultCache.from_env(cache_dir, enabled=cache))
 
     def __enter__(self) -> Runner:

@@ -144,7 +144,7 @@ def plan_sweep(
     unset: Sequence[str] = (),
 ) -> SweepPlan:
     """The tasks of ``run_sweep`` (same arguments), without running anything."""
-    from hosim.api import load_scenario, override_pairs, remove_keys, toml_literal
+    from hosim.scenario import load_scenario, override_pairs, remove_keys, toml_literal
 
     keys, values = _check_grid(grid)
     if isinstance(seeds, bool) or not isinstance(seeds, int) or seeds < 1:
@@ -289,7 +289,7 @@ def _flatten(mapping: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
 def _grid_columns(keys: list[str], points: list[tuple[Any, ...]]) -> dict[str, list[Any]]:
     """Grid values as table cells: scalars as they are, a column of mixed or compound values
     as TOML text so it stays one type (parquet needs that)."""
-    from hosim.api import toml_literal
+    from hosim.scenario import toml_literal
 
     columns = {}
     for position, key in enumerate(keys):

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Sequence
 from typing import Any, NamedTuple
 
 import click
@@ -53,17 +54,17 @@ _LN2 = math.log(2.0)
 # --- Sec. IV, drop scheme --------------------------------------------------------------------
 
 
-def fast_mobility_period_rtt(theta_f_pkts, rto_rtt, fast_recovery_rtt=0.0):
+def fast_mobility_period_rtt(theta_f_pkts: float, rto_rtt: float, fast_recovery_rtt: float = 0.0) -> float:
     """Equation (1): Δ_f = RTO + (log2 Θ_f - 2) + 3/4 Θ_f, in RTTs.
 
     The handover period of fast mobility: RTO waiting for the timeout, slow start from 1 to
     Θ_f/4, congestion avoidance from Θ_f/4 back to Θ_f. Reno's form (unnumbered, after eq. 3)
     adds its one fast-recovery RTT: pass `fast_recovery_rtt=1`.
     """
-    return rto_rtt + fast_recovery_rtt + (np.log2(theta_f_pkts) - 2.0) + 0.75 * theta_f_pkts
+    return float(rto_rtt + fast_recovery_rtt + (np.log2(theta_f_pkts) - 2.0) + 0.75 * theta_f_pkts)
 
 
-def solve_theta_f_pkts(delta_rtt, rto_rtt, fast_recovery_rtt=0.0):
+def solve_theta_f_pkts(delta_rtt: float, rto_rtt: float, fast_recovery_rtt: float = 0.0) -> float:
     """Θ_f in packets: equation (1) solved for Θ_f given Δ_f = `delta_rtt` (bisection).
 
     Equation (1) is strictly increasing in Θ_f. Raises ValueError when `delta_rtt` is shorter
@@ -88,7 +89,7 @@ def solve_theta_f_pkts(delta_rtt, rto_rtt, fast_recovery_rtt=0.0):
     return 0.5 * (lo + hi)
 
 
-def newreno_drop_fast_mobility(delta_rtt, theta_f_pkts, rto_rtt, d_fcp_bs_rtt):
+def newreno_drop_fast_mobility(delta_rtt: float, theta_f_pkts: float, rto_rtt: float, d_fcp_bs_rtt: float) -> float:
     """Equation (2): Throughput(New-Reno|drop|FM) in packets per RTT.
 
     (1/Δ_f) [Θ_f (RTO/2 + 1/(4 ln 2) + 15/32 Θ_f - D) - 1/ln 2], where Δ_f and Θ_f are
@@ -98,7 +99,7 @@ def newreno_drop_fast_mobility(delta_rtt, theta_f_pkts, rto_rtt, d_fcp_bs_rtt):
     return (theta_f_pkts * inner - 1.0 / _LN2) / delta_rtt
 
 
-def newreno_drop_slow_mobility(delta_rtt, theta_s_pkts, rto_rtt, d_fcp_bs_rtt):
+def newreno_drop_slow_mobility(delta_rtt: float, theta_s_pkts: float, rto_rtt: float, d_fcp_bs_rtt: float) -> float:
     """Equation (3): Throughput(New-Reno|drop|SM) in packets per RTT.
 
     (1/Δ_s) [Θ_s (Δ_s - RTO/2 - log2 Θ_s + 2 + 1/(4 ln 2) - 9/32 Θ_s - D) - 1/ln 2].
@@ -112,10 +113,10 @@ def newreno_drop_slow_mobility(delta_rtt, theta_s_pkts, rto_rtt, d_fcp_bs_rtt):
         - 9.0 / 32.0 * theta_s_pkts
         - d_fcp_bs_rtt
     )
-    return (theta_s_pkts * inner - 1.0 / _LN2) / delta_rtt
+    return float((theta_s_pkts * inner - 1.0 / _LN2) / delta_rtt)
 
 
-def reno_drop_fast_mobility(delta_rtt, theta_f_pkts, rto_rtt, d_fcp_bs_rtt):
+def reno_drop_fast_mobility(delta_rtt: float, theta_f_pkts: float, rto_rtt: float, d_fcp_bs_rtt: float) -> float:
     """Equation (4): Throughput(Reno|drop|FM) in packets per RTT.
 
     (1/Δ_f) [Θ_f ((RTO + 1)/2 + 1/(4 ln 2) + 15/32 Θ_f - D) - 1/ln 2], where Δ_f and Θ_f
@@ -127,7 +128,7 @@ def reno_drop_fast_mobility(delta_rtt, theta_f_pkts, rto_rtt, d_fcp_bs_rtt):
     return (theta_f_pkts * inner - 1.0 / _LN2) / delta_rtt
 
 
-def reno_drop_slow_mobility(delta_rtt, theta_s_pkts, rto_rtt, d_fcp_bs_rtt):
+def reno_drop_slow_mobility(delta_rtt: float, theta_s_pkts: float, rto_rtt: float, d_fcp_bs_rtt: float) -> float:
     """Equation (5): Throughput(Reno|drop|SM) in packets per RTT.
 
     (1/Δ_s) [Θ_s (Δ_s - RTO/2 - log2 Θ_s + 3/2 + 1/(4 ln 2) - 9/32 Θ_s - D) - 1/ln 2].
@@ -141,19 +142,19 @@ def reno_drop_slow_mobility(delta_rtt, theta_s_pkts, rto_rtt, d_fcp_bs_rtt):
         - 9.0 / 32.0 * theta_s_pkts
         - d_fcp_bs_rtt
     )
-    return (theta_s_pkts * inner - 1.0 / _LN2) / delta_rtt
+    return float((theta_s_pkts * inner - 1.0 / _LN2) / delta_rtt)
 
 
-def sack_retransmission_time_rtt(d_fcp_bs_rtt, theta_s_pkts):
+def sack_retransmission_time_rtt(d_fcp_bs_rtt: float, theta_s_pkts: float) -> float:
     """D_Ret in RTTs, from the unnumbered equation before (6): ∫_0^D_Ret 2^x dx = D Θ_s.
 
     Solved: D_Ret = ln(D Θ_s ln 2 + 1) / ln 2, the time a SACK sender needs to retransmit the
     D Θ_s dropped packets when each partial ACK releases two packets.
     """
-    return np.log(d_fcp_bs_rtt * theta_s_pkts * _LN2 + 1.0) / _LN2
+    return float(np.log(d_fcp_bs_rtt * theta_s_pkts * _LN2 + 1.0) / _LN2)
 
 
-def sack_drop_slow_mobility(delta_rtt, theta_s_pkts, d_fcp_bs_rtt):
+def sack_drop_slow_mobility(delta_rtt: float, theta_s_pkts: float, d_fcp_bs_rtt: float) -> float:
     """Equation (6): Throughput(SACK|drop|SM, D < 1/2) in packets per RTT.
 
     (Θ_s/Δ_s) (Δ_s - 1/2 [ln(D Θ_s ln 2 + 1) / ln 2] - 1/2 - 1/8 Θ_s - D).
@@ -167,7 +168,7 @@ def sack_drop_slow_mobility(delta_rtt, theta_s_pkts, d_fcp_bs_rtt):
 # --- Sec. V, forward scheme (fast forwarding, slow mobility only) -------------------------------
 
 
-def newreno_forward_slow_mobility(delta_rtt, theta_s_pkts, rto_rtt):
+def newreno_forward_slow_mobility(delta_rtt: float, theta_s_pkts: float, rto_rtt: float) -> float:
     """Equation (7): Throughput(New-Reno|forward|SM, fast forwarding) in packets per RTT.
 
     (Θ_s/Δ_s) [Δ_s - RTO/2 - Θ_s/8]: fast recovery at Θ_s/2 for about one RTO
@@ -176,7 +177,7 @@ def newreno_forward_slow_mobility(delta_rtt, theta_s_pkts, rto_rtt):
     return theta_s_pkts / delta_rtt * (delta_rtt - rto_rtt / 2.0 - theta_s_pkts / 8.0)
 
 
-def reno_forward_slow_mobility(delta_rtt, theta_s_pkts):
+def reno_forward_slow_mobility(delta_rtt: float, theta_s_pkts: float) -> float:
     """Equation (8): Throughput(Reno|forward|SM, fast forwarding) in packets per RTT.
 
     (Θ_s/Δ_s) [Δ_s - 1/2 - 1/8 Θ_s]: Reno's fast recovery ends with the first forwarded
@@ -185,7 +186,7 @@ def reno_forward_slow_mobility(delta_rtt, theta_s_pkts):
     return theta_s_pkts / delta_rtt * (delta_rtt - 0.5 - theta_s_pkts / 8.0)
 
 
-def sack_forward_slow_mobility(delta_rtt, theta_s_pkts, rto_rtt):
+def sack_forward_slow_mobility(delta_rtt: float, theta_s_pkts: float, rto_rtt: float) -> float:
     """Equation (9): Throughput(SACK|forward|SM, fast forwarding) in packets per RTT.
 
     (Θ_s/Δ_s) [Δ_s - 1/2 RTO - 1/8 Θ_s]: the same value as equation (7); SACK only lacks
@@ -204,7 +205,7 @@ class _Outcome(NamedTuple):
     theta_at_handover_pkts: float  # Θ_s, or Θ_f in fast mobility
 
 
-def _drop_outcome(recovery, delta_rtt, theta_s_pkts, rto_rtt, d_rtt):
+def _drop_outcome(recovery: str, delta_rtt: float, theta_s_pkts: float, rto_rtt: float, d_rtt: float) -> _Outcome:
     """Regime and equation of the drop scheme, Sec. IV."""
     if recovery == "sack" and d_rtt <= 0.5:
         return _sack_drop_outcome(delta_rtt, theta_s_pkts, d_rtt)
@@ -225,7 +226,7 @@ def _drop_outcome(recovery, delta_rtt, theta_s_pkts, rto_rtt, d_rtt):
     return _Outcome(throughput, "fast-mobility", eqs[1], theta_f_pkts)
 
 
-def _sack_drop_outcome(delta_rtt, theta_s_pkts, d_rtt):
+def _sack_drop_outcome(delta_rtt: float, theta_s_pkts: float, d_rtt: float) -> _Outcome:
     """SACK|drop with D <= 1/2: at most cwnd/2 packets lost, no slow start; eq. (6), SM only."""
     # Fig. 5 as read from (6): one RTT and D_Ret at Θ_s/2, then Θ_s/2 RTTs back to Θ_s.
     recovered_rtt = 1.0 + sack_retransmission_time_rtt(d_rtt, theta_s_pkts) + theta_s_pkts / 2.0
@@ -239,7 +240,7 @@ def _sack_drop_outcome(delta_rtt, theta_s_pkts, d_rtt):
     return _Outcome(throughput, "slow-mobility", "6", theta_s_pkts)
 
 
-def _forward_outcome(recovery, delta_rtt, theta_s_pkts, rto_rtt):
+def _forward_outcome(recovery: str, delta_rtt: float, theta_s_pkts: float, rto_rtt: float) -> _Outcome:
     """Equation of the forward scheme with fast forwarding, Sec. V (slow mobility only)."""
     # Fig. 5: the window sits at Θ_s/2 through fast recovery (one RTO, one RTT for Reno)
     # and needs Θ_s/2 more RTTs of congestion avoidance to reach Θ_s again.
@@ -260,7 +261,7 @@ def _forward_outcome(recovery, delta_rtt, theta_s_pkts, rto_rtt):
     return _Outcome(throughput, "slow-mobility", equation, theta_s_pkts)
 
 
-def _forwarding_speed(recovery, d_forward_rtt, d_rtt, rto_rtt):
+def _forwarding_speed(recovery: str, d_forward_rtt: float | None, d_rtt: float, rto_rtt: float) -> str:
     """'fast', 'slow' or 'assumed-fast' (no forwarding delay given), per Sec. V's conditions."""
     if d_forward_rtt is None:
         return "assumed-fast"
@@ -273,7 +274,7 @@ def _forwarding_speed(recovery, d_forward_rtt, d_rtt, rto_rtt):
 # --- Input checks ----------------------------------------------------------------------------
 
 
-def _number(name, value):
+def _number(name: str, value: Any) -> float:
     if isinstance(value, bool):
         raise ValueError(f"{name}: must be a number, got {value!r}")
     try:
@@ -285,14 +286,14 @@ def _number(name, value):
     return number
 
 
-def _positive(name, value):
+def _positive(name: str, value: Any) -> float:
     number = _number(name, value)
     if number <= 0.0:
         raise ValueError(f"{name}: must be > 0, got {value!r}")
     return number
 
 
-def _choice(name, value, choices):
+def _choice(name: str, value: str, choices: Sequence[str]) -> str:
     if value not in choices:
         raise ValueError(f"{name}: must be one of {', '.join(choices)}, got {value!r}")
     return value
@@ -405,9 +406,9 @@ def predict(
 
 
 def inputs_from_summary(
-    summary: dict, flow_index: int = 0, mss_bytes: int | None = None
+    summary: dict[str, Any], flow_index: int = 0, mss_bytes: float | None = None
 ) -> dict[str, float]:
-    """The no-handover inputs of `predict` from a hosim run summary (DESIGN.md JSON shape).
+    """The no-handover inputs of `predict` from a hosim run summary (the JSON of ``hosim run --json``).
 
     Uses `summary["flows"][flow_index]`:
         goodput_bps  -> Θ_s = goodput_bps * rtt_mean_s / (8 * mss_bytes), packets: the mean
@@ -438,7 +439,7 @@ def inputs_from_summary(
         )
     flow = flows[flow_index]
 
-    def field(name):
+    def field(name: str) -> float:
         if name not in flow:
             raise ValueError(f"flows[{flow_index}].{name}: missing")
         return _positive(f"flows[{flow_index}].{name}", flow[name])
@@ -456,7 +457,7 @@ def inputs_from_summary(
     }
 
 
-def no_handover_inputs_from_summaries(summaries: list[dict]) -> dict[str, Any]:
+def no_handover_inputs_from_summaries(summaries: list[dict[str, Any]]) -> dict[str, Any]:
     """The model's inputs from the summaries of no-handover runs (one per seed) of an fcp scenario.
 
     Every flow of every run gives Θ_s, RTT and RTO (`inputs_from_summary`); the inputs are the
@@ -556,8 +557,9 @@ _OPTION_OF = {
     "--seeds", type=click.IntRange(min=1), default=1, show_default=True,
     help="Seeds of the --from-sim runs; inputs are averaged over flows and seeds.",
 )
-def cli(recovery, scheme, delta, delta_unit, theta_pkts, rto_s, rtt_s, d_fcp_bs_s, d_forward_s,
-        from_sim, sets, seeds):
+def cli(recovery: str, scheme: str, delta: float, delta_unit: str, theta_pkts: float | None, rto_s: float | None,
+        rtt_s: float | None, d_fcp_bs_s: float | None, d_forward_s: float | None, from_sim: str | None,
+        sets: tuple[str, ...], seeds: int) -> None:
     """Cohen & Levin prediction of TCP throughput across drop/forward handovers.
 
     Prints one JSON object: the throughput fraction of the no-handover throughput and
@@ -578,6 +580,7 @@ def cli(recovery, scheme, delta, delta_unit, theta_pkts, rto_s, rtt_s, d_fcp_bs_
     for name, value in (("--theta-pkts", theta_pkts), ("--rto-s", rto_s)):
         if value is None:
             raise click.UsageError(f"Missing option '{name}' (or give --from-sim SCENARIO).")
+    assert theta_pkts is not None and rto_s is not None  # checked just above
     rtt_s = PAPER_RTT_S if rtt_s is None else rtt_s
     d_fcp_bs_s = PAPER_D_FCP_BS_S if d_fcp_bs_s is None else d_fcp_bs_s
     try:
@@ -595,18 +598,18 @@ def cli(recovery, scheme, delta, delta_unit, theta_pkts, rto_s, rtt_s, d_fcp_bs_
     click.echo(json.dumps(result))
 
 
-def _no_handover_inputs(scenario, sets, seeds, recovery):
+def _no_handover_inputs(scenario: str, sets: Sequence[str], seeds: int, recovery: str) -> dict[str, Any]:
     """Runs `scenario` without handovers, seeds 1..`seeds`, through the result cache, with the
     flows' loss recovery set to `recovery` unless a --set gives tcp.recovery."""
-    from hosim import api
     from hosim.runner import Runner, make_task
+    from hosim.scenario import parse_toml_value
 
     overrides = {}
     for item in sets:
         key, sep, raw = item.partition("=")
         if not sep or not key:
             raise click.BadParameter(f"expected KEY=VALUE, got {item!r}", param_hint="'--set'")
-        overrides[key] = api.parse_toml_value(raw)
+        overrides[key] = parse_toml_value(raw)
     overrides.setdefault("tcp.recovery", recovery)
     overrides["fcp.handovers"] = False
     try:

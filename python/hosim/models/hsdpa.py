@@ -24,13 +24,15 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import Enum
+from typing import Any
 
 import click
 import numpy as np
 import pandas as pd
+from numpy.typing import ArrayLike
 
 # Section V: "Let tau = 10 ms, and fix q0 and q20 at 15 packets and 50 packets respectively."
 PAPER_SAMPLE_INTERVAL_S = 0.010
@@ -47,7 +49,7 @@ _TRANSIENT_RESIDUE = 1e-12
 # Input validation: every error names the offending parameter.
 
 
-def _finite_array(name: str, value) -> np.ndarray:
+def _finite_array(name: str, value: ArrayLike) -> np.ndarray:
     try:
         arr = np.asarray(value, dtype=float)
     except (TypeError, ValueError):
@@ -57,35 +59,35 @@ def _finite_array(name: str, value) -> np.ndarray:
     return arr
 
 
-def _nonnegative_array(name: str, value) -> np.ndarray:
+def _nonnegative_array(name: str, value: ArrayLike) -> np.ndarray:
     arr = _finite_array(name, value)
     if np.any(arr < 0):
         raise ValueError(f"{name}: must be >= 0, got {value!r}")
     return arr
 
 
-def _finite(name: str, value) -> float:
+def _finite(name: str, value: ArrayLike) -> float:
     arr = _finite_array(name, value)
     if arr.ndim != 0:
         raise ValueError(f"{name}: expected a single number, got {value!r}")
     return float(arr)
 
 
-def _nonnegative(name: str, value) -> float:
+def _nonnegative(name: str, value: ArrayLike) -> float:
     x = _finite(name, value)
     if x < 0:
         raise ValueError(f"{name}: must be >= 0, got {value!r}")
     return x
 
 
-def _positive(name: str, value) -> float:
+def _positive(name: str, value: ArrayLike) -> float:
     x = _finite(name, value)
     if x <= 0:
         raise ValueError(f"{name}: must be > 0, got {value!r}")
     return x
 
 
-def _count(name: str, value, minimum: int) -> int:
+def _count(name: str, value: object, minimum: int) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
         raise ValueError(f"{name}: expected an integer, got {value!r}")
     if value < minimum:
@@ -93,7 +95,7 @@ def _count(name: str, value, minimum: int) -> int:
     return int(value)
 
 
-def _coefficients(name: str, values, allow_empty: bool) -> tuple[float, ...]:
+def _coefficients(name: str, values: ArrayLike, allow_empty: bool) -> tuple[float, ...]:
     arr = _finite_array(name, values)
     if arr.ndim == 0:
         arr = arr.reshape(1)
@@ -104,7 +106,7 @@ def _coefficients(name: str, values, allow_empty: bool) -> tuple[float, ...]:
     return tuple(float(x) for x in arr)
 
 
-def _scalar_or_array(arr: np.ndarray):
+def _scalar_or_array(arr: np.ndarray) -> float | np.ndarray:
     return float(arr) if arr.ndim == 0 else arr
 
 
@@ -113,13 +115,13 @@ def _scalar_or_array(arr: np.ndarray):
 
 
 def proxy_send_window_pkts(
-    bw_estimate_pkts_per_s,
-    queue_estimate_pkts,
+    bw_estimate_pkts_per_s: ArrayLike,
+    queue_estimate_pkts: ArrayLike,
     *,
     queue_ref_pkts: float,
     sample_interval_s: float,
     clamp_at_zero: bool = False,
-):
+) -> float | np.ndarray:
     """Sending window of the proxy towards the UE, eq. (18).
 
         w(n) = b_hat(n) * tau - q_hat(n) + q0
@@ -144,12 +146,12 @@ def proxy_send_window_pkts(
 
 
 def advertised_window_pkts(
-    send_window_pkts,
-    proxy_queue_pkts,
+    send_window_pkts: ArrayLike,
+    proxy_queue_pkts: ArrayLike,
     *,
     proxy_queue_ref_pkts: float,
     clamp_at_zero: bool = False,
-):
+) -> float | np.ndarray:
     """Advertised window the proxy puts in its ACKs to the server, eq. (8).
 
         aw(n) = w(n) - q2(n) + q20
@@ -176,7 +178,7 @@ def block_b() -> np.ndarray:
     return np.array([[0.0, -1.0], [1.0, 1.0]])
 
 
-def block_c(alpha) -> np.ndarray:
+def block_c(alpha: ArrayLike) -> np.ndarray:
     """Lower-right p x p block C of A, eq. (12): companion matrix of the AR part of eq. (2)."""
     a = _coefficients("alpha", alpha, allow_empty=False)
     p = len(a)
@@ -186,7 +188,7 @@ def block_c(alpha) -> np.ndarray:
     return c
 
 
-def state_matrix(alpha) -> np.ndarray:
+def state_matrix(alpha: ArrayLike) -> np.ndarray:
     """State matrix A of eq. (12), shape (p+2, p+2), for AR coefficients alpha_1..alpha_p.
 
     State X(n) = (w(n) - b, q(n) - q0, phi(n), ..., phi(n-p+1)) and X(n+1) = A X(n) + Y(n).
@@ -204,7 +206,7 @@ def state_matrix(alpha) -> np.ndarray:
     return a
 
 
-def expected_state(alpha, initial_state, n_steps: int) -> np.ndarray:
+def expected_state(alpha: ArrayLike, initial_state: ArrayLike, n_steps: int) -> np.ndarray:
     """Mean trajectory E[X(n)] = A^n E[X(0)] of eq. (15), rows n = 0..n_steps.
 
     ``initial_state`` is E[X(0)] = (E[w(0)] - b, E[q(0)] - q0, E[phi(0)], ..., E[phi(-p+1)]),
@@ -257,7 +259,7 @@ def _spectral_radius(values: Iterable[complex]) -> float:
     return float(max(abs(z) for z in values))
 
 
-def _complex_json(values: Iterable[complex]) -> list[dict]:
+def _complex_json(values: Iterable[complex]) -> list[dict[str, float]]:
     return [{"re": z.real, "im": z.imag, "modulus": abs(z)} for z in values]
 
 
@@ -278,7 +280,7 @@ class StabilityResult:
     verdict: Verdict
     theorem_consistent: bool  # condition holds => verdict is neutrally stable
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         """JSON-ready form; complex numbers become {"re", "im", "modulus"}."""
         return {
             "alpha": list(self.alpha),
@@ -302,7 +304,7 @@ class StabilityResult:
         }
 
 
-def check_theorem(alpha, tol: float = 1e-7) -> StabilityResult:
+def check_theorem(alpha: ArrayLike, tol: float = 1e-7) -> StabilityResult:
     """Check the theorem of Section IV.C for AR coefficients alpha (eqs. (12), (16), (17)).
 
     Theorem: if sum |alpha_i| < 1 (and E[q(0)] = q0) the system (9)-(11) is neutrally stable.
@@ -407,7 +409,7 @@ class ArmaBandwidth:
         psi = self._psi_weights(self._transient_steps())
         return self.innovation_std_pkts_per_step * float(np.sqrt(np.sum(psi**2)))
 
-    def sample(self, n_steps: int, rng, burn_in_steps: int | None = None) -> np.ndarray:
+    def sample(self, n_steps: int, rng: object, burn_in_steps: int | None = None) -> np.ndarray:
         """Draw b(0..n_steps-1) in packets per step.
 
         ``rng`` is a numpy Generator or an integer seed (same seed, same series). The recursion
@@ -460,7 +462,7 @@ def _ar_filter(alpha: tuple[float, ...], forcing: np.ndarray) -> np.ndarray:
     return out
 
 
-def _generator(name: str, rng) -> np.random.Generator:
+def _generator(name: str, rng: object) -> np.random.Generator:
     if isinstance(rng, np.random.Generator):
         return rng
     return np.random.default_rng(_count(name, rng, 0))
@@ -561,7 +563,10 @@ def simulate_closed_loop(
     return df
 
 
-def _run_loop(b, b_hat, eta, q0, d, q_init, w_init, nonnegative):
+def _run_loop(
+    b: Sequence[float], b_hat: Sequence[float], eta: Sequence[float], q0: float, d: int, q_init: float,
+    w_init: float, nonnegative: bool,
+) -> tuple[list[float], list[float], list[float], list[float]]:
     """Step eqs. (7) and (9) forward; returns q(n), w(n), served(n), q_hat(n) for n < len(b)."""
     n = len(b)
     q = [0.0] * (n + 1)
@@ -586,7 +591,7 @@ def _run_loop(b, b_hat, eta, q0, d, q_init, w_init, nonnegative):
     return q[:n], w, served, q_hat
 
 
-def summarize_simulation(df: pd.DataFrame, queue_ref_pkts: float) -> dict:
+def summarize_simulation(df: pd.DataFrame, queue_ref_pkts: float) -> dict[str, Any]:
     """Summary statistics of a simulate_closed_loop frame (packets, packets/step).
 
     Non-finite statistics (an unstable loop overflowing) become None; ``first_nonfinite_step``
@@ -596,13 +601,14 @@ def summarize_simulation(df: pd.DataFrame, queue_ref_pkts: float) -> dict:
     if len(df) == 0:
         raise ValueError("df: empty simulation frame")
     with np.errstate(all="ignore"):
-        return _json_safe(_summary(df, q0))
+        summary: dict[str, Any] = _json_safe(_summary(df, q0))
+    return summary
 
 
-def _summary(df: pd.DataFrame, q0: float) -> dict:
+def _summary(df: pd.DataFrame, q0: float) -> dict[str, Any]:
     q = df["q_pkts"].to_numpy()
     half = len(q) // 2
-    out = {"n_steps": int(len(df))}
+    out: dict[str, Any] = {"n_steps": int(len(df))}
     for column in ("q_pkts", "w_pkts", "b_pkts_per_step"):
         x = df[column].to_numpy()
         out[column] = {"mean": x.mean(), "std": x.std(), "min": x.min(), "max": x.max()}
@@ -617,7 +623,7 @@ def _summary(df: pd.DataFrame, q0: float) -> dict:
     return out
 
 
-def _json_safe(value):
+def _json_safe(value: Any) -> Any:
     """Floats to plain floats, non-finite to None, recursively."""
     if isinstance(value, dict):
         return {k: _json_safe(v) for k, v in value.items()}
@@ -648,13 +654,13 @@ def parse_coefficients(text: str, name: str) -> tuple[float, ...]:
 
 
 def stability_report(
-    alpha,
-    beta=(),
+    alpha: ArrayLike,
+    beta: ArrayLike = (),
     *,
     simulate_steps: int | None = None,
     seed: int = 0,
-    **simulation_options,
-) -> dict:
+    **simulation_options: Any,
+) -> dict[str, Any]:
     """The JSON object printed by the CLI: A, its eigenvalues, the theorem verdict, and optionally
     a summary of simulate_closed_loop over ``simulate_steps`` steps."""
     result = check_theorem(alpha)
@@ -665,7 +671,7 @@ def stability_report(
     if simulate_steps is not None:
         nominal = simulation_options.pop("nominal_pkts_per_step", PAPER_NOMINAL_BW_PKTS_PER_STEP)
         innovation = simulation_options.pop("innovation_std_pkts_per_step", 1.0)
-        bandwidth = ArmaBandwidth(nominal, result.alpha, tuple(beta), innovation)
+        bandwidth = ArmaBandwidth(nominal, result.alpha, _coefficients("beta", beta, allow_empty=True), innovation)
         df = simulate_closed_loop(bandwidth, simulate_steps, seed, **simulation_options)
         poles = queue_loop_poles(df.attrs["feedback_delay_steps"])
         summary = summarize_simulation(df, df.attrs["queue_ref_pkts"])
@@ -675,7 +681,8 @@ def stability_report(
             "queue_loop_spectral_radius": _spectral_radius(poles),
             **summary,
         }
-    return _json_safe(report)
+    safe: dict[str, Any] = _json_safe(report)
+    return safe
 
 
 @click.command("hsdpa-stability", short_help="HSDPA proxy stability: matrix A of eq. (12), eigenvalues, theorem check.")
@@ -705,7 +712,8 @@ def stability_report(
     "--step-s", type=float, default=PAPER_SAMPLE_INTERVAL_S, show_default=True, help="tau, eq. (18).",
 )
 @click.option("--nonnegative", is_flag=True, help="Clip queue, window and bandwidth at zero.")
-def cli(alpha, beta, simulate_steps, seed, **options) -> None:
+def cli(alpha: str, beta: str, simulate_steps: int | None, seed: int,
+        **options: Any) -> None:
     """Stability of the HSDPA window adaptation proxy (Ren et al. 2008, eq. (12) and theorem).
 
     Prints one JSON object: matrix A, eigenvalues, spectral radius, theorem verdict.

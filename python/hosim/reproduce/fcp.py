@@ -26,7 +26,7 @@ from typing import Any
 
 import click
 
-from hosim.cli_options import runner_from_options, runner_options
+from hosim.cli.options import runner_from_options, runner_options
 from hosim.models import cohen_levin
 from hosim.reproduce.common import (
     Comparison,
@@ -83,12 +83,12 @@ SETTING_TITLES = {
 SETTING_RECOVERIES = {"100M": RECOVERIES, "1G": RECOVERIES, "100M-bigbuf": ("newreno",)}
 
 #: Mean handover intervals Δ, in propagation RTTs of 80 ms (the preset's unit).
-DELTAS_RTT = {
+DELTAS_RTT: dict[str, Sequence[float]] = {
     "100M": (10, 20, 50, 100, 200, 500, 1000),
     "1G": (50, 100, 300, 1000),
     "100M-bigbuf": (20, 50, 100, 200, 500, 1000),
 }
-QUICK_DELTAS_RTT = {"100M": (20, 100, 500), "1G": (100, 1000), "100M-bigbuf": (100, 500)}
+QUICK_DELTAS_RTT: dict[str, Sequence[float]] = {"100M": (20, 100, 500), "1G": (100, 1000), "100M-bigbuf": (100, 500)}
 
 PROPAGATION_RTT_S = 0.080
 WARMUP_S = 2.0
@@ -324,13 +324,13 @@ def plot(table: list[dict[str, Any]], figures: Path, setting: str) -> list[Path]
     colors = {"drop": "tab:red", "forward": "tab:blue", "rearrange": "tab:green",
               "reno": "tab:orange", "newreno": "tab:blue", "sack": "tab:purple"}
 
-    def series(recovery, scheme, field):
+    def series(recovery: str, scheme: str, field: str) -> Any:
         pts = [(r["delta_rtt"], r[field]) for r in table
                if r["setting"] == setting and r["recovery"] == recovery and r["scheme"] == scheme
                and r[field] is not None]
         return zip(*sorted(pts)) if pts else ((), ())
 
-    def simulated(ax, recovery, scheme, color, label):
+    def simulated(ax: Any, recovery: str, scheme: str, color: str, label: str) -> None:
         """The simulated series, with 95 % confidence intervals when there are several seeds."""
         x, y = series(recovery, scheme, "sim")
         _, ci = series(recovery, scheme, "sim_ci95")
@@ -386,7 +386,7 @@ def plot(table: list[dict[str, Any]], figures: Path, setting: str) -> list[Path]
     return paths
 
 
-def markdown_table(table: list[dict[str, Any]], setting: str, recoveries=RECOVERIES) -> str:
+def markdown_table(table: list[dict[str, Any]], setting: str, recoveries: Sequence[str] = RECOVERIES) -> str:
     """Markdown: one line per Δ, sim / model / relative error for each (flavour, scheme)."""
     lines = []
     for recovery in recoveries:
@@ -455,7 +455,7 @@ def check_committed(
     summaries = (Runner() if runner is None else runner).summaries(tasks, describe=_describe)
     for spec, summary in zip(points, summaries):
         key = _key(*spec, {})
-        old = next((r for r in committed.get(key, {}).get("runs", []) if r["seed"] == 1), {})
+        old: dict[str, Any] = next((r for r in committed.get(key, {}).get("runs", []) if r["seed"] == 1), {})
         comparison.compare_fields(f"{key}[seed 1]", old, _reduce(summary),
                                   ["throughput_fraction", "handovers", "timeouts_per_flow", "retransmits_per_flow"])
     return comparison
@@ -480,7 +480,7 @@ def cli(ctx: click.Context, out: Path | None, force: bool, check: bool, against:
     """Reproduce Fig. 6 and 7 of Cohen & Levin: simulated vs predicted throughput fraction.
     Writes data/, figures/ and report.md into --out; --check compares a quick re-run with the
     committed numbers instead."""
-    from hosim.cli import _command_line
+    from hosim.cli.invocation import command_line
 
     chosen = [s.strip() for s in settings.split(",") if s.strip()]
     for s in chosen:
@@ -509,7 +509,7 @@ def cli(ctx: click.Context, out: Path | None, force: bool, check: bool, against:
             figures.append(p)
         click.echo(markdown_table(table, s))
     report = write_fcp_report(target, table, chosen, figures, seeds, seeds_1g)
-    finish("drop-or-forward", target, seeds, _command_line())
+    finish("drop-or-forward", target, seeds, command_line())
     click.echo(f"wrote {report}")
 
 

@@ -11,7 +11,7 @@ Writes figures (matplotlib, Agg canvas) and ``hsdpa-results.json`` to the output
 
 Every number comes from the simulator; this module only chooses parameters and plots. The
 runs go through ``hosim.runner`` (parallel with ``--jobs``, kept in the result cache); only the
-traced runs of Fig. 3 and Fig. 7 call ``hosim.run`` directly.
+traced runs of Fig. 3 and Fig. 7 call ``hosim.api.run`` directly.
 """
 
 from __future__ import annotations
@@ -20,14 +20,14 @@ import statistics
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-import hosim
-from hosim.cli_options import runner_from_options, runner_options
+import hosim.api as api
+from hosim.cli.options import runner_from_options, runner_options
 from hosim.reproduce.common import (
     Comparison,
     committed_file,
@@ -42,6 +42,9 @@ from hosim.reproduce.common import (
     write_report,
 )
 from hosim.runner import Runner, Task
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = [
     "PAPER", "check_committed", "degradation", "fig3", "fig7", "main", "run_reproduction", "sensitivity", "table1",
@@ -62,13 +65,13 @@ PERIODS_S = (2.0, 0.2, 0.02)
 RANDOM = {"hsdpa.bandwidth": "random"}
 
 
-def _run(overrides: Mapping[str, Any], seed: int = 1, traces: bool = False) -> hosim.Result:
-    return hosim.run("hsdpa", seed=seed, overrides=with_profile(dict(overrides)), traces=traces)
+def _run(overrides: Mapping[str, Any], seed: int = 1, traces: bool = False) -> api.Result:
+    return api.run("hsdpa", seed=seed, overrides=with_profile(dict(overrides)), traces=traces)
 
 
 def _summaries(runner: Runner | None, runs: Sequence[tuple[Mapping[str, Any], int]]) -> list[dict[str, Any]]:
     """Summaries of the preset's ``(overrides, seed)`` runs, in order, as one batch."""
-    from hosim.api import load_scenario, override_pairs
+    from hosim.scenario import load_scenario, override_pairs
 
     text, source = load_scenario("hsdpa")
     tasks = [Task(text, seed, tuple(override_pairs(with_profile(dict(o)))), source) for o, seed in runs]
@@ -100,7 +103,7 @@ def _metrics(summary: Mapping[str, Any]) -> dict[str, Any]:
 # --- experiments -----------------------------------------------------------------------------
 
 
-def fig3(seed: int = 1) -> tuple[hosim.Result, dict[str, Any]]:
+def fig3(seed: int = 1) -> tuple[api.Result, dict[str, Any]]:
     """Fig. 3: NewReno over the 384/38.4 kb/s square wave (10 s per level), 20-packet queue."""
     result = _run({}, seed=seed, traces=True)
     m = _metrics(result.summary)
@@ -109,7 +112,7 @@ def fig3(seed: int = 1) -> tuple[hosim.Result, dict[str, Any]]:
     return result, m
 
 
-def fig7(seed: int = 1, period_s: float = 0.2) -> dict[str, hosim.Result]:
+def fig7(seed: int = 1, period_s: float = 0.2) -> dict[str, api.Result]:
     """Fig. 7: the random bandwidth with period T, plain TCP and the proxy."""
     base = {**RANDOM, "hsdpa.period_s": period_s}
     return {
@@ -180,7 +183,7 @@ def sensitivity(seeds: Sequence[int] = (1, 2, 3), runner: Runner | None = None) 
 
 def fig3_variants(seed: int = 1, runner: Runner | None = None) -> dict[str, dict[str, Any]]:
     """Fig. 3 utilization and spurious timeouts under the unstated TCP and link choices."""
-    variants = {
+    variants: dict[str, dict[str, Any]] = {
         "hosim default": {},
         "ns-2 link (rate change from the next packet)": {"hsdpa.rate_change": "next_packet"},
         "min RTO 1 s": {"tcp.min_rto_s": 1.0},
@@ -248,14 +251,15 @@ def _figure(rows: int) -> tuple[Figure, Any]:
     return figure, figure.subplots(rows, 1, sharex=True, squeeze=False)[:, 0]
 
 
-def _steps(ax, frame, column: str, scale: float = 1.0, key: str | None = None, value: str | None = None, **kw) -> None:
+def _steps(ax: Any, frame: pd.DataFrame, column: str, scale: float = 1.0, key: str | None = None,
+           value: str | None = None, **kw: Any) -> None:
     if key is not None:
         frame = frame[frame[key] == value]
     ax.step(frame["time_s"], frame[column] * scale, where="post", linewidth=0.8, **kw)
     ax.grid(True, alpha=0.3)
 
 
-def _rate_until(frame, end_s: float):
+def _rate_until(frame: pd.DataFrame, end_s: float) -> pd.DataFrame:
     """The rate trace with a final point at ``end_s`` so the last level is drawn."""
     import pandas as pd
 
@@ -264,7 +268,7 @@ def _rate_until(frame, end_s: float):
     return pd.concat([frame, last], ignore_index=True)
 
 
-def plot_fig3(result: hosim.Result, path: Path) -> None:
+def plot_fig3(result: api.Result, path: Path) -> None:
     end = result.summary["sim_time_s"]
     figure, (a, b, c) = _figure(3)
     _steps(a, _rate_until(result.traces["rate"], end), "rate_bps", 1e-3)
@@ -280,11 +284,11 @@ def plot_fig3(result: hosim.Result, path: Path) -> None:
     save_figure(figure, path, dpi=110)
 
 
-def plot_fig7(results: Mapping[str, hosim.Result], path: Path, window_s: float = 20.0) -> None:
+def plot_fig7(results: Mapping[str, api.Result], path: Path, window_s: float = 20.0) -> None:
     tcp, proxy = results["tcp"], results["proxy"]
     figure, axes = _figure(5)
 
-    def clip(frame):
+    def clip(frame: pd.DataFrame) -> pd.DataFrame:
         return frame[frame["time_s"] <= window_s]
 
     _steps(axes[0], clip(_rate_until(proxy.traces["rate"], window_s)), "rate_bps", 1e-6)
@@ -418,7 +422,7 @@ def cli(ctx: click.Context, out: Path | None, force: bool, check: bool, against:
     Fig. 3, Fig. 7, Table I and the sensitivity runs, with the hsdpa preset. Writes the figures,
     hsdpa-results.json and report.md into --out; --check compares a quick re-run with the
     committed numbers instead."""
-    from hosim.cli import _command_line
+    from hosim.cli.invocation import command_line
 
     if check:
         with runner_from_options(jobs, cache_dir, no_cache, cluster) as runner:
@@ -428,7 +432,7 @@ def cli(ctx: click.Context, out: Path | None, force: bool, check: bool, against:
         runner.progress = progress
         results = run_reproduction(target, seeds, runner=runner)
     report = write_hsdpa_report(target, results)
-    finish("hsdpa", target, seeds, _command_line())
+    finish("hsdpa", target, seeds, command_line())
     click.echo(f"wrote {report}, {target / 'hsdpa-results.json'} and the figures hsdpa-fig3.png, hsdpa-fig7.png, "
                "hsdpa-table1.png")
 

@@ -15,13 +15,13 @@ and `<out>/figures/inter-rat-stall.png` (Appendix B).
 from __future__ import annotations
 
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
-from hosim.cli_options import runner_from_options, runner_options
+from hosim.cli.options import runner_from_options, runner_options
 from hosim.reproduce.common import (
     Comparison,
     committed_file,
@@ -31,6 +31,9 @@ from hosim.reproduce.common import (
     with_profile,
 )
 from hosim.runner import Runner, make_task
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 PRESET = "inter-rat"
 SEED = 1
@@ -91,10 +94,10 @@ def handover(summary: dict[str, Any]) -> dict[str, Any]:
 SEEDS = [SEED]
 
 
-def grid(runner: Runner, rows: list[tuple[str, float, float, float]],
-         schemes=("forwarding", "bicasting", "none"), s1s: Sequence[str] = tuple(S1),
-         **extra: Any) -> dict[str, dict[str, Any]]:
-    specs = [(row, s1, scheme, overrides(src, tgt, rtt, s1, scheme, **extra))
+def grid(runner: Runner, rows: Sequence[tuple[str, float, float, float]],
+         schemes: Sequence[str] = ("forwarding", "bicasting", "none"), s1s: Sequence[str] = tuple(S1),
+         extra: Mapping[str, Any] | None = None) -> dict[str, dict[str, Any]]:
+    specs = [(row, s1, scheme, overrides(src, tgt, rtt, s1, scheme, **(extra or {})))
              for row, src, tgt, rtt in rows for s1 in s1s for scheme in schemes]
     summaries = runner.summaries([make_task(PRESET, seed, o) for *_, o in specs for seed in SEEDS])
     out = {}
@@ -116,7 +119,7 @@ def retx(p: dict[str, Any]) -> str:
 def ref5_tables(t1: dict[str, dict[str, Any]], t2_up: dict[str, dict[str, Any]],
                 t2_down: dict[str, dict[str, Any]]) -> str:
     """Ref [5] Tables 1-2: its ranges next to hosim's convergence times (S1 = RF / 155 Mb/s)."""
-    def cell(points, row, scheme):
+    def cell(points: dict[str, dict[str, Any]], row: str, scheme: str) -> str:
         return " / ".join(fmt_s(points[f"{row}|{s1}|{scheme}"]["convergence_time_s"]) for s1 in S1)
 
     out = ["**Ref [5] Table 1** (WCDMA -> LTE, rate increase; convergence s: ref [5] ‖ hosim S1=RF / 155M)\n",
@@ -136,7 +139,7 @@ def fmt_s(v: float | None) -> str:
     return "n/a" if v is None else f"{v:.2f}"
 
 
-def fig_table(points: dict[str, dict[str, Any]], rows, title: str) -> str:
+def fig_table(points: dict[str, dict[str, Any]], rows: Sequence[tuple[Any, ...]], title: str) -> str:
     head = (f"**{title}** (paper ‖ hosim: #TCP retransmissions / convergence time s; hosim counts the "
             "retransmissions until the convergence window closes, all of them in parentheses when more)\n\n"
             "| case | S1=RF forwarding | S1=RF bicasting | 155M forwarding | 155M bicasting | "
@@ -172,7 +175,7 @@ def detail_table(points: dict[str, dict[str, Any]]) -> str:
 
 
 #: The Appendix B case under other loss-recovery rules and Note 1's buffer limit.
-STALL_VARIANTS = {
+STALL_VARIANTS: dict[str, dict[str, Any]] = {
     "sack (RFC 6675)": {},
     "newreno impatient (RFC 6582)": {"tcp.recovery": "newreno", "tcp.newreno_timer": "impatient"},
     "newreno slow-but-steady": {"tcp.recovery": "newreno", "tcp.newreno_timer": "slow-but-steady"},
@@ -200,7 +203,7 @@ def ref3_grid(runner: Runner) -> dict[str, dict[str, Any]]:
     out: dict[str, dict[str, Any]] = {}
     for row, src, tgt, rtt in rows:
         out.update(grid(runner, [(row, src, tgt, rtt)], schemes=("none",), s1s=("155M",),
-                        **{**REF3_EXTRA, "inter_rat.ran_buffer_s": rtt + REF3_BUFFER_EXTRA_S}))
+                        extra={**REF3_EXTRA, "inter_rat.ran_buffer_s": rtt + REF3_BUFFER_EXTRA_S}))
     return out
 
 
@@ -266,12 +269,11 @@ def stall_plot(out: Path, extra: dict[str, Any], name: str, title: str) -> Path:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    import hosim
-    from hosim.api import Capture
+    from hosim.api import Capture, run
 
     with tempfile.TemporaryDirectory() as tmp:
-        r = hosim.run(PRESET, seed=SEED, overrides={**overrides(1, 1, 0.01, "155M", "bicasting"), **extra},
-                      traces=True, capture=Capture(tmp, links=["server->anchor"], format="pcap"))
+        r = run(PRESET, seed=SEED, overrides={**overrides(1, 1, 0.01, "155M", "bicasting"), **extra},
+                traces=True, capture=Capture(tmp, links=["server->anchor"], format="pcap"))
         sent = _data_segments(tmp)
     if name == "stall-sacked-only":
         _trace_excerpt(r, out)
@@ -344,7 +346,7 @@ def _trace_excerpt(r: Any, out: Path) -> Path:
     return atomic_write_text(path, text + "\n")
 
 
-def _interval(g) -> float:
+def _interval(g: pd.DataFrame) -> float:
     times = sorted(set(g["time_s"]))
     return times[1] - times[0] if len(times) > 1 else 1.0
 
@@ -388,7 +390,7 @@ def cli(ctx: click.Context, out: Path | None, force: bool, check: bool, against:
         cluster: str | None, cache_dir: Path | None, no_plots: bool, no_cache: bool) -> None:
     """Reproduce Figures 4 and 5, Notes 1 and 2, Appendix B and ref. [3]'s grid of the
     inter-RAT contribution; --check compares a quick re-run with the committed numbers instead."""
-    from hosim.cli import _command_line
+    from hosim.cli.invocation import command_line
     from hosim.outdir import atomic_write_text
     from hosim.reproduce.common import finish, prepare, write_json, write_report
 
@@ -401,21 +403,21 @@ def cli(ctx: click.Context, out: Path | None, force: bool, check: bool, against:
         fig4 = grid(runner, FIG4)
         fig5 = grid(runner, FIG5)
         note2 = grid(runner, [r for r in FIG4 if r[0] in NOTE2], schemes=("bicasting",),
-                     **{"inter_rat.bicast_lead_s": 0.05})
+                     extra={"inter_rat.bicast_lead_s": 0.05})
         # Note 1: the eNB drops new data beyond about one unloaded RTT of radio time (the
         # unloaded RTT at 1 Mb/s and 10 ms Internet RTT is about 30 ms; 40 ms is "a bit more").
         note1 = grid(runner, FIG4[:1] + FIG4[2:3], schemes=("forwarding", "bicasting", "none"),
-                     **{"inter_rat.ran_buffer_s": 0.04})
-        note1_100 = grid(runner, FIG4[2:3], schemes=("bicasting",), **{"inter_rat.ran_buffer_s": 0.13})
+                     extra={"inter_rat.ran_buffer_s": 0.04})
+        note1_100 = grid(runner, FIG4[2:3], schemes=("bicasting",), extra={"inter_rat.ran_buffer_s": 0.13})
         # 10 Mb/s moves 20 MB in 16 s: the file is done before the 90 s handover. The same rows
         # with an unlimited transfer show what the handover would do.
         bulk = grid(runner, [r for r in FIG4 if r[0] in ("5->5, 10 ms", "10->10, 10 ms")],
-                    schemes=("forwarding", "bicasting"), **{"inter_rat.file_bytes": 0})
+                    schemes=("forwarding", "bicasting"), extra={"inter_rat.file_bytes": 0})
         stall = stall_variants(runner)
         umts_lte = {"inter_rat.direction": "umts-lte"}
-        ref5_t1 = grid(runner, list(FIG5), schemes=("forwarding", "bicasting"), **umts_lte)
+        ref5_t1 = grid(runner, list(FIG5), schemes=("forwarding", "bicasting"), extra=umts_lte)
         ref5_t2_up = grid(runner, [r for r in FIG4 if r[0] in REF5_T2], schemes=("forwarding", "bicasting"),
-                          **umts_lte)
+                          extra=umts_lte)
         ref5_t2_down = {k: v for k, v in {**fig4}.items() if k.split("|")[0] in REF5_T2}
         sens = sensitivity(runner)
         ref3 = ref3_grid(runner)
@@ -442,20 +444,21 @@ def cli(ctx: click.Context, out: Path | None, force: bool, check: bool, against:
     click.echo("\n".join(md))
     figures = []
     if not no_plots:
-        for extra, name, title in [
+        plots: list[tuple[dict[str, Any], str, str]] = [
             ({}, "stall", "1->1 Mb/s, 10 ms, S1 155 Mb/s, bicasting 10 ms (Appendix B, top)"),
             ({"tcp.sack_pipe": "sacked-only"}, "stall-sacked-only",
              "as Appendix B, top, with pipe counted without IsLost (tcp.sack_pipe = sacked-only)"),
             ({"inter_rat.s1_bps": "rf"}, "no-stall-rf", "1->1 Mb/s, 10 ms, S1 = RF, bicasting 10 ms"),
             ({"inter_rat.ran_buffer_s": 0.04}, "note1", "as Appendix B, top, with Note 1's 40 ms eNB buffer"),
-        ]:
+        ]
+        for extra, name, title in plots:
             figures.append(stall_plot(out, extra, name, title))
             click.echo(f"wrote {figures[-1]}")
     write_report(out, "Inter-RAT handover: back-to-back loss (3GPP)",
                  "Figures 4 and 5 as #retransmissions / convergence time (s), paper || hosim; "
                  f"the analysis is in docs/reproductions/inter-rat.md. Tables: {tables.name}.",
                  [("Figures 4 and 5, Notes 1 and 2, Appendix B", "\n\n".join(md[:2]), figures)])
-    finish("inter-rat", out, seeds, _command_line())
+    finish("inter-rat", out, seeds, command_line())
 
 
 def main(argv: Sequence[str] | None = None) -> int:

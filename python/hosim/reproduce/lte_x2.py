@@ -35,7 +35,7 @@ import click
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-from hosim.cli_options import runner_from_options, runner_options
+from hosim.cli.options import runner_from_options, runner_options
 from hosim.reproduce.common import (
     Comparison,
     committed_file,
@@ -98,7 +98,7 @@ def _run(overrides: Mapping[str, Any], seed: int, traces: bool = False) -> Any:
 
 def _summaries(runner: Runner | None, runs: Sequence[tuple[Mapping[str, Any], int]]) -> list[dict[str, Any]]:
     """Summaries of the preset's ``(overrides, seed)`` runs, in order, as one batch."""
-    from hosim.api import load_scenario, override_pairs
+    from hosim.scenario import load_scenario, override_pairs
 
     text, source = load_scenario(PRESET)
     tasks = [Task(text, seed, tuple(override_pairs(with_profile(dict(o)))), source) for o, seed in runs]
@@ -112,7 +112,7 @@ def _ref_flow(summary: Mapping[str, Any]) -> Mapping[str, Any]:
 def _window_end(summary: Mapping[str, Any]) -> float:
     """When the outcome window closed, or the end of the run if it was still open."""
     end = summary["handovers"][0]["window_end_s"]
-    return summary["sim_time_s"] if end is None else end
+    return float(summary["sim_time_s"] if end is None else end)
 
 
 # --- statistics ----------------------------------------------------------------------------
@@ -189,7 +189,7 @@ def outcome_probabilities(rows: Sequence[Mapping[str, Any]]) -> dict[str, dict[i
     return out
 
 
-def window_traces(seed: int, target_ues: int = 5) -> dict[str, dict[str, list[tuple[float, float]]]]:
+def window_traces(seed: int, target_ues: int = 5) -> dict[str, dict[str, Any]]:
     """Fig. 9 / Fig. 10: the reference flow's cwnd, ssthresh and RTT samples per variant."""
     out = {}
     for variant in VARIANTS:
@@ -636,7 +636,7 @@ def cli(ctx: click.Context, seeds: int, trace_seed: int, out: Path | None, force
     """Reproduce Pacifico et al., "Improving TCP Performance During the Intra LTE Handover":
     Fig. 8-12 and Table IV, with the lte-x2 preset. Writes figures/, data/ and report.md into
     --out; --check compares a quick re-run with the committed numbers instead."""
-    from hosim.cli import _command_line
+    from hosim.cli.invocation import command_line
 
     if check:
         with runner_from_options(jobs, cache_dir, no_cache, cluster) as runner:
@@ -646,7 +646,7 @@ def cli(ctx: click.Context, seeds: int, trace_seed: int, out: Path | None, force
         runner.progress = progress
         data = run_reproduction(target, seeds, trace_seed, runner=runner)
     report = write_lte_report(target, data)
-    finish("lte-x2", target, seeds, _command_line())
+    finish("lte-x2", target, seeds, command_line())
     for name, table in data["markdown"].items():
         click.echo(f"\n### {name}\n\n{table}")
     click.echo(f"\nwrote {report}, {target / 'data'} and {target / 'figures'}")

@@ -31,7 +31,7 @@ from typing import Any
 
 import click
 
-from hosim.cli_options import runner_from_options, runner_options
+from hosim.cli.options import runner_from_options, runner_options
 from hosim.reproduce.common import PROFILE_OVERRIDES, out_options, profile_option, save_figure
 from hosim.runner import Runner, Task, make_task
 
@@ -96,7 +96,7 @@ def _task(seed: int, overrides: dict[str, Any]) -> Task:
     """A run of the preset; with `--profile`, its `[tcp]` table replaced by the profile."""
     if not PROFILE_OVERRIDES:
         return make_task(PRESET, seed, overrides)
-    from hosim.api import load_scenario, remove_keys
+    from hosim.scenario import load_scenario, remove_keys
 
     text, source = load_scenario(PRESET)
     return make_task(remove_keys(text, ["tcp"], source), seed, {**PROFILE_OVERRIDES, **overrides})
@@ -235,7 +235,9 @@ def markdown(claim_rows: list[dict[str, Any]], points: dict[str, dict[str, Any]]
 
 
 def _row(first: str, tcp: str, p: dict[str, Any]) -> str:
-    ms = lambda x: None if x is None else x * 1e3  # noqa: E731
+    def ms(x: float | None) -> float | None:
+        return None if x is None else x * 1e3
+
     cells = [first, tcp, ms(p["jitter_mean_s_after_handoff"]), ms(p["jitter_overall_s"]),
              ms(p["rtt_mean_s_after_handoff"]), p["queue_mean_pkts_after_handoff"], p["goodput_bps"] / 1e6,
              p["retransmits"], p["timeouts"], p["spurious_timeouts"], p["fast_recoveries"], p["queue_drops"],
@@ -252,7 +254,7 @@ def cli(out: Path | None, force: bool, quick: bool, jobs: int, cluster: str | No
         no_cache: bool) -> None:
     """Reproduce Figs. 2-8 of Sinky & Hamdaoui: TCP NewReno vs TCP-CLAH (and Freeze-TCP, Daniel &
     Kojo) across vertical handoffs. `--profile` replaces the preset's `[tcp]` table."""
-    from hosim.cli import _command_line
+    from hosim.cli.invocation import command_line
     from hosim.reproduce.common import finish, prepare, write_json, write_report
 
     out = prepare("vertical-handoff", out, force)
@@ -284,7 +286,7 @@ def cli(out: Path | None, force: bool, quick: bool, jobs: int, cluster: str | No
     write_report(out, "Vertical handoff: TCP NewReno vs TCP-CLAH (Sinky & Hamdaoui)",
                  "The paper's claims beside hosim's numbers; the analysis is in "
                  "docs/reproductions/vertical-handoff.md.", [("Figs. 2-8", tables, figures)])
-    finish("vertical-handoff", out, 1, _command_line())
+    finish("vertical-handoff", out, 1, command_line())
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -11,7 +11,7 @@ from typing import Any, TypeVar
 import click
 from click.core import ParameterSource
 
-from hosim.runner import CACHE_DIR_ENV, NO_CACHE_ENV, Runner
+from hosim.runner import CACHE_DIR_ENV, NO_CACHE_ENV, ResultCache, Runner
 
 __all__ = ["CLUSTER_HELP", "check_jobs_or_cluster", "runner_from_options", "runner_options"]
 
@@ -76,6 +76,11 @@ def check_jobs_or_cluster(cluster: str | None) -> None:
 def runner_from_options(
     jobs: int | None, cache_dir: Path | None, no_cache: bool, cluster: str | None = None
 ) -> Runner:
-    """The ``Runner`` for ``--jobs`` or ``--cluster``, ``--cache-dir`` and ``--no-cache``."""
+    """The ``Runner`` for ``--jobs`` or ``--cluster`` (a ``hosim.cluster.DaskExecutor``),
+    ``--cache-dir`` and ``--no-cache``."""
     check_jobs_or_cluster(cluster)
-    return Runner.from_options(jobs, cache_dir, cache=not no_cache, cluster=cluster)
+    if cluster is not None:
+        from hosim.cluster import DaskExecutor
+
+        return Runner(DaskExecutor.from_spec(cluster), ResultCache.from_env(cache_dir, enabled=not no_cache))
+    return Runner.from_options(jobs, cache_dir, cache=not no_cache)

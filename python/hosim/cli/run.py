@@ -1,0 +1,194 @@
+"""``hosim run SCENARIO``: one run, its tables or JSON or CSV, and its files with ``--out``;
+``hosim presets``: the scenarios shipped with hosim."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from hosim.cli.common import fail, parse_sets, warn_scenario, write_manifest
+from hosim.cli.format import fmt_mb, fmt_mbps, fmt_ms, fmt_num, new_console, print_table, summary_csv, warn
+from hosim.errors import ScenarioError
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from hosim.api import Result
+
+__all__ = ["presets_command", "print_result", "run_command"]
+
+
+@click.command("run")
+@click.argument("scenario")
+@click.option("--seed", type=click.IntRange(min=0), default=None, show_default="the scenario's seed, else 1",
+              help="Seed of the run.")
+@click.option("--set", "sets", multiple=True, metavar="KEY=VALUE",
+              help="Override a scenario value by dotted path, e.g. --set tcp.recovery=sack. "
+                   "VALUE is read as TOML (a string if it is not). Repeatable.")
+@click.option("--json", "as_json", is_flag=True, help="Print only the run summary, as one JSON line, on stdout.")
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Write summary.json and every non-empty trace as <name>.parquet into this directory.")
+@click.option("--no-traces", is_flag=True, help="With --out, write only summary.json (faster).")
+@click.option("--unset", "unsets", multiple=True, metavar="KEY",
+              help="Remove a key the scenario sets, before the --set values (so that a conflicting key can "
+                   "replace it, e.g. --unset lte_x2.enb_queue_packets --set lte_x2.enb_queue_bytes=60000). "
+                   "Repeatable.")
+@click.option("--force", is_flag=True,
+              help="Write into --out even if it is a non-empty directory that no earlier `hosim run` wrote.")
+@click.option("--csv", "as_csv", is_flag=True, help="Print the flow, queue and handover tables as CSV on stdout.")
+@click.option("--pcap", default=None, metavar="LINK[,LINK...]",
+              help="Capture packets of these links (or 'all') into --out DIR (docs/cli.md).")
+@click.option("--pcap-format", type=click.Choice(["pcapng", "pcap"]), default=None,
+              help="pcapng: one file, an interface per link (default); pcap: one file per link.")
+def run_command(
+    scenario: str, seed: int | None, sets: tuple[str, ...], as_json: bool, out: Path | None, no_traces: bool,
+    unsets: tuple[str, ...], force: bool, as_csv: bool, pcap: str | None, pcap_format: str | None,
+) -> None:
+    """Run one scenario and print per-flow and per-queue results.
+
+    SCENARIO is a TOML file or a preset name (see `hosim presets`). --out refuses a non-empty
+    directory that an earlier `hosim run` did not write (see --force), and is checked to be
+    writable before the run starts. Implausible values (a 20 s delay) and flows that deliver
+    nothing are reported as warnings on stderr."""
+    from hosim import api
+    from hosim.checks import empty_flow_warnings
+
+    if as_json and as_csv:
+        fail("--json and --csv: choose one")
+    overrides = parse_sets(sets)
+    warn_scenario(scenario, [(k, _toml_value(v)) for k, v in overrides], unsets)
+    if (pcap or pcap_format) and out is None:
+        fail("--pcap needs --out DIR: the packet captures are written into DIR")
+    from hosim.outdir import missing_dirs, prepare_output, remove_if_empty
+
+    created = missing_dirs(out) if out is not None else []
+    # OutputError is a ValueError: exit 2, one line, before anything runs.
+    previous = prepare_output(out, "run", force) if out is not None else None
+    links = [name.strip() for name in pcap.split(",") if name.strip()] if pcap else None
+    capture = api.Capture(out, links, pcap_format) if out is not None else None
+    written: list[Path] = []
+    try:
+        if out is not None and not no_traces:
+            # Traces stream to Parquet row groups while the run goes on: memory stays bounded.
+            result, written = api.run_to_dir(scenario, out, seed=seed, overrides=overrides, unset=unsets,
+                                             capture=capture)
+        else:
+            result = api.run_raw(scenario, seed=seed, overrides=overrides, traces=False, unset=unsets,
+                                 capture=capture)
+            written = result.write(out) if out is not None else []
+    except BaseException:
+        # An input error (or Ctrl-C) before anything was written: leave no empty --out behind.
+        remove_if_empty(created)
+        raise
+    for warning in empty_flow_warnings(result.summary):
+        warn(warning)
+    if out is not None:
+        if "capture" in result.summary:
+            # The core wrote the captures into `out` during the run.
+            written += sorted(p for p in out.iterdir() if p.suffix in (".pcap", ".pcapng"))
+        fields = {"seed": seed, "overrides": overrides, "unset": list(unsets),
+                  "files": [p.name for p in written]}
+        _remove_stale(out, previous, written)
+        text, source = api.load_scenario(scenario)
+        written.append(write_manifest(out, "run", api.remove_keys(text, unsets, source), source, fields))
+    if as_json:
+        click.echo(result.summary_json())
+        return
+    if as_csv:
+        click.echo(summary_csv(result.summary), nl=False)
+        return
+    console = new_console()
+    print_result(console, result)
+    if written:
+        console.print(f"wrote {len(written)} files to {out}: {', '.join(p.name for p in written)}", markup=False)
+
+
+def _toml_value(raw: str) -> Any:
+    from hosim.scenario import parse_toml_value
+
+    return parse_toml_value(raw)
+
+
+def _remove_stale(out: Path, previous: dict[str, Any] | None, written: Sequence[Path]) -> None:
+    """Files an earlier `hosim run` wrote into ``out`` that this run did not write again."""
+    keep = {p.name for p in written}
+    for name in (previous or {}).get("files", []):
+        if isinstance(name, str) and name not in keep and "/" not in name and name != "manifest.json":
+            (out / name).unlink(missing_ok=True)
+
+
+def _recovery_label(flow: dict[str, Any]) -> str:
+    """The recovery with its rate rule when it is not the classic one, e.g. "sack+prr-ssrb",
+    and "+frto" when F-RTO is on."""
+    label = str(flow.get("recovery"))
+    rate = flow.get("recovery_rate")
+    if rate not in (None, "classic"):
+        label += f"+{rate}"
+    if flow.get("frto"):
+        label += "+frto"
+    return label
+
+
+def print_result(console: Console, result: Result) -> None:
+    from rich.markup import escape
+
+    s = result.summary
+    console.print(
+        f"[bold]{escape(str(s.get('scenario')))}[/]  seed {s.get('seed')}  "
+        f"simulated {fmt_num(s.get('sim_time_s'), 3)} s "
+        f"in {fmt_num(s.get('wall_time_s'), 3)} s ({fmt_num(s.get('events'))} events)"
+    )
+    flows = [
+        [str(f.get("name")), str(f.get("cc")), _recovery_label(f), str(f.get("loss_detection")),
+         fmt_mbps(f.get("goodput_bps")),
+         fmt_mb(f.get("bytes_delivered")), fmt_num(f.get("retransmits")), fmt_num(f.get("timeouts")),
+         fmt_num(f.get("spurious_timeouts")), fmt_num(f.get("fast_recoveries")), fmt_ms(f.get("rtt_mean_s"))]
+        for f in s.get("flows", [])
+    ]
+    print_table(console, "Flows", ["flow", "cc", "recovery", "loss\ndetection", "goodput\n(Mbit/s)", "data\n(MB)",
+                                    "retx", "RTOs", "spurious\nRTOs", "fast\nrec.", "RTT\n(ms)"], flows, numeric_from=4)
+    queues = [
+        [str(q.get("name")), fmt_num(q.get("enqueued")), fmt_num(q.get("dropped")), fmt_num(q.get("marked")),
+         fmt_num(q.get("mean_len_pkts")), fmt_num(q.get("max_len_pkts"))]
+        for q in s.get("queues", [])
+    ]
+    if queues:
+        print_table(console, "Queues", ["queue", "enqueued", "dropped", "marked", "mean len\n(pkts)",
+                                         "max len\n(pkts)"], queues)
+    handovers = s.get("handovers", [])
+    if handovers:
+        extra = sorted({k for h in handovers for k in h} - {"ue", "scheme", "start_s", "end_s"})
+        rows = [
+            [str(h.get("ue")), str(h.get("scheme")), fmt_num(h.get("start_s"), 3), fmt_num(h.get("end_s"), 3),
+             *(fmt_num(h.get(k), 3) for k in extra)]
+            for h in handovers
+        ]
+        print_table(console, "Handovers", ["ue", "scheme", "start\n(s)", "end\n(s)", *extra], rows, numeric_from=2)
+    invariants = s.get("invariants") or {}
+    if invariants:
+        problems = [str(v) for v in invariants.get("violations", [])]
+        problems += [k for k, v in invariants.items() if v is False and k != "ok"]
+        ok = invariants.get("ok", not problems)
+        verdict = "ok" if ok and not problems else "VIOLATED " + "; ".join(problems)
+        console.print(f"invariants: {verdict}", markup=False)
+
+
+@click.command("presets")
+@click.option("--show", metavar="NAME", default=None, help="Print the TOML of preset NAME instead of the list.")
+def presets_command(show: str | None) -> None:
+    """List the presets, or print one with --show."""
+    from hosim.scenario import presets
+
+    entries = presets()
+    if show is not None:
+        for preset in entries:
+            if preset.name == show:
+                click.echo(preset.toml.rstrip("\n"))
+                return
+        raise ScenarioError(f"preset {show}: unknown preset (presets: {', '.join(p.name for p in entries)})")
+    width = max((len(p.name) for p in entries), default=0)
+    for preset in entries:
+        click.echo(f"{preset.name:<{width}}  {preset.description}")

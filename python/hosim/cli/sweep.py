@@ -1,0 +1,116 @@
+"""``hosim sweep SCENARIO``: a grid of overrides times several seeds, in parallel, into a
+resumable campaign directory, and the mean of each grid point over its seeds."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager, nullcontext
+from pathlib import Path
+from typing import Any
+
+import click
+
+from hosim.cli.common import fail, parse_grid, parse_sets, warn_scenario
+from hosim.cli.format import fmt_mbps, fmt_mean_std, fmt_num, new_console, print_table, warn
+from hosim.cli.invocation import command_line
+from hosim.cli.options import check_jobs_or_cluster, runner_options
+from hosim.errors import Interrupted
+
+__all__ = ["sweep_command"]
+
+
+@click.command("sweep")
+@click.argument("scenario")
+@click.option("--grid", multiple=True, metavar="KEY=V1,V2,...",
+              help="Values of one dotted key to sweep, e.g. --grid dumbbell.loss=0,0.01,0.02. Repeatable: "
+                   "the cartesian product of all grids is run.")
+@click.option("--seeds", type=click.IntRange(min=1), required=True, help="Runs per grid point (seeds S..S+N-1).")
+@click.option("--seed-base", type=click.IntRange(min=0), default=1, help="First seed S.")
+@click.option("--set", "sets", multiple=True, metavar="KEY=VALUE",
+              help="Fixed override applied to every run. Repeatable.")
+@runner_options(default_jobs=None)
+@click.option("--unset", "unsets", multiple=True, metavar="KEY",
+              help="Remove a key the scenario sets, before the overrides (e.g. to replace it by a conflicting "
+                   "key). Repeatable.")
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), required=True,
+              help="Directory of the campaign: manifest.json, runs/<key>.json per finished run, and the tables "
+                   "(flows, queues, handovers, runs; parquet and csv). Running the same sweep again resumes it.")
+@click.option("--force", is_flag=True,
+              help="Write into --out even if it holds other files or a different sweep (whose runs are dropped).")
+@click.option("--csv", "as_csv", is_flag=True, help="Print the mean ± std table as CSV on stdout.")
+@click.option("--quiet", is_flag=True, help="No progress bar (it is also off when stdout is not a terminal).")
+def sweep_command(scenario: str, grid: tuple[str, ...], seeds: int, seed_base: int, sets: tuple[str, ...],
+                  unsets: tuple[str, ...], jobs: int | None, cluster: str | None, cache_dir: Path | None,
+                  no_cache: bool, out: Path, force: bool, as_csv: bool, quiet: bool) -> None:
+    """Run a grid of overrides times several seeds, in parallel, into a resumable directory.
+
+    Every combination of the --grid values is run with seeds S..S+N-1 (traces off). Grid values
+    are checked before any run starts. Each run is kept in --out as it finishes; Ctrl-C stops
+    at once (exit 130) and the same command resumes. At the end each table of the run summary
+    goes to <table>.parquet and <table>.csv: flows, queues, handovers (one row per element) and
+    runs (one row per run), each starting with the grid keys and seed and ending with the
+    scenario and the --set values; results.parquet/.csv repeat the flows. The mean ± standard
+    deviation over seeds per grid point is printed. Runs found in the result cache are not run
+    again. --cluster runs them on Dask workers instead of local processes (same tables)."""
+    from hosim.campaign import local_executor, run_campaign
+    from hosim.runner import ResultCache, available_cores, progress_bar
+    from hosim.scenario import parse_toml_value, toml_literal
+    from hosim.sweep import plan_sweep, summary_table
+
+    check_jobs_or_cluster(cluster)
+    values = parse_grid(grid)
+    fixed = {key: parse_toml_value(raw) for key, raw in parse_sets(sets)}
+    for key in fixed.keys() & values.keys():
+        fail(f"{key}: given both in --set and --grid")
+    warn_scenario(scenario, list(fixed.items()) + [(k, v) for k, vs in values.items() for v in vs], unsets)
+    plan = plan_sweep(scenario, values, seeds, seed_base=seed_base, overrides=fixed, unset=unsets)
+    cache = ResultCache.from_env(cache_dir, enabled=not no_cache)
+    labels = {"scenario": plan.source,
+              **{k: v if isinstance(v, (bool, int, float, str)) else toml_literal(v) for k, v in fixed.items()}}
+    jobs = available_cores() if jobs is None else jobs
+    # The local workers start (forked, while this process has one thread) before the progress bar's thread.
+    executor = None if cluster else local_executor(jobs, len(plan.tasks)).start()
+    with _interrupted_before_any_run(), executor or nullcontext(), progress_bar("sweep", not quiet) as progress:
+        campaign = run_campaign(plan, out, seeds=seeds, seed_base=seed_base, unset=unsets, jobs=jobs, cluster=cluster,
+                                cache=cache, force=force, progress=progress, command_line=command_line(), warn=warn,
+                                label_columns=labels, executor=executor)
+    result = campaign.result
+    flows = result.data["flows"]
+    delivered = flows.columns.get("bytes_delivered", [])
+    empty = [i for i, value in enumerate(delivered) if value == 0]
+    if empty:
+        first = {name: cells[empty[0]] for name, cells in flows.columns.items()}
+        warn(f"{len(empty)} flow rows delivered no data (first: flow {first['flow']}, seed {first['seed']}"
+              + "".join(f", {k}={first[k]}" for k in values) + ")")
+    stats = summary_table(flows.columns, list(values))
+    if as_csv:
+        click.echo(stats.csv_text(), nl=False)
+        return
+    console = new_console()
+    print_table(console, *_sweep_table(stats.records(), list(values)))
+    console.print(f"{len(result.data['runs'])} runs ({campaign.resumed} resumed from {out}, {campaign.ran} run now), "
+                  f"{len(flows)} flow rows; wrote runs/, manifest.json and the tables "
+                  f"({', '.join(sorted({p.stem for p in campaign.written}))}; .parquet and .csv) to {out}",
+                  markup=False)
+
+
+@contextmanager
+def _interrupted_before_any_run() -> Iterator[None]:
+    """Ctrl-C before the campaign started running (while the grid is validated): one line, 130.
+    Once runs have started, ``run_campaign`` reports what it kept."""
+    try:
+        yield
+    except KeyboardInterrupt:
+        raise Interrupted("before any run started; nothing was kept") from None
+
+
+def _sweep_table(stats: list[dict[str, Any]], keys: list[str]) -> tuple[str, list[str], list[list[str]], int]:
+    rows = [
+        [*(str(row[k]) for k in keys), fmt_num(row["runs"]),
+         fmt_mean_std(row["goodput_bps_mean"], row["goodput_bps_std"], fmt_mbps),
+         fmt_mean_std(row["retransmits_mean"], row["retransmits_std"]),
+         fmt_mean_std(row["timeouts_mean"], row["timeouts_std"])]
+        for row in stats
+    ]
+    headers = [*keys, "runs", "goodput, all flows\n(Mbit/s)", "retransmits", "timeouts"]
+    return "Mean ± std over seeds", headers, rows, len(keys)
