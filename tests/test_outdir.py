@@ -93,6 +93,23 @@ def test_run_out_refuses_a_foreign_directory_before_running(hosim_cli, tmp_path)
 
 
 @pytest.mark.native
+def test_run_out_refuses_the_directory_of_another_scenarios_run_naming_both(hosim_cli, tmp_path):
+    out = tmp_path / "o"
+    three_s = ("--set", "duration_s=3", "--no-traces", "--out", str(out))
+    assert hosim_cli("run", "lte-x2", *three_s).returncode == 0
+    earlier = (out / "summary.json").read_text()
+    proc = hosim_cli("run", "fcp", *three_s)
+    assert proc.returncode == 2 and proc.stdout == ""
+    [line] = proc.stderr.splitlines()
+    assert "preset lte-x2" in line and "preset fcp" in line and "--force" in line
+    assert (out / "summary.json").read_text() == earlier
+    forced = hosim_cli("run", "fcp", *three_s, "--force")
+    assert forced.returncode == 0, forced.stderr
+    assert json.loads((out / "manifest.json").read_text())["scenario"] == "preset fcp"
+    assert hosim_cli("run", "fcp", *three_s, "--set", "fcp.handovers=false").returncode == 0  # same scenario
+
+
+@pytest.mark.native
 def test_run_out_unwritable_exits_2_without_running(hosim_cli, tmp_path):
     (tmp_path / "file").write_text("x")
     proc = hosim_cli("run", "dumbbell", "--out", str(tmp_path / "file" / "out"))  # a 60 s run if it started

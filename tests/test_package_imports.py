@@ -5,7 +5,10 @@ functions too), and no module takes names from the package's ``__init__``, which
 from __future__ import annotations
 
 import ast
+import sys
 from pathlib import Path
+
+import pytest
 
 import hosim
 
@@ -82,3 +85,14 @@ def test_no_module_imports_from_the_package_init():
 def test_the_cycle_finder_finds_a_cycle():
     assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
     assert cycles({"a": {"b"}, "b": set()}) == []
+
+
+@pytest.mark.skipif(sys.version_info < (3, 11), reason="tomllib")
+def test_architecture_md_says_what_mypy_checks():
+    import tomllib
+
+    root = Path(__file__).resolve().parents[1]
+    files = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["mypy"]["files"]
+    doc = " ".join((root / "docs" / "architecture.md").read_text(encoding="utf-8").split())
+    assert files == ["python/hosim"]
+    assert "(strict on the whole package, `python/hosim`)" in doc

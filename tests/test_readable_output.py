@@ -139,6 +139,18 @@ def test_run_warns_on_stderr_without_changing_the_exit_code(hosim_cli):
     assert quiet.stderr == ""
 
 
+@pytest.mark.native
+@pytest.mark.parametrize("command", [("run", "dumbbell", *SHORT),
+                                     ("sweep", "dumbbell", *SHORT, "--seeds", "1", "--out", "{tmp}")])
+def test_a_rejected_implausible_value_gets_its_error_line_only(hosim_cli, tmp_path, command):
+    args = [a.replace("{tmp}", str(tmp_path / "s")) for a in command]
+    key = "--grid" if command[0] == "sweep" else "--set"
+    proc = hosim_cli(*args, key, "dumbbell.bottleneck_delay_s=1.9e10")
+    assert proc.returncode == 2
+    [line] = proc.stderr.splitlines()
+    assert line.startswith("hosim: error: ") and "dumbbell.bottleneck_delay_s" in line
+
+
 # --- --unset ---------------------------------------------------------------------------------
 
 

@@ -101,10 +101,11 @@ def validate_plan(plan: SweepPlan) -> None:
             validate_task(task, plan.describe)
 
 
-def validate_task(task: Task, describe: Callable[[Task], str]) -> None:
+def validate_task(task: Task, describe: Callable[[Task], str] | None = None) -> None:
     """Run ``task`` with ``duration_s`` shortened to almost nothing. A check that ties another
     key to ``duration_s`` ("must be before the end of the run, got 2.3") is retried with a
-    duration just past the value it names, as long as that is within the scenario's own."""
+    duration just past the value it names, as long as that is within the scenario's own. The
+    ``ScenarioError`` of an invalid task ends with `` (describe(task))`` when ``describe`` is given."""
     import hosim._native as _native
 
     real = _duration_s(task)
@@ -118,7 +119,7 @@ def validate_task(task: Task, describe: Callable[[Task], str]) -> None:
             message = str(exc)
             got = _GOT.search(message)
             if duration is None or "duration_s" not in message or got is None or real is None:
-                raise ScenarioError(f"{message} ({describe(task)})") from None
+                raise ScenarioError(message if describe is None else f"{message} ({describe(task)})") from None
             needed = float(got.group(1)) + 0.01
             duration = needed if needed < real else None  # else: the real duration decides
 

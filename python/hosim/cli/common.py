@@ -9,10 +9,9 @@ from typing import Any, NoReturn
 
 import click
 
-from hosim.cli.format import warn
 from hosim.cli.invocation import command_line
 
-__all__ = ["fail", "parse_grid", "parse_sets", "split_top_level", "warn_scenario", "write_manifest"]
+__all__ = ["fail", "parse_grid", "parse_sets", "scenario_warnings", "split_top_level", "write_manifest"]
 
 
 def fail(message: str) -> NoReturn:
@@ -70,10 +69,12 @@ def split_top_level(text: str) -> list[str]:
     return parts
 
 
-def warn_scenario(scenario: str, overrides: Sequence[tuple[str, Any]], unsets: Sequence[str]) -> None:
-    """Warn about implausible values in the scenario (file, preset or text) and the overrides;
-    a scenario that cannot be read is left to the run to report."""
-    from hosim.checks import scenario_warnings
+def scenario_warnings(scenario: str, overrides: Sequence[tuple[str, Any]], unsets: Sequence[str]) -> list[str]:
+    """The warnings about implausible values in the scenario (file, preset or text) and the
+    overrides; a scenario that cannot be read is left to the run to report. The caller prints
+    them once the scenario is known to be valid: a value the core rejects gets its error line
+    only, not a "did you mean" warning before it."""
+    from hosim.checks import scenario_warnings as warnings_of
     from hosim.scenario import load_scenario, toml_loads
 
     loads = toml_loads()
@@ -89,8 +90,7 @@ def warn_scenario(scenario: str, overrides: Sequence[tuple[str, Any]], unsets: S
                 table = table.get(part, {}) if isinstance(table, dict) else {}
             if isinstance(table, dict):
                 table.pop(leaf, None)
-    for warning in scenario_warnings(document, overrides):
-        warn(warning)
+    return warnings_of(document, overrides)
 
 
 def write_manifest(out: Path, command: str, text: str, source: str, fields: Mapping[str, Any]) -> Path:

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from hosim.cli.common import fail, parse_sets, warn_scenario, write_manifest
+from hosim.cli.common import fail, parse_sets, scenario_warnings, write_manifest
 from hosim.cli.format import fmt_mb, fmt_mbps, fmt_ms, fmt_num, new_console, print_table, summary_csv, warn
 from hosim.errors import ScenarioError
 
@@ -59,14 +59,20 @@ def run_command(
     if as_json and as_csv:
         fail("--json and --csv: choose one")
     overrides = parse_sets(sets)
-    warn_scenario(scenario, [(k, _toml_value(v)) for k, v in overrides], unsets)
     if (pcap or pcap_format) and out is None:
         fail("--pcap needs --out DIR: the packet captures are written into DIR")
+    warnings = scenario_warnings(scenario, [(k, _toml_value(v)) for k, v in overrides], unsets)
+    if warnings:
+        _validate(scenario, seed, overrides, unsets)  # a rejected value: its error line only
+    for warning in warnings:
+        warn(warning)
     from hosim.outdir import missing_dirs, prepare_output, remove_if_empty
 
     created = missing_dirs(out) if out is not None else []
     # OutputError is a ValueError: exit 2, one line, before anything runs.
     previous = prepare_output(out, "run", force) if out is not None else None
+    if out is not None and previous is not None and not force:
+        _check_same_scenario(out, previous, api.load_scenario(scenario)[1])
     links = [name.strip() for name in pcap.split(",") if name.strip()] if pcap else None
     capture = api.Capture(out, links, pcap_format) if out is not None else None
     written: list[Path] = []
@@ -104,6 +110,29 @@ def run_command(
     print_result(console, result)
     if written:
         console.print(f"wrote {len(written)} files to {out}: {', '.join(p.name for p in written)}", markup=False)
+
+
+def _validate(scenario: str, seed: int | None, overrides: Sequence[tuple[str, str]], unsets: Sequence[str]) -> None:
+    """Build the scenario with its overrides and run it for a moment: a ``ScenarioError`` (one
+    line, exit 2) if the core rejects it."""
+    from hosim.campaign import validate_task
+    from hosim.runner import Task
+    from hosim.scenario import load_scenario, remove_keys
+
+    text, source = load_scenario(scenario)
+    validate_task(Task(remove_keys(text, unsets, source), seed, tuple(overrides), source))
+
+
+def _check_same_scenario(out: Path, previous: dict[str, Any], source: str) -> None:
+    """Refuse (one line, exit 2) to replace an earlier ``hosim run`` of another scenario."""
+    from hosim.outdir import OutputError
+
+    earlier = previous.get("scenario")
+    if isinstance(earlier, str) and earlier != source:
+        raise OutputError(
+            f"--out {out}: holds an earlier `hosim run` of {earlier}, not of {source}; choose a new "
+            "directory, or pass --force to replace it"
+        )
 
 
 def _toml_value(raw: str) -> Any:

@@ -10,7 +10,7 @@ from typing import Any
 
 import click
 
-from hosim.cli.common import fail, parse_grid, parse_sets, warn_scenario
+from hosim.cli.common import fail, parse_grid, parse_sets, scenario_warnings
 from hosim.cli.format import fmt_mbps, fmt_mean_std, fmt_num, new_console, print_table, warn
 from hosim.cli.invocation import command_line
 from hosim.cli.options import check_jobs_or_cluster, runner_options
@@ -52,7 +52,7 @@ def sweep_command(scenario: str, grid: tuple[str, ...], seeds: int, seed_base: i
     scenario and the --set values; results.parquet/.csv repeat the flows. The mean ± standard
     deviation over seeds per grid point is printed. Runs found in the result cache are not run
     again. --cluster runs them on Dask workers instead of local processes (same tables)."""
-    from hosim.campaign import local_executor, run_campaign
+    from hosim.campaign import local_executor, run_campaign, validate_plan
     from hosim.runner import ResultCache, available_cores, progress_bar
     from hosim.scenario import parse_toml_value, toml_literal
     from hosim.sweep import plan_sweep, summary_table
@@ -62,8 +62,14 @@ def sweep_command(scenario: str, grid: tuple[str, ...], seeds: int, seed_base: i
     fixed = {key: parse_toml_value(raw) for key, raw in parse_sets(sets)}
     for key in fixed.keys() & values.keys():
         fail(f"{key}: given both in --set and --grid")
-    warn_scenario(scenario, list(fixed.items()) + [(k, v) for k, vs in values.items() for v in vs], unsets)
+    warnings = scenario_warnings(scenario, list(fixed.items()) + [(k, v) for k, vs in values.items() for v in vs],
+                                 unsets)
     plan = plan_sweep(scenario, values, seeds, seed_base=seed_base, overrides=fixed, unset=unsets)
+    if warnings:
+        with _interrupted_before_any_run():
+            validate_plan(plan)  # a rejected value gets its error line only, no warning before it
+    for warning in warnings:
+        warn(warning)
     cache = ResultCache.from_env(cache_dir, enabled=not no_cache)
     labels = {"scenario": plan.source,
               **{k: v if isinstance(v, (bool, int, float, str)) else toml_literal(v) for k, v in fixed.items()}}
