@@ -4,6 +4,9 @@ committed in docs/reproductions (quick versions only)."""
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -72,6 +75,36 @@ def test_comparison_flags_a_changed_number_and_exits_1(capsys):
 #: whether the package runs from the source tree or from an installed copy (as in CI).
 DOCS = Path(__file__).resolve().parents[1] / "docs" / "reproductions"
 needs_docs = pytest.mark.skipif(not (DOCS / "data").is_dir(), reason="docs/reproductions not beside the tests")
+
+
+@needs_docs
+def test_the_package_ships_the_committed_numbers_equal_to_docs_reproductions():
+    import hosim
+    from hosim.reproduce.common import COMMITTED, COMMITTED_FILES
+
+    assert Path(hosim.__file__).resolve().parent in COMMITTED.parents  # package data, not the checkout's
+    for relative in COMMITTED_FILES:
+        assert (COMMITTED / relative).read_bytes() == (DOCS / relative).read_bytes(), (
+            f"copy docs/reproductions/{relative} to python/hosim/reproduce/committed/{relative}")
+
+
+@pytest.mark.native
+def test_check_works_from_a_copy_of_the_package_outside_the_checkout(tmp_path):
+    # An installed package has no docs/ beside it: the committed numbers must come with it.
+    import shutil
+
+    import hosim
+
+    site = tmp_path / "site"
+    shutil.copytree(Path(hosim.__file__).resolve().parent, site / "hosim",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    env = {k: v for k, v in os.environ.items() if k not in ("HOSIM_DEBUG", "PYTHONPATH")}
+    work = tmp_path / "elsewhere"
+    work.mkdir()
+    proc = subprocess.run([sys.executable, "-m", "hosim.cli", "reproduce", "inter-rat", "--check"],
+                          capture_output=True, text=True, cwd=work, env={**env, "PYTHONPATH": str(site)}, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert "all " in proc.stdout and str(site / "hosim" / "reproduce" / "committed") in proc.stdout
 
 
 @pytest.mark.native

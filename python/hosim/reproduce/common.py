@@ -21,6 +21,7 @@ from hosim.runner import Progress
 
 __all__ = [
     "COMMITTED",
+    "COMMITTED_FILES",
     "Comparison",
     "default_out",
     "out_options",
@@ -36,8 +37,19 @@ __all__ = [
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-#: ``docs/reproductions`` of the source checkout this package runs from (absent when installed).
-COMMITTED = Path(__file__).resolve().parents[3] / "docs" / "reproductions"
+#: The committed numbers that ``--check`` compares with, shipped in the package: copies of the
+#: files of ``docs/reproductions`` that the checks read (``COMMITTED_FILES``), kept equal to them
+#: by ``tests/test_reproduce_outputs.py``.
+COMMITTED = Path(__file__).resolve().parent / "committed"
+
+#: The files under ``COMMITTED``, by their path relative to ``docs/reproductions``.
+COMMITTED_FILES = (
+    "data/drop-or-forward-100M.json",
+    "data/inter-rat-linux.json",
+    "data/inter-rat.json",
+    "data/lte-intra-handover.json",
+    "figures/hsdpa-results.json",
+)
 
 
 def default_out(paper: str, base: Path | None = None) -> Path:
@@ -72,7 +84,7 @@ def output_options(paper: str) -> Callable[[F], F]:
     def decorate(command: F) -> F:
         command = click.option(
             "--against", type=click.Path(file_okay=False, path_type=Path), default=None,
-            show_default="docs/reproductions of this source checkout",
+            show_default="the committed numbers shipped with hosim (those of docs/reproductions)",
             help="With --check: the directory holding the committed data/ (and figures/).")(command)
         command = click.option(
             "--check", is_flag=True,
@@ -268,8 +280,8 @@ def committed_file(against: Path | None, relative: str) -> tuple[Path, Any]:
     try:
         return path, json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
-        raise click.ClickException(
-            f"{path}: no committed numbers there (run from a source checkout, or pass --against DIR)") from None
+        raise click.ClickException(f"{path}: no committed numbers there (--against DIR: a directory that holds "
+                                   f"{relative}, such as docs/reproductions of a source checkout)") from None
 
 
 def _same(a: Any, b: Any, rel_tol: float) -> bool:
