@@ -37,9 +37,9 @@ def test_figure_table_sets_paper_and_hosim_side_by_side():
 def test_a_short_bicasting_run_reports_its_handover():
     with inter_rat.Runner() as runner:
         points = inter_rat.grid(runner, [("1->1, 10 ms", 1, 1, 0.01)], schemes=("bicasting",),
-                                **{"inter_rat.ftp_start_s": 0.5, "inter_rat.handover_at_s": 3.0,
-                                   "inter_rat.pre_window_s": 1.0, "duration_s": 8.0,
-                                   "inter_rat.file_bytes": 0})
+                                extra={"inter_rat.ftp_start_s": 0.5, "inter_rat.handover_at_s": 3.0,
+                                       "inter_rat.pre_window_s": 1.0, "duration_s": 8.0,
+                                       "inter_rat.file_bytes": 0})
     p = points["1->1, 10 ms|155M|bicasting"]
     assert p["lost_in_source_packets"] > 0 and p["bicast_copies"] > 0
 

@@ -156,3 +156,73 @@ def test_progress_adds_up_the_batches_of_a_reproduction():
     totals = BatchTotals()
     reports = [(1, 3), (2, 3), (3, 3), (2, 2), (1, 4), (4, 4)]  # a batch of 3, of 2 (cache hits), of 4
     assert [totals.update(*r) for r in reports] == [(1, 3), (2, 3), (3, 3), (5, 5), (6, 9), (9, 9)]
+
+
+# --- --set, --unset, --profile and what report.md says was run --------------------------------
+
+
+@pytest.mark.parametrize("paper", sorted(REPRODUCTIONS))
+def test_every_reproduction_takes_set_unset_and_profile(paper, capsys):
+    assert main(["reproduce", paper, "--help"]) == 0
+    out = capsys.readouterr().out
+    assert "--set KEY=VALUE" in out and "--unset KEY" in out and "--profile" in out
+
+
+@pytest.fixture
+def recorded_tasks(monkeypatch):
+    """The tasks every runner of the command was given (the runs still happen)."""
+    from hosim.reproduce import common
+    from hosim.runner import Runner
+
+    tasks = []
+    original = Runner.summaries
+
+    def record(self, batch, *args, **kwargs):
+        tasks.extend(batch)
+        return original(self, batch, *args, **kwargs)
+
+    monkeypatch.setattr(Runner, "summaries", record)
+    yield tasks
+    for state in (common.SET_OVERRIDES, common.PROFILE_OVERRIDES, common.CONTESTED):
+        state.clear()
+    common.UNSET_KEYS.clear()
+
+
+@pytest.mark.native
+def test_set_and_unset_reach_every_run_and_the_report_and_manifest_say_so(tmp_path, recorded_tasks, capsys):
+    import tomllib
+
+    out = tmp_path / "v"
+    args = ["reproduce", "vertical-handoff", "--quick", "--out", str(out), "--set", "tcp.min_rto_s=0.5",
+            "--unset", "vertical.mode"]
+    assert main(args) == 0, capsys.readouterr().err
+    assert len(recorded_tasks) >= 4
+    for task in recorded_tasks:
+        assert ("tcp.min_rto_s", "0.5") in task.overrides
+        assert "mode" not in tomllib.loads(task.scenario)["vertical"]
+    report = (out / "report.md").read_text()
+    head = report.split("## ")[0]
+    assert "- overrides (--set): `tcp.min_rto_s = 0.5`" in head and "- keys removed (--unset): `vertical.mode`" in head
+    assert "- TCP profile: the preset's" in head and "- seeds: 1" in head and "- version: hosim " in head
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["overrides"] == {"tcp.min_rto_s": 0.5} and manifest["unset"] == ["vertical.mode"]
+    assert manifest["profile"] is None
+
+
+@pytest.mark.native
+def test_a_set_key_the_experiment_varies_keeps_its_values_and_is_reported(tmp_path, recorded_tasks, capsys):
+    out = tmp_path / "v"
+    args = ["reproduce", "vertical-handoff", "--quick", "--out", str(out), "--set", "vertical.adaptation=clah"]
+    assert main(args) == 0
+    adaptations = {dict(t.overrides)["vertical.adaptation"] for t in recorded_tasks}
+    assert {'"none"', '"clah"', '"freeze"'} <= adaptations  # the experiment's variable, not the --set value
+    err = capsys.readouterr().err
+    assert "hosim: warning: --set vertical.adaptation: some runs of the experiment set" in err
+    assert "kept by the experiment where it varies them: `vertical.adaptation`" in (out / "report.md").read_text()
+
+
+@pytest.mark.parametrize("option", [["--set", "tcp.cc=cubic"], ["--unset", "tcp.cc"]])
+def test_check_refuses_set_and_unset_with_one_line(option, capsys):
+    assert main(["reproduce", "lte-x2", "--check", *option]) == 2
+    [line] = capsys.readouterr().err.splitlines()
+    assert line.startswith("hosim: error: --check compares with the committed numbers")

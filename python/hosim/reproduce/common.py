@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 import math
 import sys
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,20 +17,26 @@ from typing import Any, TypeVar
 import click
 
 from hosim.outdir import atomic_write, atomic_write_text, prepare_output, write_manifest
-from hosim.runner import Progress
+from hosim.runner import Progress, Task
+from hosim.scenario import toml_literal
 
 __all__ = [
     "COMMITTED",
     "COMMITTED_FILES",
     "Comparison",
+    "change_options",
+    "changes_record",
     "default_out",
     "out_options",
     "output_options",
     "prepare",
-    "profile_option",
-    "with_profile",
+    "preset_task",
+    "preset_text",
     "progress_on_stderr",
+    "refuse_changes_with_check",
+    "run_preset",
     "save_figure",
+    "with_profile",
     "write_json",
     "write_report",
 ]
@@ -97,28 +103,125 @@ def output_options(paper: str) -> Callable[[F], F]:
 
 #: ``tcp.*`` overrides every run of the current reproduction takes (``--profile``).
 PROFILE_OVERRIDES: dict[str, Any] = {}
+#: ``--set KEY=VALUE`` of the current reproduction: applied to every run, after the profile.
+SET_OVERRIDES: dict[str, Any] = {}
+#: ``--unset KEY`` of the current reproduction: removed from the preset of every run.
+UNSET_KEYS: list[str] = []
+#: The ``--set`` keys that a run of the reproduction sets itself to another value (it varies
+#: them): there the experiment's value wins. Reported in report.md and on stderr.
+CONTESTED: set[str] = set()
 
 PROFILES = ("ns2", "rfc", "ns3", "linux")
 
 
-def profile_option(command: F) -> F:
-    """``--profile NAME``: run every experiment with ``tcp.profile = NAME`` instead of the
-    preset's (the keys the preset sets explicitly still win, see docs/tcp.md)."""
+def change_options(command: F) -> F:
+    """``--profile NAME``, ``--set KEY=VALUE`` and ``--unset KEY``: changes every run of the
+    reproduction takes, recorded in its manifest and at the top of its report.md. The profile
+    sets ``tcp.profile`` (the keys the preset sets explicitly still win, see docs/tcp.md); a
+    ``--set`` value wins over the preset's and the profile's, but not over a key the experiment
+    itself sets in a run (the variable it varies); ``--unset`` removes a key from the preset."""
 
-    def remember(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    # Each callback sets its own state (click calls them in the order the options were given);
+    # when the command's Context closes, everything is forgotten: the next command, or a direct
+    # call of a reproduction's functions, starts without them.
+    def remember_profile(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
         PROFILE_OVERRIDES.clear()
+        ctx.call_on_close(forget_changes)
         if value is not None:
             PROFILE_OVERRIDES["tcp.profile"] = value
         return value
 
+    def remember_sets(ctx: click.Context, param: click.Parameter, value: tuple[str, ...]) -> tuple[str, ...]:
+        from hosim.cli.common import parse_sets
+        from hosim.scenario import parse_toml_value
+
+        SET_OVERRIDES.clear()
+        CONTESTED.clear()
+        ctx.call_on_close(forget_changes)
+        SET_OVERRIDES.update({key: parse_toml_value(raw) for key, raw in parse_sets(value)})
+        return value
+
+    def remember_unsets(ctx: click.Context, param: click.Parameter, value: tuple[str, ...]) -> tuple[str, ...]:
+        UNSET_KEYS[:] = list(value)
+        ctx.call_on_close(forget_changes)
+        return value
+
+    command = click.option(
+        "--unset", "unsets", multiple=True, metavar="KEY", callback=remember_unsets, expose_value=False,
+        help="Remove a key the preset sets, in every run (e.g. to replace it by a conflicting key). Repeatable.",
+    )(command)
+    command = click.option(
+        "--set", "sets", multiple=True, metavar="KEY=VALUE", callback=remember_sets, expose_value=False,
+        help="Override a scenario value in every run, e.g. --set tcp.cc=cubic (a key the experiment varies keeps "
+             "its values). Repeatable.",
+    )(command)
     return click.option(
-        "--profile", type=click.Choice(PROFILES), default=None, callback=remember, expose_value=False,
+        "--profile", type=click.Choice(PROFILES), default=None, callback=remember_profile, expose_value=False,
         show_default="the preset's", help="TCP profile of every run (a key the preset sets still wins).")(command)
 
 
+def forget_changes() -> None:
+    """Clear ``--profile``, ``--set`` and ``--unset`` (and what was contested)."""
+    for state in (PROFILE_OVERRIDES, SET_OVERRIDES, CONTESTED):
+        state.clear()
+    UNSET_KEYS.clear()
+
+
+def changed() -> bool:
+    """Whether the current reproduction runs with ``--set`` or ``--unset`` (its numbers are then
+    not the committed ones)."""
+    return bool(SET_OVERRIDES or UNSET_KEYS)
+
+
+def refuse_changes_with_check() -> None:
+    """``--check`` compares with numbers made without ``--set``/``--unset``: a usage error."""
+    if changed():
+        raise click.UsageError("--check compares with the committed numbers, which were made without --set and "
+                               "--unset: leave them out, or run without --check")
+
+
 def with_profile(overrides: dict[str, Any]) -> dict[str, Any]:
-    """``overrides`` with the ``--profile`` override added (``overrides`` unchanged if none)."""
-    return {**PROFILE_OVERRIDES, **overrides} if PROFILE_OVERRIDES else overrides
+    """``overrides`` (a run's own keys) with the ``--profile`` and ``--set`` overrides under
+    them (``overrides`` unchanged if there are none)."""
+    if not PROFILE_OVERRIDES and not SET_OVERRIDES:
+        return overrides
+    CONTESTED.update(k for k, v in SET_OVERRIDES.items() if k in overrides and overrides[k] != v)
+    return {**PROFILE_OVERRIDES, **SET_OVERRIDES, **overrides}
+
+
+def preset_text(name: str, unset: Sequence[str] = ()) -> tuple[str, str]:
+    """The preset's TOML text and its label, without the ``--unset`` keys (then ``unset``)."""
+    from hosim.scenario import load_scenario, remove_keys
+
+    text, source = load_scenario(name)
+    keys = [*UNSET_KEYS, *unset]
+    return (remove_keys(text, keys, source) if keys else text), source
+
+
+def preset_task(name: str, seed: int | None, overrides: Mapping[str, Any], unset: Sequence[str] = ()) -> Task:
+    """A run of preset ``name`` with the reproduction's changes (``with_profile``, ``--unset``)."""
+    from hosim.scenario import override_pairs
+
+    text, source = preset_text(name, unset)
+    return Task(text, seed, tuple(override_pairs(with_profile(dict(overrides)))), source)
+
+
+def run_preset(name: str, seed: int | None, overrides: Mapping[str, Any], traces: bool = True,
+               capture: Any = None) -> Any:
+    """``hosim.api.run`` of preset ``name`` with the reproduction's changes; a ``Result``."""
+    from hosim.api import run_text
+    from hosim.scenario import override_pairs
+
+    text, source = preset_text(name)
+    return run_text(text, source, seed=seed, overrides=override_pairs(with_profile(dict(overrides))),
+                    traces=traces, capture=capture)
+
+
+def changes_record() -> dict[str, Any]:
+    """What every run was changed by, as the manifest records it."""
+    return {"profile": PROFILE_OVERRIDES.get("tcp.profile"),
+            "overrides": {k: SET_OVERRIDES[k] for k in sorted(SET_OVERRIDES)},
+            "unset": list(UNSET_KEYS), "overridden_by_the_experiment": sorted(CONTESTED)}
 
 
 def prepare(paper: str, out: Path | None, force: bool) -> Path:
@@ -129,10 +232,16 @@ def prepare(paper: str, out: Path | None, force: bool) -> Path:
 
 
 def finish(paper: str, out: Path, seeds: int, command_line: Sequence[str]) -> None:
+    """The manifest: the command, hosim's version, the seeds, the changes every run took
+    (``changes_record``) and the command line; a warning for each contested ``--set`` key."""
+    from hosim.cli.format import warn
     from hosim.runner import core_version
 
+    for key in sorted(CONTESTED):
+        warn(f"--set {key}: some runs of the experiment set {key} themselves (it is what they vary); "
+             "there their value was used")
     write_manifest(out, {"command": f"reproduce {paper}", "hosim": core_version(), "seeds": seeds,
-                         "command_line": list(command_line)})
+                         **changes_record(), "command_line": list(command_line)})
 
 
 def save_figure(figure: Any, path: Path, **savefig: Any) -> Path:
@@ -150,10 +259,12 @@ def write_json(path: Path, data: Any, **dumps: Any) -> Path:
     return atomic_write_text(path, json.dumps(data, **dumps) + "\n")
 
 
-def write_report(out: Path, title: str, intro: str, sections: Sequence[tuple[str, str, Sequence[Path]]]) -> Path:
-    """``report.md``: per section a heading, a Markdown table (hosim's numbers beside the
-    paper's) and the figures, linked relative to ``out``."""
-    lines = [f"# {title}", "", intro, ""]
+def write_report(out: Path, title: str, intro: str, sections: Sequence[tuple[str, str, Sequence[Path]]],
+                 seeds: str) -> Path:
+    """``report.md``: what was run (``run_description``), then per section a heading, a
+    Markdown table (hosim's numbers beside the paper's) and the figures, linked relative to
+    ``out``. ``seeds``: the seeds, in words (``"1-5 per Table I cell"``)."""
+    lines = [f"# {title}", "", *run_description(seeds), "", intro, ""]
     for heading, table, figures in sections:
         lines += [f"## {heading}", ""]
         if table:
@@ -161,6 +272,30 @@ def write_report(out: Path, title: str, intro: str, sections: Sequence[tuple[str
         for figure in figures:
             lines += [f"![{figure.stem}]({figure.relative_to(out).as_posix()})", ""]
     return atomic_write_text(out / "report.md", "\n".join(lines))
+
+
+def run_description(seeds: str) -> list[str]:
+    """The lines at the top of report.md that say how it was made: the profile, the overrides
+    (``--set``, ``--unset``, and the keys the experiment kept for itself), the seeds, the
+    version of hosim and its core, and the command line."""
+    from hosim.cli.invocation import command_line
+    from hosim.runner import core_version
+
+    profile = PROFILE_OVERRIDES.get("tcp.profile")
+    profile_text = f"`{profile}` (--profile)" if profile else "the preset's"
+    sets = ", ".join(f"`{k} = {toml_literal(v)}`" for k, v in sorted(SET_OVERRIDES.items())) or "none"
+    lines = [
+        "**What was run.**",
+        "",
+        f"- TCP profile: {profile_text}",
+        f"- overrides (--set): {sets}",
+        f"- keys removed (--unset): {', '.join(f'`{k}`' for k in UNSET_KEYS) or 'none'}",
+    ]
+    if CONTESTED:
+        lines.append(f"- kept by the experiment where it varies them: {', '.join(f'`{k}`' for k in sorted(CONTESTED))}")
+    lines += [f"- seeds: {seeds}", f"- version: {core_version()}",
+              f"- command: `{' '.join(command_line())}`"]
+    return lines
 
 
 @contextmanager

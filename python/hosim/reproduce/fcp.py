@@ -30,19 +30,21 @@ from hosim.cli.options import runner_from_options, runner_options
 from hosim.models import cohen_levin
 from hosim.reproduce.common import (
     Comparison,
+    change_options,
     ci95_half_width,
     committed_file,
     finish,
     output_options,
     prepare,
-    profile_option,
+    preset_task,
     progress_on_stderr,
+    refuse_changes_with_check,
     save_figure,
     with_profile,
     write_json,
     write_report,
 )
-from hosim.runner import Runner, Task, make_task
+from hosim.runner import Runner, Task
 
 PRESET = "fcp"
 SCHEMES = ("drop", "forward", "rearrange")
@@ -181,7 +183,7 @@ def simulate_points(
     returns per point the mean over seeds of the flows' mean throughput fraction (and more)."""
     extra = dict(extra or {})
     overrides = [point_overrides(*spec, extra) for spec in specs]
-    tasks = [make_task(PRESET, seed, o) for o in overrides for seed in range(1, seeds + 1)]
+    tasks = [preset_task(PRESET, seed, o) for o in overrides for seed in range(1, seeds + 1)]
     summaries = runner.summaries(tasks, describe=_describe)
     out = []
     for i, ((setting, recovery, scheme, delta_rtt), o) in enumerate(zip(specs, overrides)):
@@ -222,7 +224,7 @@ def no_handover_inputs(
     """
     runner = Runner() if runner is None else runner
     overrides = {**with_profile({}), **(overrides or {}), "fcp.handovers": False}
-    tasks = [make_task(scenario, seed, overrides) for seed in range(1, seeds + 1)]
+    tasks = [preset_task(scenario, seed, overrides) for seed in range(1, seeds + 1)]
     return cohen_levin.no_handover_inputs_from_summaries(runner.summaries(tasks))
 
 
@@ -432,7 +434,8 @@ def write_fcp_report(out: Path, table: list[dict[str, Any]], settings: Sequence[
     intro = ("Cohen & Levin, \"To Drop or Not to Drop\": the throughput fraction of TCP across handovers, "
              f"simulated with the fcp preset ({seeds} seeds per point at 100 Mb/s, {seeds_1g} at 1 Gb/s) beside the "
              "paper's model (Fig. 6 and 7).")
-    return write_report(out, "Reproduction: drop or forward at a handover", intro, sections)
+    return write_report(out, "Reproduction: drop or forward at a handover", intro, sections,
+                        seeds=f"1-{seeds} per point at 100 Mb/s, 1-{seeds_1g} at 1 Gb/s")
 
 
 #: ``--check``: points of the 100M setting whose seed-1 run is compared with the committed data.
@@ -451,7 +454,7 @@ def check_committed(
     of setting 100M) against the runs in the committed ``data/drop-or-forward-100M.json``."""
     path, committed = committed_file(against, "data/drop-or-forward-100M.json")
     comparison = Comparison(str(path))
-    tasks = [make_task(PRESET, 1, point_overrides(*spec)) for spec in points]
+    tasks = [preset_task(PRESET, 1, point_overrides(*spec)) for spec in points]
     summaries = (Runner() if runner is None else runner).summaries(tasks, describe=_describe)
     for spec, summary in zip(points, summaries):
         key = _key(*spec, {})
@@ -463,7 +466,7 @@ def check_committed(
 
 @click.command("drop-or-forward", short_help="Cohen & Levin, To Drop or Not to Drop: Fig. 6 and 7.")
 @output_options("drop-or-forward")
-@profile_option
+@change_options
 @click.option("--settings", default="100M,1G,100M-bigbuf", show_default=True,
               help="Comma-separated settings: 100M, 1G, 100M-bigbuf.")
 @click.option("--seeds", type=click.IntRange(min=1), default=3, show_default=True,
@@ -488,6 +491,7 @@ def cli(ctx: click.Context, out: Path | None, force: bool, check: bool, against:
             raise click.BadParameter(f"unknown setting {s!r} (choose from {', '.join(SETTINGS)})",
                                      param_hint="'--settings'")
     if check:
+        refuse_changes_with_check()
         with runner_from_options(jobs, cache_dir, no_cache, cluster) as runner:
             ctx.exit(check_committed(against, runner=runner).report())
     target = prepare("drop-or-forward", out, force)

@@ -30,18 +30,20 @@ import hosim.api as api
 from hosim.cli.options import runner_from_options, runner_options
 from hosim.reproduce.common import (
     Comparison,
+    change_options,
     committed_file,
     finish,
     output_options,
     prepare,
-    profile_option,
+    preset_task,
     progress_on_stderr,
+    refuse_changes_with_check,
+    run_preset,
     save_figure,
-    with_profile,
     write_json,
     write_report,
 )
-from hosim.runner import Runner, Task
+from hosim.runner import Runner
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -66,15 +68,13 @@ RANDOM = {"hsdpa.bandwidth": "random"}
 
 
 def _run(overrides: Mapping[str, Any], seed: int = 1, traces: bool = False) -> api.Result:
-    return api.run("hsdpa", seed=seed, overrides=with_profile(dict(overrides)), traces=traces)
+    result: api.Result = run_preset("hsdpa", seed, overrides, traces=traces)
+    return result
 
 
 def _summaries(runner: Runner | None, runs: Sequence[tuple[Mapping[str, Any], int]]) -> list[dict[str, Any]]:
     """Summaries of the preset's ``(overrides, seed)`` runs, in order, as one batch."""
-    from hosim.scenario import load_scenario, override_pairs
-
-    text, source = load_scenario("hsdpa")
-    tasks = [Task(text, seed, tuple(override_pairs(with_profile(dict(o)))), source) for o, seed in runs]
+    tasks = [preset_task("hsdpa", seed, o) for o, seed in runs]
     return (Runner() if runner is None else runner).summaries(tasks)
 
 
@@ -390,7 +390,8 @@ def write_hsdpa_report(out: Path, results: Mapping[str, Any]) -> Path:
     ]
     intro = (f"Ren, Huang, Liu, Lin, \"Improving TCP Throughput over HSDPA Networks\" (IEEE TWC 2008), reproduced "
              f"with the hsdpa preset; Table I over seeds {results['seeds']}. Every number is in hsdpa-results.json.")
-    return write_report(out, "Reproduction: TCP over HSDPA and the window adaptation proxy", intro, sections)
+    return write_report(out, "Reproduction: TCP over HSDPA and the window adaptation proxy", intro, sections,
+                        seeds=f"seed 1 for Fig. 3 and Fig. 7, {results['seeds']} for Table I")
 
 
 def check_committed(against: Path | None = None, runner: Runner | None = None) -> Comparison:
@@ -411,7 +412,7 @@ def check_committed(against: Path | None = None, runner: Runner | None = None) -
 
 
 @click.command("hsdpa", short_help="Ren et al., TCP over HSDPA: Fig. 3, Fig. 7 and Table I.")
-@profile_option
+@change_options
 @click.option("--seeds", type=click.IntRange(min=1), default=5, show_default=True, help="Seeds per Table I cell.")
 @output_options("hsdpa")
 @runner_options(default_jobs=1)
@@ -425,6 +426,7 @@ def cli(ctx: click.Context, out: Path | None, force: bool, check: bool, against:
     from hosim.cli.invocation import command_line
 
     if check:
+        refuse_changes_with_check()
         with runner_from_options(jobs, cache_dir, no_cache, cluster) as runner:
             ctx.exit(check_committed(against, runner=runner).report())
     target = prepare("hsdpa", out, force)

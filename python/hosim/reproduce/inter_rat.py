@@ -24,13 +24,16 @@ import click
 from hosim.cli.options import runner_from_options, runner_options
 from hosim.reproduce.common import (
     Comparison,
+    change_options,
     committed_file,
     output_options,
-    profile_option,
+    preset_task,
+    refuse_changes_with_check,
+    run_preset,
     save_figure,
     with_profile,
 )
-from hosim.runner import Runner, make_task
+from hosim.runner import Runner
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -99,7 +102,7 @@ def grid(runner: Runner, rows: Sequence[tuple[str, float, float, float]],
          extra: Mapping[str, Any] | None = None) -> dict[str, dict[str, Any]]:
     specs = [(row, s1, scheme, overrides(src, tgt, rtt, s1, scheme, **(extra or {})))
              for row, src, tgt, rtt in rows for s1 in s1s for scheme in schemes]
-    summaries = runner.summaries([make_task(PRESET, seed, o) for *_, o in specs for seed in SEEDS])
+    summaries = runner.summaries([preset_task(PRESET, seed, o) for *_, o in specs for seed in SEEDS])
     out = {}
     for i, (row, s1, scheme, _) in enumerate(specs):
         runs = [handover(s) for s in summaries[i * len(SEEDS):(i + 1) * len(SEEDS)]]
@@ -233,7 +236,7 @@ def ref3_table(points: dict[str, dict[str, Any]]) -> str:
 def stall_variants(runner: Runner, names: Sequence[str] | None = None) -> dict[str, dict[str, Any]]:
     specs = [(name, {**overrides(1, 1, 0.01, "155M", "bicasting"), **o}) for name, o in STALL_VARIANTS.items()
              if names is None or name in names]
-    summaries = runner.summaries([make_task(PRESET, SEED, o) for _, o in specs])
+    summaries = runner.summaries([preset_task(PRESET, SEED, o) for _, o in specs])
     return {name: handover(s) for (name, _), s in zip(specs, summaries)}
 
 
@@ -245,7 +248,7 @@ def sensitivity(runner: Runner) -> dict[str, Any]:
              "1->10 10ms RF bicasting": overrides(1, 10, 0.01, "RF", "bicasting")}
     specs = [(name, w, f, {**o, "inter_rat.convergence_window_s": w, "inter_rat.convergence_fraction": f})
              for name, o in cases.items() for w in WINDOWS for f in FRACTIONS]
-    summaries = runner.summaries([make_task(PRESET, SEED, o) for *_, o in specs])
+    summaries = runner.summaries([preset_task(PRESET, SEED, o) for *_, o in specs])
     return {f"{name}|W={w}|f={f}": handover(s)["convergence_time_s"] for (name, w, f, _), s in zip(specs, summaries)}
 
 
@@ -269,11 +272,11 @@ def stall_plot(out: Path, extra: dict[str, Any], name: str, title: str) -> Path:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from hosim.api import Capture, run
+    from hosim.api import Capture
 
     with tempfile.TemporaryDirectory() as tmp:
-        r = run(PRESET, seed=SEED, overrides={**overrides(1, 1, 0.01, "155M", "bicasting"), **extra},
-                traces=True, capture=Capture(tmp, links=["server->anchor"], format="pcap"))
+        r = run_preset(PRESET, SEED, {**overrides(1, 1, 0.01, "155M", "bicasting"), **extra},
+                       traces=True, capture=Capture(tmp, links=["server->anchor"], format="pcap"))
         sent = _data_segments(tmp)
     if name == "stall-sacked-only":
         _trace_excerpt(r, out)
@@ -378,7 +381,7 @@ def check_committed(runner: Runner, against: Path | None = None, rows: Sequence[
 
 
 @click.command("inter-rat", short_help="3GPP inter-RAT back-to-back loss: Fig. 4/5, Notes 1/2, App. B.")
-@profile_option
+@change_options
 @output_options("inter-rat")
 @click.option("--seeds", type=click.IntRange(min=1), default=1, show_default=True,
               help="Seeds per point. Nothing in the model is random: more seeds only check that "
@@ -395,6 +398,7 @@ def cli(ctx: click.Context, out: Path | None, force: bool, check: bool, against:
     from hosim.reproduce.common import finish, prepare, write_json, write_report
 
     if check:
+        refuse_changes_with_check()
         with runner_from_options(jobs, cache_dir, no_cache, cluster) as runner:
             ctx.exit(check_committed(runner, against).report())
     out = prepare("inter-rat", out, force)
@@ -457,7 +461,8 @@ def cli(ctx: click.Context, out: Path | None, force: bool, check: bool, against:
     write_report(out, "Inter-RAT handover: back-to-back loss (3GPP)",
                  "Figures 4 and 5 as #retransmissions / convergence time (s), paper || hosim; "
                  f"the analysis is in docs/reproductions/inter-rat.md. Tables: {tables.name}.",
-                 [("Figures 4 and 5, Notes 1 and 2, Appendix B", "\n\n".join(md[:2]), figures)])
+                 [("Figures 4 and 5, Notes 1 and 2, Appendix B", "\n\n".join(md[:2]), figures)],
+                 seeds=f"1-{seeds} (nothing in the preset is random; the seeds are checked to agree)")
     finish("inter-rat", out, seeds, command_line())
 
 

@@ -38,18 +38,20 @@ from matplotlib.figure import Figure
 from hosim.cli.options import runner_from_options, runner_options
 from hosim.reproduce.common import (
     Comparison,
+    change_options,
     committed_file,
     finish,
     output_options,
     prepare,
-    profile_option,
+    preset_task,
     progress_on_stderr,
+    refuse_changes_with_check,
+    run_preset,
     save_figure,
-    with_profile,
     write_json,
     write_report,
 )
-from hosim.runner import Runner, Task
+from hosim.runner import Runner
 
 __all__ = ["PAPER", "check_committed", "fisher_one_sided", "run_reproduction", "wilson_interval", "write_lte_report"]
 
@@ -91,17 +93,12 @@ FIG12_VARIANTS: dict[str, dict[str, Any]] = {
 
 
 def _run(overrides: Mapping[str, Any], seed: int, traces: bool = False) -> Any:
-    from hosim.api import run
-
-    return run(PRESET, seed=seed, overrides=with_profile(dict(overrides)), traces=traces)
+    return run_preset(PRESET, seed, overrides, traces=traces)
 
 
 def _summaries(runner: Runner | None, runs: Sequence[tuple[Mapping[str, Any], int]]) -> list[dict[str, Any]]:
     """Summaries of the preset's ``(overrides, seed)`` runs, in order, as one batch."""
-    from hosim.scenario import load_scenario, override_pairs
-
-    text, source = load_scenario(PRESET)
-    tasks = [Task(text, seed, tuple(override_pairs(with_profile(dict(o)))), source) for o, seed in runs]
+    tasks = [preset_task(PRESET, seed, o) for o, seed in runs]
     return (Runner() if runner is None else runner).summaries(tasks)
 
 
@@ -585,7 +582,8 @@ def write_lte_report(out: Path, data: Mapping[str, Any]) -> Path:
         sections.append((heading, table, [figs / f for f in figures]))
     intro = (f"Pacifico et al., \"Improving TCP Performance During the Intra LTE Handover\", reproduced with the "
              f"lte-x2 preset: {data['seeds']} seeds per configuration, traces of seed {data['trace_seed']}.")
-    return write_report(out, "Reproduction: intra-LTE X2 handover", intro, sections)
+    return write_report(out, "Reproduction: intra-LTE X2 handover", intro, sections,
+                        seeds=f"1-{data['seeds']} per configuration, traces of seed {data['trace_seed']}")
 
 
 CHECK_PARTS = ("runs", "traces", "fig12")
@@ -624,7 +622,7 @@ def check_committed(
 
 
 @click.command("lte-x2", short_help="Pacifico et al., TCP across the intra-LTE X2 handover.")
-@profile_option
+@change_options
 @click.option("--seeds", type=click.IntRange(min=1), default=50, show_default=True, help="Seeds per configuration.")
 @click.option("--trace-seed", type=click.IntRange(min=0), default=1, show_default=True,
               help="Seed of the Fig. 9/10 traces.")
@@ -639,6 +637,7 @@ def cli(ctx: click.Context, seeds: int, trace_seed: int, out: Path | None, force
     from hosim.cli.invocation import command_line
 
     if check:
+        refuse_changes_with_check()
         with runner_from_options(jobs, cache_dir, no_cache, cluster) as runner:
             ctx.exit(check_committed(against, runner=runner).report())
     target = prepare("lte-x2", out, force)
