@@ -292,3 +292,71 @@ def test_presets_include_the_dumbbell_with_a_description():
     presets = {p.name: p for p in hosim.presets()}
     assert "dumbbell" in presets
     assert presets["dumbbell"].description and "\n" not in presets["dumbbell"].description
+
+
+# --- the API on par with the CLI: sweep, unset, warnings ---------------------------------------
+
+
+@pytest.mark.native
+def test_hosim_sweep_runs_a_grid_and_returns_every_table():
+    result = hosim.sweep("dumbbell", {"dumbbell.loss": [0.0, 0.01]}, seeds=2, jobs=1, overrides=SHORT)
+    assert set(result.flows["dumbbell.loss"]) == {0.0, 0.01} and set(result.flows["seed"]) == {1, 2}
+    assert len(result.runs) == 4 and {"queues", "handovers"} <= set(result.tables())
+    assert "sweep" in dir(hosim)
+
+
+@pytest.mark.native
+def test_run_and_sweep_take_unset_to_replace_a_conflicting_key():
+    overrides = {"duration_s": 3, "lte_x2.enb_queue_bytes": 60000}
+    with pytest.raises(hosim.ScenarioError):
+        hosim.run("lte-x2", overrides=overrides, traces=False)  # the preset sets enb_queue_packets too
+    result = hosim.run("lte-x2", overrides=overrides, traces=False, unset=["lte_x2.enb_queue_packets"])
+    assert result.summary["flows"]
+    swept = hosim.sweep("lte-x2", {}, seeds=1, jobs=1, overrides=overrides, unset=["lte_x2.enb_queue_packets"])
+    assert len(swept.runs) == 1
+
+
+@pytest.mark.native
+def test_run_warns_of_a_likely_unit_slip_through_python_warnings():
+    with pytest.warns(hosim.HosimWarning) as caught:
+        hosim.run("dumbbell", overrides={"dumbbell.bottleneck_bps": 50, "duration_s": 1}, traces=False)
+    messages = [str(w.message) for w in caught]
+    assert any("50 bit/s: did you mean 50 Mbit/s" in m for m in messages), messages
+    assert any("delivered no data" in m for m in messages)
+    assert all(w.filename == __file__ for w in caught if issubclass(w.category, hosim.HosimWarning))
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", hosim.HosimWarning)
+        hosim.run("dumbbell", overrides=SHORT, traces=False)  # nothing to warn about
+
+
+@pytest.mark.native
+def test_sweep_warns_when_two_seeds_give_identical_runs():
+    deterministic = {**SHORT, "dumbbell.start_jitter_s": 0}
+    with pytest.warns(hosim.HosimWarning, match="seeds 1 and 2 of the first grid point give identical summaries"):
+        hosim.sweep("dumbbell", {"dumbbell.loss": [0.0]}, seeds=2, jobs=1, overrides=deterministic)
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", hosim.HosimWarning)
+        hosim.sweep("dumbbell", {"dumbbell.loss": [0.01]}, seeds=2, jobs=1, overrides=SHORT)
+
+
+@pytest.mark.native
+def test_a_script_without_a_main_guard_can_sweep_with_two_jobs(tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    script = tmp_path / "script.py"
+    script.write_text('import hosim\n'
+                      'r = hosim.sweep("dumbbell", {"dumbbell.loss": [0.0, 0.01]}, seeds=2, jobs=2, '
+                      'overrides={"duration_s": 1})\n'
+                      'print(len(r.runs), "runs")\n')
+    package_root = os.path.dirname(os.path.dirname(os.path.abspath(hosim.__file__)))
+    env = {**os.environ, "PYTHONPATH": package_root}
+    proc = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, cwd=tmp_path, env=env,
+                          timeout=120)
+    assert proc.returncode == 0 and proc.stdout == "4 runs\n", proc.stderr[-2000:]
+    assert "Traceback" not in proc.stderr

@@ -77,7 +77,7 @@ def test_run_csv_prints_every_flow_queue_and_handover_field(hosim_cli):
 
 
 def test_counts_missing_in_some_rows_stay_integers_in_sweep_tables():
-    from hosim.sweep import _element_table
+    from hosim.sweeps import _element_table
 
     summaries = [{"handovers": [{"ue": "a", "forwarded_packets": 3}]},
                  {"handovers": [{"ue": "b", "forwarded_packets": None, "start_s": 1.0}]}]

@@ -55,10 +55,14 @@ def test_python_run_without_traces_imports_no_heavy_module_until_a_frame_is_aske
     assert "pandas" in heavy  # the probe can see pandas when it is there
 
 
-def test_sweep_workers_import_no_heavy_module():
-    # Started by a fork server from this process, which has pandas loaded.
+def test_sweep_workers_import_no_heavy_module(monkeypatch):
+    # Started by a fork server from this process, which has pandas loaded (`pytest` run as a
+    # script would make the executor fork instead, as it does for a user's script).
+    import hosim.runner
     from hosim.runner import ProcessExecutor, make_task
     from startup_probe import run_then_list_heavy
+
+    monkeypatch.setattr(hosim.runner, "_main_is_a_script", lambda: False)
 
     task = make_task("dumbbell", 1, {"duration_s": 1})
     with ProcessExecutor(1) as executor:

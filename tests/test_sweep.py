@@ -9,7 +9,7 @@ from conftest import SHORT
 from hosim import ScenarioError
 from hosim.cli import main
 from hosim.cli.common import parse_grid, split_top_level
-from hosim.sweep import RUN_COLUMNS, summarize, sweep
+from hosim.sweeps import RUN_COLUMNS, summarize, sweep
 
 # --- pure Python -----------------------------------------------------------------------------
 
@@ -134,7 +134,7 @@ def test_sweep_without_grid_runs_each_seed_once():
 
 @pytest.mark.native
 def test_sweep_writes_flows_queues_handovers_and_runs_tables_with_task_columns(tmp_path):
-    from hosim.sweep import run_sweep, write_tables
+    from hosim.sweeps import run_sweep, write_tables
 
     grid = {"lte_x2.path_switch": ["standard", "predicted"]}
     result = run_sweep("lte-x2", grid, seeds=2, jobs=1, overrides={"duration_s": 2.5})

@@ -4,9 +4,12 @@
 >>> result = hosim.run("dumbbell", seed=1, overrides={"tcp.recovery": "sack"})
 >>> result.summary["flows"][0]["goodput_bps"]
 >>> result.cwnd            # a pandas DataFrame: time_s, flow, cwnd_bytes
+>>> sweep = hosim.sweep("dumbbell", {"dumbbell.loss": [0.0, 0.01]}, seeds=5)
+>>> sweep.flows            # one row per grid point, seed and flow
 
-Importing ``hosim`` is cheap: ``run`` and ``Result`` (which need pandas and the native
-module) load on first use, so ``hosim.models`` works without the native extension.
+Importing ``hosim`` is cheap: ``run``, ``sweep`` and ``Result`` (which need pandas and the
+native module) load on first use, so ``hosim.models`` works without the native extension.
+Likely slips in the input are ``HosimWarning``s (``warnings``).
 """
 
 from __future__ import annotations
@@ -14,14 +17,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from hosim._version import __version__
-from hosim.errors import InvariantError, ScenarioError
+from hosim.errors import HosimWarning, InvariantError, ScenarioError
 
-__all__ = ["InvariantError", "Result", "ScenarioError", "__version__", "presets", "run"]
+__all__ = ["HosimWarning", "InvariantError", "Result", "ScenarioError", "__version__", "presets", "run", "sweep"]
 
 if TYPE_CHECKING:
-    from hosim.api import Result, presets, run
+    from hosim.api import Result, presets, run, sweep
 
-_LAZY = {"run", "Result", "presets"}
+_LAZY = {"run", "Result", "presets", "sweep"}
 
 
 def __getattr__(name: str) -> Any:

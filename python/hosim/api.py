@@ -39,6 +39,9 @@ from hosim.scenario import (
 if TYPE_CHECKING:
     import pandas as pd
 
+    from hosim.runner import ResultCache
+    from hosim.sweeps import SweepResult
+
 __all__ = [
     "TRACE_COLUMNS",
     "InvariantError",
@@ -53,6 +56,7 @@ __all__ = [
     "remove_keys",
     "run",
     "run_raw",
+    "sweep",
     "run_text",
     "run_to_dir",
     "trace_frame",
@@ -84,6 +88,7 @@ def run(
     overrides: Mapping[str, Any] | None = None,
     traces: bool = True,
     capture: Capture | None = None,
+    unset: Sequence[str] = (),
 ) -> Result:
     """Run one scenario and return its summary and traces.
 
@@ -94,11 +99,105 @@ def run(
     traces: record the trace tables (cwnd, rtt, ...); turn off for speed when only the
         summary is needed.
     capture: write a packet capture (``Capture(dir, links, format)``, see docs/cli.md).
+    unset: dotted keys removed from the scenario before the overrides, like ``--unset`` (so
+        that an override can use a key that conflicts with one the preset sets).
 
     Raises ``ScenarioError`` for invalid input and ``InvariantError`` if the simulator
-    detects a bug in itself.
+    detects a bug in itself. Likely slips (a 20 s delay, a 50 bit/s link, a flow that delivered
+    nothing) are ``hosim.HosimWarning``s, issued through ``warnings`` as ``hosim run`` prints them.
     """
-    return run_raw(scenario, seed=seed, overrides=override_pairs(overrides), traces=traces, capture=capture)
+    from hosim.checks import empty_flow_warnings, text_warnings, warn
+
+    pairs = override_pairs(overrides)
+    unset = _check_unset(unset)
+    text, source = load_scenario(scenario)
+    text = remove_keys(text, unset, source) if unset else text
+    result = run_text(text, source, seed=seed, overrides=pairs, traces=traces, capture=capture)
+    # After the run: a value the core rejects raises its error, with no warning before it.
+    warn(text_warnings(text, list((overrides or {}).items())))
+    warn(empty_flow_warnings(result.summary))
+    return result
+
+
+def sweep(
+    scenario: ScenarioLike,
+    grid: Mapping[str, Sequence[Any]],
+    seeds: int = 1,
+    *,
+    seed_base: int = 1,
+    overrides: Mapping[str, Any] | None = None,
+    unset: Sequence[str] = (),
+    jobs: int | None = None,
+    cache: ResultCache | None = None,
+    progress: bool = False,
+) -> SweepResult:
+    """Run ``scenario`` at every point of ``grid`` with seeds ``seed_base .. seed_base+seeds-1``,
+    as ``hosim sweep`` does, and return every table of the runs (``hosim.sweeps.SweepResult``:
+    ``.flows``, ``.queues``, ``.handovers``, ``.runs`` as DataFrames; ``hosim.sweeps.summarize``
+    gives the per-point statistics).
+
+    grid: ``{"dotted.key": [value, ...]}``; the cartesian product of the lists is run (an empty
+        grid runs the scenario as it is, once per seed).
+    overrides, unset: applied to every run, as in ``run``.
+    jobs: worker processes (default: every core; 1 runs in this process). Called from a script,
+        the workers are forked, so the script needs no ``if __name__ == "__main__":`` guard while
+        it has a single thread.
+    cache: a ``hosim.runner.ResultCache`` to keep and reuse runs (default: none).
+    progress: show a progress bar.
+
+    Traces are not recorded. Raises ``ScenarioError`` for the first invalid run. The warnings of
+    ``hosim sweep`` (implausible values, flows that delivered nothing, two seeds that give the
+    same runs) are ``hosim.HosimWarning``s.
+    """
+    from hosim.checks import identical_seeds_warning, input_warnings, warn
+    from hosim.runner import progress_bar
+    from hosim.sweeps import run_sweep
+
+    unset = _check_unset(unset)
+    with progress_bar("sweep", progress) as bar:
+        result = run_sweep(scenario, grid, seeds, jobs, bar, seed_base=seed_base, overrides=overrides, cache=cache,
+                           unset=unset)
+    values = [(k, v) for k, vs in grid.items() for v in (vs if isinstance(vs, (list, tuple)) else [vs])]
+    messages = input_warnings(scenario, [*(overrides or {}).items(), *values], unset)
+    flows = result.data["flows"].columns
+    empty = sum(1 for value in flows.get("bytes_delivered", []) if value == 0)
+    if empty:
+        messages.append(f"{empty} flow rows delivered no data: check the start times, the link rates and the duration")
+    seed_pair = result.data["runs"].columns.get("seed", [])[:2]
+    if seeds >= 2 and len(seed_pair) == 2:
+        # The first grid point's first two runs (rows are sorted by grid point, then seed).
+        first, second = (_run_rows(result, position) for position in (0, 1))
+        message = identical_seeds_warning(seed_pair, first, second)
+        messages += [message] if message else []
+    warn(messages)
+    return result
+
+
+def _run_rows(result: SweepResult, position: int) -> dict[str, Any]:
+    """Everything the tables hold of the sweep's run at ``position`` (in run order), without its
+    seed and wall time: its row of ``runs`` and its rows of the other tables."""
+    runs = result.data["runs"].columns
+    point = tuple(runs[k][position] for k in result.grid_keys)
+    seed = runs["seed"][position]
+    rows: dict[str, Any] = {"runs": {k: cells[position] for k, cells in runs.items()}}
+    for name in ("flows", "queues", "handovers"):
+        columns = result.data[name].columns
+        count = len(columns.get("seed", []))
+        rows[name] = [
+            {k: cells[i] for k, cells in columns.items() if k not in ("seed", "wall_time_s")}
+            for i in range(count)
+            if columns["seed"][i] == seed and tuple(columns[k][i] for k in result.grid_keys) == point
+        ]
+    rows["runs"] = {k: v for k, v in rows["runs"].items() if k not in ("seed", "wall_time_s")}
+    return rows
+
+
+def _check_unset(unset: Sequence[str]) -> list[str]:
+    if isinstance(unset, str):
+        return [unset]
+    if not all(isinstance(key, str) and key for key in unset):
+        raise ScenarioError(f"unset: expected dotted keys such as 'lte_x2.enb_queue_packets', got {unset!r}")
+    return list(unset)
 
 
 def run_raw(

@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 from hosim.errors import Interrupted, ScenarioError
 from hosim.outdir import DirectoryLock, OutputError, atomic_write_text, prepare_output, write_manifest
 from hosim.runner import InterruptibleExecutor, Progress, ResultCache, Task, run_tasks
-from hosim.sweep import SweepPlan, SweepResult, write_tables
+from hosim.sweeps import SweepPlan, SweepResult, write_tables
 
 if TYPE_CHECKING:
     from hosim.cluster import DaskExecutor
@@ -291,17 +291,10 @@ class _SeedCheck:
             return
         if not all(i in self.summaries for i in self.pair):
             return
-        first, second = (_comparable(self.summaries[i]) for i in self.pair)
+        from hosim.checks import identical_seeds_warning
+
+        first, second = (json.loads(self.summaries[i]) for i in self.pair)
         self.pair = []
-        if first == second and self.warn is not None:
-            self.warn(
-                f"seeds {self.seeds[0]} and {self.seeds[1]} of the first grid point give identical summaries: "
-                "the scenario has no random element, so more seeds only repeat the same runs"
-            )
-
-
-def _comparable(summary_json: str) -> dict[str, Any]:
-    summary = json.loads(summary_json)
-    summary.pop("seed", None)
-    summary.pop("wall_time_s", None)
-    return dict(summary)
+        message = identical_seeds_warning(self.seeds, first, second)
+        if message is not None and self.warn is not None:
+            self.warn(message)

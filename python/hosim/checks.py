@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping, Sequence
+from functools import lru_cache
 from typing import Any
 
-__all__ = ["empty_flow_warnings", "implausible", "scenario_warnings"]
+__all__ = ["empty_flow_warnings", "identical_seeds_warning", "implausible", "input_warnings", "scenario_warnings",
+           "text_warnings", "warn"]
 
 #: A delay or RTT key (seconds) above this is almost surely milliseconds given as seconds.
 MAX_PLAUSIBLE_DELAY_S = 5.0
@@ -43,6 +45,68 @@ def scenario_warnings(document: Mapping[str, Any] | None, overrides: Sequence[tu
     overridden = {key for key, _ in overrides}
     values = [(k, v) for k, v in _flatten(document or {}) if k not in overridden] + list(overrides)
     return list(dict.fromkeys(w for w in (implausible(k, v) for k, v in values) if w is not None))
+
+
+def text_warnings(text: str, overrides: Sequence[tuple[str, Any]]) -> list[str]:
+    """``scenario_warnings`` of scenario TOML ``text`` (parsed once per distinct text: a run of
+    ``hosim.run`` pays a dictionary lookup) and ``overrides``; unreadable TOML gives none."""
+    overridden = {key for key, _ in overrides}
+    values = [(k, v) for k, v in _document_values(text) if k not in overridden] + list(overrides)
+    return list(dict.fromkeys(w for w in (implausible(k, v) for k, v in values) if w is not None))
+
+
+@lru_cache(maxsize=32)
+def _document_values(text: str) -> tuple[tuple[str, Any], ...]:
+    from hosim.scenario import toml_loads
+
+    loads = toml_loads()
+    try:
+        document = loads(text) if loads is not None else {}
+    except ValueError:
+        return ()
+    return tuple(_flatten(document))
+
+
+def input_warnings(scenario: Any, overrides: Sequence[tuple[str, Any]], unset: Sequence[str] = ()) -> list[str]:
+    """``scenario_warnings`` of a scenario as ``hosim.run`` takes it (a preset name, a file, TOML
+    text) without its ``unset`` keys, and of ``overrides`` (``(dotted key, python value)``); a
+    scenario that cannot be read gives none (the run reports it)."""
+    from hosim.scenario import load_scenario, toml_loads
+
+    loads = toml_loads()
+    try:
+        document = loads(load_scenario(scenario)[0]) if loads is not None else None
+    except ValueError:  # ScenarioError and TOML syntax errors: the run reports them
+        document = None
+    for key in unset:
+        if isinstance(document, dict):
+            *parents, leaf = key.split(".")
+            table: Any = document
+            for part in parents:
+                table = table.get(part, {}) if isinstance(table, dict) else {}
+            if isinstance(table, dict):
+                table.pop(leaf, None)
+    return scenario_warnings(document, overrides)
+
+
+def identical_seeds_warning(seeds: Sequence[int], first: Mapping[str, Any], second: Mapping[str, Any]) -> str | None:
+    """The warning when two seeds of one grid point give the same summary (apart from ``seed``
+    and ``wall_time_s``): the scenario has no random element."""
+    ignore = ("seed", "wall_time_s")
+    if {k: v for k, v in first.items() if k not in ignore} != {k: v for k, v in second.items() if k not in ignore}:
+        return None
+    return (f"seeds {seeds[0]} and {seeds[1]} of the first grid point give identical summaries: "
+            "the scenario has no random element, so more seeds only repeat the same runs")
+
+
+def warn(messages: Iterable[str], stacklevel: int = 3) -> None:
+    """Each message as a ``HosimWarning`` (``warnings.warn``), for the Python API."""
+    import warnings
+
+    from hosim.errors import HosimWarning
+
+    for message in messages:
+        warnings.warn(message, HosimWarning, stacklevel=stacklevel)
 
 
 def _flatten(mapping: Mapping[str, Any], prefix: str = "") -> Iterable[tuple[str, Any]]:

@@ -1,4 +1,4 @@
-"""The two exceptions hosim raises.
+"""The exceptions hosim raises, and its warning category.
 
 ``ScenarioError`` (a ``ValueError``) means the input is wrong: a scenario file, a preset name,
 an override. Its message is one line naming the source, the key and the problem.
@@ -12,7 +12,7 @@ only ``hosim.models`` is used from a source checkout) stand-ins of the same name
 
 from __future__ import annotations
 
-__all__ = ["ClusterError", "Interrupted", "InvariantError", "ScenarioError"]
+__all__ = ["ClusterError", "HosimWarning", "Interrupted", "InvariantError", "ScenarioError"]
 
 try:
     from hosim._native import InvariantError, ScenarioError
@@ -23,6 +23,13 @@ except ImportError:  # native module not built: keep hosim.models and the CLI he
 
     class InvariantError(RuntimeError):  # type: ignore[no-redef]
         """A violated simulator invariant: a bug in hosim."""
+
+
+class HosimWarning(UserWarning):
+    """Input that is valid but probably a slip (a 20 s delay, a 50 bit/s link), or a result that
+    suggests one (a flow that delivered nothing, seeds that give identical runs). The Python API
+    issues these through ``warnings.warn``; the command line prints the same text as
+    ``hosim: warning: ...`` lines."""
 
 
 class Interrupted(Exception):

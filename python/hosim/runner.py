@@ -261,9 +261,14 @@ class ProcessExecutor:
             return
         from concurrent.futures import FIRST_COMPLETED, wait
         from concurrent.futures import ProcessPoolExecutor as _Pool
+        from concurrent.futures.process import BrokenProcessPool
 
         if self._pool is None:
-            self._pool = _Pool(max_workers=self.jobs, mp_context=_mp_context(), initializer=_ignore_sigint)
+            # A script's workers are forked when that is safe: a fork server or spawn would
+            # import the script again in every worker, and a script without an
+            # `if __name__ == "__main__":` guard would then start its sweep again there.
+            context = _mp_context(allow_fork=_main_is_a_script())
+            self._pool = _Pool(max_workers=self.jobs, mp_context=context, initializer=_ignore_sigint)
         pending: dict[Future[T], int] = {self._pool.submit(fn, task): i for i, task in enumerate(tasks)}
         try:
             done_count = 0
@@ -274,7 +279,11 @@ class ProcessExecutor:
                     done_count += 1
                     if progress is not None:
                         progress(done_count, len(tasks))
-                    yield index, future.result()
+                    try:
+                        value = future.result()
+                    except BrokenProcessPool:
+                        raise RuntimeError(_broken_pool_message()) from None
+                    yield index, value
         finally:
             for future in pending:  # closed early, or an error: drop what has not started
                 future.cancel()
@@ -512,6 +521,20 @@ def _mp_context(allow_fork: bool = False) -> multiprocessing.context.BaseContext
     # module's path, and each worker imports the main module itself as it starts.)
     context.set_forkserver_preload(["__main__", "hosim._native"])
     return context
+
+
+def _main_is_a_script() -> bool:
+    """Whether the main module is a file run as a script (``python script.py``), which a fork
+    server or spawn would import again in each worker."""
+    main = sys.modules.get("__main__")
+    return getattr(main, "__spec__", None) is None and isinstance(getattr(main, "__file__", None), str)
+
+
+def _broken_pool_message() -> str:
+    if _main_is_a_script():
+        return ("a worker process died as it started: a script that runs simulations in parallel (jobs > 1) from "
+                "more than one thread must call them under `if __name__ == \"__main__\":`, or use jobs=1")
+    return "a worker process died (the pool of worker processes is broken); run with jobs=1 to see the error"
 
 
 def _single_threaded() -> bool:

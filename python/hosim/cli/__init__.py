@@ -63,6 +63,21 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _main(args: list[str]) -> int:
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.showwarning = _show_warning
+        return _run(args)
+
+
+def _show_warning(message: Warning | str, category: type[Warning], filename: str, lineno: int,
+                  file: Any = None, line: str | None = None) -> None:
+    """A warning of the library (``HosimWarning`` and the rest) as one ``hosim: warning:`` line."""
+    sys.stderr.write(f"hosim: warning: {one_line(str(message))}\n")
+    sys.stderr.flush()
+
+
+def _run(args: list[str]) -> int:
     try:
         code = cli.main(args=args, prog_name="hosim", standalone_mode=False, obj=Invocation(tuple(args)))
     except _NO_ARGS_IS_HELP as exc:

@@ -71,26 +71,12 @@ def split_top_level(text: str) -> list[str]:
 
 def scenario_warnings(scenario: str, overrides: Sequence[tuple[str, Any]], unsets: Sequence[str]) -> list[str]:
     """The warnings about implausible values in the scenario (file, preset or text) and the
-    overrides; a scenario that cannot be read is left to the run to report. The caller prints
-    them once the scenario is known to be valid: a value the core rejects gets its error line
-    only, not a "did you mean" warning before it."""
-    from hosim.checks import scenario_warnings as warnings_of
-    from hosim.scenario import load_scenario, toml_loads
+    overrides (``hosim.checks.input_warnings``). The caller prints them once the scenario is
+    known to be valid: a value the core rejects gets its error line only, not a "did you mean"
+    warning before it."""
+    from hosim.checks import input_warnings
 
-    loads = toml_loads()
-    try:
-        document = loads(load_scenario(scenario)[0]) if loads is not None else None
-    except ValueError:  # ScenarioError and TOML syntax errors: the run reports them
-        document = None
-    for key in unsets:
-        if document is not None:
-            *parents, leaf = key.split(".")
-            table: Any = document
-            for part in parents:
-                table = table.get(part, {}) if isinstance(table, dict) else {}
-            if isinstance(table, dict):
-                table.pop(leaf, None)
-    return warnings_of(document, overrides)
+    return input_warnings(scenario, overrides, unsets)
 
 
 def write_manifest(out: Path, command: str, text: str, source: str, fields: Mapping[str, Any]) -> Path:

@@ -55,7 +55,7 @@ def sweep_command(scenario: str, grid: tuple[str, ...], seeds: int, seed_base: i
     from hosim.campaign import local_executor, run_campaign, validate_plan
     from hosim.runner import ResultCache, available_cores, progress_bar
     from hosim.scenario import parse_toml_value, toml_literal
-    from hosim.sweep import plan_sweep, summary_table
+    from hosim.sweeps import plan_sweep, summary_table
 
     check_jobs_or_cluster(cluster)
     values = parse_grid(grid)

@@ -1,6 +1,6 @@
 """Parameter sweeps: every point of a grid of overrides, times a range of seeds.
 
->>> from hosim.sweep import run_sweep, summarize
+>>> from hosim.sweeps import run_sweep, summarize
 >>> result = run_sweep("dumbbell", {"tcp.recovery": ["reno", "sack"], "dumbbell.loss": [0.0, 0.01]}, seeds=5)
 >>> summarize(result.flows)
 >>> result.queues, result.handovers, result.runs
