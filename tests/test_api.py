@@ -146,7 +146,7 @@ def test_result_fills_in_every_documented_trace_table_even_when_empty():
     for name, columns in TRACE_COLUMNS.items():
         assert list(getattr(result, name).columns) == list(columns)
         assert result.traces[name].empty
-    assert list(result.flows["name"]) == ["f"]
+    assert list(result.flows["flow"]) == ["f"]  # the traces' and the sweep tables' name for it
     with pytest.raises(AttributeError):
         result.no_such_table  # noqa: B018
 
@@ -165,7 +165,8 @@ def test_run_returns_the_documented_summary_fields():
         assert FLOW_FIELDS <= flow.keys()
     for queue in result.summary["queues"]:
         assert QUEUE_FIELDS <= queue.keys()
-    assert FLOW_FIELDS <= set(result.flows.columns)
+    assert FLOW_FIELDS - {"name"} | {"flow"} <= set(result.flows.columns)
+    assert "name" not in result.flows.columns and "queue" in result.queues.columns
     assert len(result.flows) == len(result.summary["flows"])
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import pandas as pd
 import pytest
 
@@ -56,6 +58,54 @@ def test_summarize_gives_mean_and_sample_std_over_seeds_of_per_run_sums():
     assert list(stats["goodput_bps_mean"]) == [30.0, 8.0]
     assert stats["goodput_bps_std"].tolist() == pytest.approx([14.1421356, 0.0])
     assert list(stats["retransmits_mean"]) == [3.0, 3.0]
+
+
+def test_summarize_gives_the_95_percent_t_interval_and_one_flow_on_request():
+    from hosim.stats import t975
+
+    rows = [{"seed": seed, "flow": flow, "goodput_bps": value * (2 if flow == "b" else 1),
+             "retransmits": 0, "timeouts": 0}
+            for seed, value in [(1, 1.0), (2, 2.0), (3, 3.0)] for flow in ("a", "b")]
+    frame = pd.DataFrame(rows)
+    both = summarize(frame, [])
+    assert both.loc[0, "goodput_bps_mean"] == 6.0
+    assert both.loc[0, "goodput_bps_ci95"] == pytest.approx(t975(2) * 3.0 / 3 ** 0.5)  # sd of 3, 6, 9 is 3
+    only_a = summarize(frame, [], flow="a")
+    assert only_a.loc[0, "goodput_bps_mean"] == 2.0
+    assert only_a.loc[0, "goodput_bps_ci95"] == pytest.approx(t975(2) * 1.0 / 3 ** 0.5)
+    assert math.isnan(summarize(frame[frame["seed"] == 1], []).loc[0, "goodput_bps_ci95"])  # one run
+    with pytest.raises(ScenarioError, match=r"--flow c: no flow of that name \(flows: a, b\)"):
+        summarize(frame, [], flow="c")
+
+
+def test_outcome_table_gives_shares_with_wilson_intervals_per_grid_point():
+    from hosim.sweeps import outcome_table
+
+    handovers = {"v": ["x"] * 5 + ["y"] * 2, "outcome": ["halving"] * 4 + ["timeout"] + ["timeout"] * 2}
+    rows = outcome_table(handovers, ["v"]).records()
+    assert [(r["v"], r["outcome"], r["handovers"], r["of"]) for r in rows] == [
+        ("x", "halving", 4, 5), ("x", "timeout", 1, 5), ("y", "halving", 0, 2), ("y", "timeout", 2, 2)]
+    assert (rows[0]["share_low"], rows[0]["share_high"]) == pytest.approx((0.3755, 0.9638), abs=1e-4)
+    assert outcome_table({"ue": ["a"]}, []) is None
+
+
+@pytest.mark.native
+def test_sweep_flow_and_summarize_print_intervals_and_outcome_shares(hosim_cli, tmp_path):
+    out = tmp_path / "s"
+    args = ("sweep", "lte-x2", "--grid", "lte_x2.path_switch=standard,predicted", "--seeds", "2",
+            "--set", "duration_s=3", "--out", str(out), "--quiet", "--flow", "ref")
+    proc = hosim_cli(*args, "--csv")
+    assert proc.returncode == 0, proc.stderr
+    header = proc.stdout.splitlines()[0].split(",")
+    assert {"goodput_bps_ci95", "spurious_timeouts_mean"} <= set(header)
+    env_wide = hosim_cli("summarize", str(out), "--flow", "ref")
+    assert env_wide.returncode == 0, env_wide.stderr
+    assert "95 % confidence interval" in env_wide.stdout and "flow ref" in env_wide.stdout
+    assert "Wilson" in env_wide.stdout and " of 2" in env_wide.stdout
+    csv_again = hosim_cli("summarize", str(out), "--flow", "ref", "--csv")
+    assert csv_again.stdout == proc.stdout
+    unknown = hosim_cli("summarize", str(out), "--flow", "nope")
+    assert unknown.returncode == 2 and "flows: ref, tgt1" in unknown.stderr and len(unknown.stderr.splitlines()) == 1
 
 
 def test_summarize_without_grid_keys_gives_one_row():

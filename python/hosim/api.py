@@ -2,7 +2,7 @@
 
 >>> import hosim
 >>> result = hosim.run("dumbbell", seed=7, overrides={"dumbbell.loss": 0.01, "duration_s": 10})
->>> result.flows[["name", "goodput_bps", "retransmits"]]
+>>> result.flows[["flow", "goodput_bps", "retransmits"]]
 >>> result.cwnd.head()
 
 The simulation itself runs in the Rust core (``hosim._native``); this module runs it on the
@@ -404,17 +404,15 @@ class Result:
     # Summary lists as DataFrames, one row per element.
     @property
     def flows(self) -> pd.DataFrame:
-        """One row per flow: name, cc, recovery, bytes_delivered, goodput_bps, retransmits, ..."""
-        import pandas as pd
-
-        return pd.DataFrame(self.summary.get("flows", []))
+        """One row per flow: flow (its name, the summary's ``name``: the column the traces and
+        a sweep's tables use), cc, recovery, bytes_delivered, goodput_bps, retransmits, ..."""
+        return _named_rows(self.summary.get("flows", []), "flow")
 
     @property
     def queues(self) -> pd.DataFrame:
-        """One row per queue: name, enqueued, dropped, marked, mean_len_pkts, max_len_pkts."""
-        import pandas as pd
-
-        return pd.DataFrame(self.summary.get("queues", []))
+        """One row per queue: queue (its name, the summary's ``name``), enqueued, dropped,
+        marked, mean_len_pkts, max_len_pkts."""
+        return _named_rows(self.summary.get("queues", []), "queue")
 
     @property
     def handovers(self) -> pd.DataFrame:
@@ -476,6 +474,14 @@ class Result:
         for name in self.recorded():
             written.append(atomic_write(out / f"{name}.parquet", _parquet_writer(self.traces[name])))
         return written
+
+
+def _named_rows(records: Sequence[Mapping[str, Any]], column: str) -> pd.DataFrame:
+    """The summary's records as rows, their ``name`` as ``column``, the name every other table
+    gives it (the traces' ``flow`` and ``queue``, and a sweep's tables)."""
+    import pandas as pd
+
+    return pd.DataFrame([{(column if k == "name" else k): v for k, v in r.items()} for r in records])
 
 
 def _parquet_writer(frame: pd.DataFrame) -> Any:

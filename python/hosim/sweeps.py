@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 from hosim.errors import ScenarioError
 from hosim.runner import Progress, ResultCache, Task, available_cores, make_executor, run_tasks
+from hosim.stats import ci95_half_width, wilson95
 from hosim.table import Table, rows_to_columns
 
 if TYPE_CHECKING:
@@ -39,6 +40,7 @@ __all__ = [
     "SweepPlan",
     "SweepResult",
     "available_cores",
+    "outcome_table",
     "plan_sweep",
     "run_sweep",
     "summarize",
@@ -50,7 +52,7 @@ __all__ = [
 #: Run-level summary fields copied onto every flow row of that run.
 RUN_COLUMNS = ("sim_time_s", "events", "wall_time_s")
 #: Flow fields that ``summarize`` adds up over a run's flows and then averages over seeds.
-SUMMARY_METRICS = ("goodput_bps", "retransmits", "timeouts")
+SUMMARY_METRICS = ("goodput_bps", "retransmits", "timeouts", "spurious_timeouts")
 #: The summary's lists, each a table of the sweep: summary key -> the column naming the element.
 TABLES = {"flows": "flow", "queues": "queue", "handovers": "handover"}
 #: The tables of a sweep, in the order they are written.
@@ -313,28 +315,38 @@ def _cell(value: Any) -> Any:
     return json.dumps(value) if isinstance(value, (list, dict)) else value
 
 
-def summarize(frame: pd.DataFrame, grid_keys: Sequence[str] | None = None) -> pd.DataFrame:
-    """Per grid point: the number of runs and the mean and sample standard deviation over seeds
-    of each ``SUMMARY_METRICS`` field summed over the run's flows (so ``goodput_bps`` is the
-    aggregate goodput of a run). ``grid_keys`` defaults to the keys ``sweep`` recorded."""
+def summarize(frame: pd.DataFrame, grid_keys: Sequence[str] | None = None, flow: str | None = None) -> pd.DataFrame:
+    """Per grid point: the number of runs, and the mean over seeds of each ``SUMMARY_METRICS``
+    field summed over the run's flows (so ``goodput_bps`` is the aggregate goodput of a run),
+    with its sample standard deviation (``_std``) and the half-width of its 95 % confidence
+    interval (``_ci95``, Student's t with runs - 1 degrees of freedom). ``flow``: that flow
+    only, instead of the sum over all flows. ``grid_keys`` defaults to the keys ``sweep``
+    recorded."""
     keys = list(frame.attrs.get("grid_keys", []) if grid_keys is None else grid_keys)
-    wanted = [*keys, "seed", *SUMMARY_METRICS]
+    wanted = [*keys, "seed", "flow", *SUMMARY_METRICS]
     columns = {c: frame[c].astype(object).where(frame[c].notna(), None).tolist() for c in wanted if c in frame.columns}
-    return summary_table(columns, keys).to_frame()
+    return summary_table(columns, keys, flow).to_frame()
 
 
-def summary_table(flows: Mapping[str, Sequence[Any]], grid_keys: Sequence[str]) -> Table:
+def summary_table(flows: Mapping[str, Sequence[Any]], grid_keys: Sequence[str], flow: str | None = None) -> Table:
     """``summarize`` without pandas, on the flow table's columns: grid points in the order they
-    first appear; a missing metric counts as 0 in its run's sum; the standard deviation of a
-    single run is NaN (as pandas gives)."""
+    first appear; a missing metric counts as 0 in its run's sum; the standard deviation and the
+    interval of a single run are NaN (as pandas gives). ``flow``: only the rows of that flow
+    (``ScenarioError`` naming the flows if there is none)."""
     keys = list(grid_keys)
     rows = len(flows["seed"]) if "seed" in flows else 0
+    if flow is not None:
+        names = list(dict.fromkeys(flows.get("flow", [])))
+        if flow not in names:
+            raise ScenarioError(f"--flow {flow}: no flow of that name (flows: {', '.join(map(str, names))})")
     per_run: dict[tuple[Any, ...], dict[Any, list[float]]] = {}
     for i in range(rows):
+        if flow is not None and flows["flow"][i] != flow:
+            continue
         point = tuple(_group_key(flows[k][i]) for k in keys)
         sums = per_run.setdefault(point, {}).setdefault(flows["seed"][i], [0.0] * len(SUMMARY_METRICS))
         for m, metric in enumerate(SUMMARY_METRICS):
-            value = flows[metric][i]
+            value = flows[metric][i] if metric in flows else None
             if value is not None and value == value:  # missing or NaN: skipped, as pandas' sum does
                 sums[m] += value
     stats: list[dict[str, Any]] = []
@@ -347,9 +359,37 @@ def summary_table(flows: Mapping[str, Sequence[Any]], grid_keys: Sequence[str]) 
             row[f"{metric}_mean"] = mean
             squares = math.fsum((v - mean) ** 2 for v in values)
             row[f"{metric}_std"] = math.sqrt(squares / (len(values) - 1)) if len(values) > 1 else math.nan
+            row[f"{metric}_ci95"] = ci95_half_width(values) if len(values) > 1 else math.nan
         stats.append(row)
-    columns = [*keys, "runs", *(f"{m}_{s}" for m in SUMMARY_METRICS for s in ("mean", "std"))]
+    columns = [*keys, "runs", *(f"{m}_{s}" for m in SUMMARY_METRICS for s in ("mean", "std", "ci95"))]
     return Table(rows_to_columns(stats, columns))
+
+
+def outcome_table(handovers: Mapping[str, Sequence[Any]], grid_keys: Sequence[str]) -> Table | None:
+    """Per grid point and handover outcome (the handovers table's ``outcome`` column, e.g.
+    lte-x2's halving / timeout / none): how many handovers ended so, their share of the point's
+    handovers and its 95 % Wilson interval (``share_low``, ``share_high``). ``None`` when the
+    handovers have no outcome."""
+    if "outcome" not in handovers:
+        return None
+    keys = list(grid_keys)
+    counts: dict[tuple[Any, ...], dict[Any, int]] = {}
+    for i in range(len(handovers["outcome"])):
+        point = tuple(_group_key(handovers[k][i]) for k in keys)
+        per_point = counts.setdefault(point, {})
+        outcome = handovers["outcome"][i]
+        per_point[outcome] = per_point.get(outcome, 0) + 1
+    outcomes = list(dict.fromkeys(o for per_point in counts.values() for o in per_point))
+    rows: list[dict[str, Any]] = []
+    for point, per_point in counts.items():
+        total = sum(per_point.values())
+        for outcome in outcomes:
+            k = per_point.get(outcome, 0)
+            low, high = wilson95(k, total)
+            rows.append({**dict(zip(keys, point)), "outcome": outcome, "handovers": k, "of": total,
+                         "share": k / total, "share_low": low, "share_high": high})
+    columns = [*keys, "outcome", "handovers", "of", "share", "share_low", "share_high"]
+    return Table(rows_to_columns(rows, columns))
 
 
 def _group_key(value: Any) -> Any:

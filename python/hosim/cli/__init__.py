@@ -5,7 +5,7 @@ error (one line: ``hosim: internal error: ...``; set ``HOSIM_DEBUG=1`` for the t
 130 interrupted. Heavy imports (pandas, rich, the native module) happen inside the commands so
 that ``hosim --help`` stays fast.
 
-The modules: ``run`` (``hosim run``, ``hosim presets``), ``sweep``, ``demo``, ``model``,
+The modules: ``run`` (``hosim run``, ``hosim presets``), ``sweep``, ``summarize``, ``demo``, ``model``,
 ``reproduce``, ``plot``; ``format`` (tables and numbers), ``common`` (``--set``/``--grid``
 parsing, warnings about the scenario, manifests), ``options`` (the options of commands that run
 many simulations), ``invocation`` (the command line on the click Context), ``lazy`` (the
@@ -37,6 +37,7 @@ COMMANDS = {
     "presets": "hosim.cli.run:presets_command",
     "reproduce": "hosim.cli.reproduce:reproduce_group",
     "run": "hosim.cli.run:run_command",
+    "summarize": "hosim.cli.summarize:summarize_command",
     "sweep": "hosim.cli.sweep:sweep_command",
 }
 

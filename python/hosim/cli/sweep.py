@@ -3,10 +3,10 @@ resumable campaign directory, and the mean of each grid point over its seeds."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager, nullcontext
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -16,7 +16,10 @@ from hosim.cli.invocation import command_line
 from hosim.cli.options import check_jobs_or_cluster, runner_options
 from hosim.errors import Interrupted
 
-__all__ = ["sweep_command"]
+if TYPE_CHECKING:
+    from rich.console import Console
+
+__all__ = ["print_summary", "sweep_command"]
 
 
 @click.command("sweep")
@@ -37,11 +40,14 @@ __all__ = ["sweep_command"]
                    "(flows, queues, handovers, runs; parquet and csv). Running the same sweep again resumes it.")
 @click.option("--force", is_flag=True,
               help="Write into --out even if it holds other files or a different sweep (whose runs are dropped).")
-@click.option("--csv", "as_csv", is_flag=True, help="Print the mean ± std table as CSV on stdout.")
+@click.option("--flow", default=None, metavar="NAME",
+              help="Summarize this flow only (e.g. lte-x2's ref), instead of the sum over every flow of a run.")
+@click.option("--csv", "as_csv", is_flag=True,
+              help="Print the table of means (with standard deviations and 95 % intervals) as CSV on stdout.")
 @click.option("--quiet", is_flag=True, help="No progress bar (it is also off when stdout is not a terminal).")
 def sweep_command(scenario: str, grid: tuple[str, ...], seeds: int, seed_base: int, sets: tuple[str, ...],
                   unsets: tuple[str, ...], jobs: int | None, cluster: str | None, cache_dir: Path | None,
-                  no_cache: bool, out: Path, force: bool, as_csv: bool, quiet: bool) -> None:
+                  no_cache: bool, out: Path, force: bool, flow: str | None, as_csv: bool, quiet: bool) -> None:
     """Run a grid of overrides times several seeds, in parallel, into a resumable directory.
 
     Every combination of the --grid values is run with seeds S..S+N-1 (traces off). Grid values
@@ -49,13 +55,16 @@ def sweep_command(scenario: str, grid: tuple[str, ...], seeds: int, seed_base: i
     at once (exit 130) and the same command resumes. At the end each table of the run summary
     goes to <table>.parquet and <table>.csv: flows, queues, handovers (one row per element) and
     runs (one row per run), each starting with the grid keys and seed and ending with the
-    scenario and the --set values; results.parquet/.csv repeat the flows. The mean ± standard
-    deviation over seeds per grid point is printed. Runs found in the result cache are not run
-    again. --cluster runs them on Dask workers instead of local processes (same tables)."""
+    scenario and the --set values; results.parquet/.csv repeat the flows. Printed per grid point:
+    the mean over seeds with its 95 % confidence interval (Student t) of goodput, retransmissions,
+    timeouts and spurious timeouts, summed over a run's flows (or of --flow NAME), and, where the
+    handovers have an outcome, the share of each outcome with its 95 % Wilson interval (also:
+    hosim summarize DIR). Runs found in the result cache are not run again. --cluster runs them
+    on Dask workers instead of local processes (same tables)."""
     from hosim.campaign import local_executor, run_campaign, validate_plan
     from hosim.runner import ResultCache, available_cores, progress_bar
     from hosim.scenario import parse_toml_value, toml_literal
-    from hosim.sweeps import plan_sweep, summary_table
+    from hosim.sweeps import plan_sweep
 
     check_jobs_or_cluster(cluster)
     values = parse_grid(grid)
@@ -88,12 +97,9 @@ def sweep_command(scenario: str, grid: tuple[str, ...], seeds: int, seed_base: i
         first = {name: cells[empty[0]] for name, cells in flows.columns.items()}
         warn(f"{len(empty)} flow rows delivered no data (first: flow {first['flow']}, seed {first['seed']}"
               + "".join(f", {k}={first[k]}" for k in values) + ")")
-    stats = summary_table(flows.columns, list(values))
-    if as_csv:
-        click.echo(stats.csv_text(), nl=False)
+    console = print_summary(flows.columns, result.data["handovers"].columns, list(values), flow, as_csv)
+    if console is None:
         return
-    console = new_console()
-    print_table(console, *_sweep_table(stats.records(), list(values)))
     console.print(f"{len(result.data['runs'])} runs ({campaign.resumed} resumed from {out}, {campaign.ran} run now), "
                   f"{len(flows)} flow rows; wrote runs/, manifest.json and the tables "
                   f"({', '.join(sorted({p.stem for p in campaign.written}))}; .parquet and .csv) to {out}",
@@ -110,13 +116,42 @@ def _interrupted_before_any_run() -> Iterator[None]:
         raise Interrupted("before any run started; nothing was kept") from None
 
 
-def _sweep_table(stats: list[dict[str, Any]], keys: list[str]) -> tuple[str, list[str], list[list[str]], int]:
+def print_summary(flows: Mapping[str, Sequence[Any]], handovers: Mapping[str, Sequence[Any]], keys: list[str],
+                  flow: str | None, as_csv: bool) -> Console | None:
+    """The statistics of a sweep's tables (``hosim sweep`` and ``hosim summarize``): the means
+    with their 95 % intervals, then the handover outcomes. ``as_csv``: the means as CSV on
+    stdout (and ``None``); else the console they were printed on."""
+    from hosim.sweeps import outcome_table, summary_table
+
+    stats = summary_table(flows, keys, flow)
+    if as_csv:
+        click.echo(stats.csv_text(), nl=False)
+        return None
+    console = new_console()
+    print_table(console, *_sweep_table(stats.records(), keys, flow))
+    outcomes = outcome_table(handovers, keys)
+    if outcomes is not None and outcomes.rows:
+        rows = [[*(str(row[k]) for k in keys), str(row["outcome"]), f"{row['handovers']} of {row['of']}",
+                 _share(row["share"], row["share_low"], row["share_high"])] for row in outcomes.records()]
+        print_table(console, "Handover outcomes: share with its 95 % Wilson interval",
+                    [*keys, "outcome", "handovers", "share (%)"], rows, len(keys) + 1)
+    return console
+
+
+def _share(share: float, low: float, high: float) -> str:
+    return f"{share * 100:.1f} [{low * 100:.1f}, {high * 100:.1f}]"
+
+
+def _sweep_table(stats: list[dict[str, Any]], keys: list[str],
+                 flow: str | None) -> tuple[str, list[str], list[list[str]], int]:
     rows = [
         [*(str(row[k]) for k in keys), fmt_num(row["runs"]),
-         fmt_mean_std(row["goodput_bps_mean"], row["goodput_bps_std"], fmt_mbps),
-         fmt_mean_std(row["retransmits_mean"], row["retransmits_std"]),
-         fmt_mean_std(row["timeouts_mean"], row["timeouts_std"])]
+         fmt_mean_std(row["goodput_bps_mean"], row["goodput_bps_ci95"], fmt_mbps),
+         fmt_mean_std(row["retransmits_mean"], row["retransmits_ci95"]),
+         fmt_mean_std(row["timeouts_mean"], row["timeouts_ci95"]),
+         fmt_mean_std(row["spurious_timeouts_mean"], row["spurious_timeouts_ci95"])]
         for row in stats
     ]
-    headers = [*keys, "runs", "goodput, all flows\n(Mbit/s)", "retransmits", "timeouts"]
-    return "Mean ± std over seeds", headers, rows, len(keys)
+    which = f"flow {flow}" if flow is not None else "all flows"
+    headers = [*keys, "runs", f"goodput, {which}\n(Mbit/s)", "retransmits", "timeouts", "spurious\ntimeouts"]
+    return f"Mean ± 95 % confidence interval over seeds (Student t), {which}", headers, rows, len(keys)

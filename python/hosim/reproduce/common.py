@@ -19,12 +19,14 @@ import click
 from hosim.outdir import atomic_write, atomic_write_text, prepare_output, write_manifest
 from hosim.runner import Progress, Task
 from hosim.scenario import toml_literal
+from hosim.stats import ci95_half_width, t975
 
 __all__ = [
     "COMMITTED",
     "COMMITTED_FILES",
     "Comparison",
     "change_options",
+    "ci95_half_width",
     "changes_record",
     "default_out",
     "out_options",
@@ -36,6 +38,7 @@ __all__ = [
     "refuse_changes_with_check",
     "run_preset",
     "save_figure",
+    "t975",
     "with_profile",
     "write_json",
     "write_report",
@@ -377,35 +380,6 @@ class Comparison:
         sys.stderr.write(f"hosim: check failed: {len(bad)} of {len(self.rows)} numbers differ from "
                          f"{self.source} ({names})\n")
         return 1
-
-
-#: Two-sided 95 % quantiles of Student's t distribution, t(0.975; df) for df = 1..30 (the
-#: standard table; e.g. 2.093 for the 19 degrees of freedom of 20 seeds).
-_T975 = (12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
-         2.201, 2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
-         2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042)
-
-
-def t975(df: int) -> float:
-    """t(0.975; df): the table up to 30 degrees of freedom, beyond it the normal quantile with
-    the first two Cornish-Fisher terms (within 0.001 of the exact value for df > 30)."""
-    if df < 1:
-        raise ValueError("a confidence interval needs at least two samples")
-    if df <= len(_T975):
-        return _T975[df - 1]
-    z = 1.959964
-    return z + (z**3 + z) / (4 * df) + (5 * z**5 + 16 * z**3 + 3 * z) / (96 * df**2)
-
-
-def ci95_half_width(values: Sequence[float]) -> float:
-    """Half-width of the 95 % confidence interval of the mean of independent samples (Student
-    t with n - 1 degrees of freedom); 0 for fewer than two samples."""
-    n = len(values)
-    if n < 2:
-        return 0.0
-    mean = math.fsum(values) / n
-    sd = math.sqrt(math.fsum((v - mean) ** 2 for v in values) / (n - 1))
-    return t975(n - 1) * sd / math.sqrt(n)
 
 
 def committed_file(against: Path | None, relative: str) -> tuple[Path, Any]:
