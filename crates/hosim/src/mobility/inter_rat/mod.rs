@@ -73,7 +73,7 @@ pub struct InterRatConfig {
 
 /// What an inter-RAT timer is for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Timer {
+pub enum Timer {
     /// RAN `0`'s radio finished sending a packet.
     RadioDone(usize),
     /// "HO preparation complete": the anchor starts bicasting.
@@ -86,30 +86,6 @@ enum Timer {
     Sample,
     /// The anchor finished handing a packet to its access link.
     AnchorDone,
-}
-
-impl Timer {
-    fn tag(self) -> u64 {
-        match self {
-            Timer::RadioDone(r) => r as u64,
-            Timer::BicastStart => 2,
-            Timer::Detach => 3,
-            Timer::Switch => 4,
-            Timer::Sample => 5,
-            Timer::AnchorDone => 6,
-        }
-    }
-
-    fn of(tag: u64) -> Timer {
-        match tag {
-            0 | 1 => Timer::RadioDone(tag as usize),
-            2 => Timer::BicastStart,
-            3 => Timer::Detach,
-            4 => Timer::Switch,
-            5 => Timer::Sample,
-            _ => Timer::AnchorDone,
-        }
-    }
 }
 
 /// Packet ids behind the handover's counts, kept when [`InterRat::record_uids`] is set.
@@ -206,14 +182,14 @@ pub struct InterRat {
 
 impl InterRat {
     /// A downlink packet reaches the anchor: it waits in the anchor's buffer.
-    fn anchor_downlink(&mut self, cx: &mut Cx, pkt: Packet) {
+    fn anchor_downlink(&mut self, cx: &mut Cx<Timer>, pkt: Packet) {
         self.anchor_queue.push_back(pkt);
         self.anchor_stats.0 += 1;
         self.anchor_kick(cx);
     }
 
     /// If the anchor's access link is free, the head packet leaves the anchor.
-    fn anchor_kick(&mut self, cx: &mut Cx) {
+    fn anchor_kick(&mut self, cx: &mut Cx<Timer>) {
         if self.anchor_busy {
             return;
         }
@@ -221,13 +197,13 @@ impl InterRat {
         self.anchor_stats.1 += 1;
         self.anchor_busy = true;
         let done = cx.now() + tx_time_ns(pkt.size_bytes, self.access_bps[self.path]);
-        cx.schedule(done, Timer::AnchorDone.tag());
+        cx.schedule(done, Timer::AnchorDone);
         self.anchor_send(cx, pkt);
     }
 
     /// A downlink packet leaves the anchor: on the current path, and while bicasting a copy
     /// to the target.
-    fn anchor_send(&mut self, cx: &mut Cx, pkt: Packet) {
+    fn anchor_send(&mut self, cx: &mut Cx<Timer>, pkt: Packet) {
         let path = self.path;
         if path == SOURCE && self.record_uids {
             self.uids.to_source.push(pkt.uid);
@@ -247,7 +223,7 @@ impl InterRat {
     }
 
     /// A downlink packet reached RAN `r`.
-    fn ran_downlink(&mut self, cx: &mut Cx, r: usize, pkt: Packet) {
+    fn ran_downlink(&mut self, cx: &mut Cx<Timer>, r: usize, pkt: Packet) {
         if r == TARGET && self.in_forwarding.remove(&pkt.uid) {
             self.rans[r].push_forwarded(pkt);
             self.kick(cx, r);
@@ -270,7 +246,7 @@ impl InterRat {
     }
 
     /// A packet for the UE is in the source RAN after the UE left: forwarded or lost.
-    fn left_in_source(&mut self, cx: &mut Cx, pkt: Packet) {
+    fn left_in_source(&mut self, cx: &mut Cx<Timer>, pkt: Packet) {
         match self.cfg.scheme {
             Scheme::Forwarding => {
                 self.counts.forwarded += 1;
@@ -297,7 +273,7 @@ impl InterRat {
 
     /// If RAN `r`'s radio is idle and the UE is attached there, sends the head packet:
     /// forwarded data first (strict priority), then new data.
-    fn kick(&mut self, cx: &mut Cx, r: usize) {
+    fn kick(&mut self, cx: &mut Cx<Timer>, r: usize) {
         if self.rans[r].busy || self.attached != Some(r) {
             return;
         }
@@ -318,23 +294,23 @@ impl InterRat {
         let ran = &mut self.rans[r];
         ran.busy = true;
         let done = cx.now() + tx_time_ns(pkt.size_bytes, ran.rate_bps);
-        cx.schedule(done, Timer::RadioDone(r).tag());
+        cx.schedule(done, Timer::RadioDone(r));
         cx.enqueue(ran.radio, pkt);
     }
 
-    fn bicast_start(&mut self, cx: &mut Cx) {
+    fn bicast_start(&mut self, cx: &mut Cx<Timer>) {
         self.bicasting = true;
         self.take_snap(cx);
     }
 
-    fn take_snap(&mut self, cx: &mut Cx) {
+    fn take_snap(&mut self, cx: &mut Cx<Timer>) {
         if self.snap.is_none() {
             self.snap = Some(TcpSnap::of(&cx.flows()[self.flow as usize]));
         }
     }
 
     /// The HO command: the UE leaves the source, which forwards or drops what it holds.
-    fn detach(&mut self, cx: &mut Cx) {
+    fn detach(&mut self, cx: &mut Cx<Timer>) {
         self.take_snap(cx);
         self.attached = None;
         for pkt in self.rans[SOURCE].drain() {
@@ -344,7 +320,7 @@ impl InterRat {
 
     /// The anchor switches the path, bicasting ends, the UE is served by the target and its
     /// uplink goes there.
-    fn switch(&mut self, cx: &mut Cx) {
+    fn switch(&mut self, cx: &mut Cx<Timer>) {
         self.path = TARGET;
         self.bicasting = false;
         self.attached = Some(TARGET);
@@ -355,20 +331,22 @@ impl InterRat {
         self.kick(cx, TARGET);
     }
 
-    fn sample(&mut self, cx: &mut Cx) {
+    fn sample(&mut self, cx: &mut Cx<Timer>) {
         let now = cx.now();
         let f = &cx.flows()[self.flow as usize];
         self.deliveries.push((now, f.delivered_bytes));
         self.retransmits.push(f.sender.stats.retransmits);
         if now + self.cfg.sample_ns <= cx.end_ns() {
-            cx.schedule(now + self.cfg.sample_ns, Timer::Sample.tag());
+            cx.schedule(now + self.cfg.sample_ns, Timer::Sample);
         }
     }
 }
 
 impl Agent for InterRat {
+    type Timer = Timer;
+
     /// Every packet reaching the anchor or a RAN node.
-    fn on_packet(&mut self, cx: &mut Cx, n: NodeId, pkt: Packet) {
+    fn on_packet(&mut self, cx: &mut Cx<Timer>, n: NodeId, pkt: Packet) {
         let downlink = pkt.dst == self.ue;
         if n == self.anchor {
             if downlink {
@@ -384,8 +362,8 @@ impl Agent for InterRat {
         }
     }
 
-    fn on_timer(&mut self, cx: &mut Cx, tag: u64) {
-        match Timer::of(tag) {
+    fn on_timer(&mut self, cx: &mut Cx<Timer>, timer: Timer) {
+        match timer {
             Timer::RadioDone(r) => {
                 self.rans[r].busy = false;
                 self.kick(cx, r);

@@ -74,11 +74,11 @@ pub fn install(d: &InterRatSection, sim: &mut Sim) {
         let agent = system(d, cx);
         let cfg = &agent.cfg;
         if let Some(b) = cfg.bicast_start_ns {
-            cx.schedule(b, Timer::BicastStart.tag());
+            cx.schedule(b, Timer::BicastStart);
         }
-        cx.schedule(cfg.detach_ns, Timer::Detach.tag());
-        cx.schedule(cfg.switch_ns, Timer::Switch.tag());
-        cx.schedule(cfg.samples_from_ns, Timer::Sample.tag());
+        cx.schedule(cfg.detach_ns, Timer::Detach);
+        cx.schedule(cfg.switch_ns, Timer::Switch);
+        cx.schedule(cfg.samples_from_ns, Timer::Sample);
         agent
     });
 }
@@ -88,14 +88,14 @@ fn access_bps(d: &InterRatSection, ran: &str) -> u64 {
     (if ran == "enb" { d.s1_rate_bps() } else { d.core_bps }).round() as u64
 }
 
-fn system(d: &InterRatSection, cx: &mut Cx) -> InterRat {
-    let id = |cx: &Cx, name: &str| cx.node_id(name).expect("template node");
-    let link_id = |cx: &Cx, name: &str| cx.link_id(name).expect("template link");
+fn system(d: &InterRatSection, cx: &mut Cx<Timer>) -> InterRat {
+    let id = |cx: &Cx<Timer>, name: &str| cx.node_id(name).expect("template node");
+    let link_id = |cx: &Cx<Timer>, name: &str| cx.link_id(name).expect("template link");
     let anchor = id(cx, "anchor");
     cx.own(anchor);
     let names = rans(d);
     let rates = [d.source_rate_bps, d.target_rate_bps];
-    let make = |cx: &mut Cx, i: usize| {
+    let make = |cx: &mut Cx<Timer>, i: usize| {
         let n = id(cx, names[i]);
         cx.own(n);
         let radio = link_id(cx, &format!("{}->ue", names[i]));

@@ -73,28 +73,6 @@ pub enum Step {
     WindowEnd,
 }
 
-impl Step {
-    const ALL: [Step; 9] = [
-        Step::Prepare,
-        Step::Decision,
-        Step::RequestAtTarget,
-        Step::Command,
-        Step::Attach,
-        Step::SgwSwitch,
-        Step::NothingForwarded,
-        Step::ReorderTimeout,
-        Step::WindowEnd,
-    ];
-
-    pub(super) fn index(self) -> u8 {
-        Step::ALL.iter().position(|&s| s == self).expect("every step is listed") as u8
-    }
-
-    pub(super) fn from_index(i: u8) -> Step {
-        Step::ALL[i as usize]
-    }
-}
-
 /// What the handover did to the reference flow (paper §IV, Fig. 3).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Outcome {
@@ -183,7 +161,7 @@ impl LteX2 {
     /// `prediction_error_ns` only matters for the predicted path switch.
     pub fn plan_handover(
         &mut self,
-        cx: &mut Cx,
+        cx: &mut Cx<Timer>,
         ue: usize,
         (source, target): (usize, usize),
         decision_ns: SimTime,
@@ -233,7 +211,7 @@ impl LteX2 {
         }
     }
 
-    pub(super) fn on_handover_step(&mut self, cx: &mut Cx, h: usize, s: Step) {
+    pub(super) fn on_handover_step(&mut self, cx: &mut Cx<Timer>, h: usize, s: Step) {
         let now = cx.now();
         let l = self.cfg.x2_latency_ns;
         match s {
@@ -265,7 +243,7 @@ impl LteX2 {
 
     /// Closes the outcome window once the sender has had acknowledged everything it had
     /// outstanding at attach; polls until then.
-    fn window_end(&mut self, cx: &mut Cx, h: usize) {
+    fn window_end(&mut self, cx: &mut Cx<Timer>, h: usize) {
         let now = cx.now();
         let (ue, mark) = (self.handovers[h].ue, self.handovers[h].snd_max_at_attach);
         let flow = self.ues[ue].flow;
@@ -300,7 +278,7 @@ impl LteX2 {
 
     /// The source sends the HO command: the UE detaches, its uplink now goes to the target
     /// (held there until it attaches), and the source forwards what it has queued.
-    fn handover_command(&mut self, cx: &mut Cx, h: usize) {
+    fn handover_command(&mut self, cx: &mut Cx<Timer>, h: usize) {
         let now = cx.now();
         let (ue, source, target) = (self.handovers[h].ue, self.handovers[h].source, self.handovers[h].target);
         self.ues[ue].attached = None;
@@ -336,7 +314,7 @@ impl LteX2 {
     }
 
     /// The UE attaches to the target and confirms; held uplink packets go out.
-    fn handover_attach(&mut self, cx: &mut Cx, h: usize) {
+    fn handover_attach(&mut self, cx: &mut Cx<Timer>, h: usize) {
         let now = cx.now();
         let (ue, target) = (self.handovers[h].ue, self.handovers[h].target);
         self.ues[ue].attached = Some(target);
@@ -365,7 +343,7 @@ impl LteX2 {
 
     /// The S-GW tunnels the UE's downlink to the target from now on and sends the end marker
     /// on the old path.
-    fn sgw_path_switch(&mut self, cx: &mut Cx, h: usize) {
+    fn sgw_path_switch(&mut self, cx: &mut Cx<Timer>, h: usize) {
         let (ue, source, target) = (self.handovers[h].ue, self.handovers[h].source, self.handovers[h].target);
         self.ues[ue].path = target;
         self.handovers[h].sgw_switch_ns = Some(cx.now());
@@ -378,7 +356,7 @@ impl LteX2 {
     }
 
     /// An end marker for UE `u` came out of a tunnel at eNodeB `e`.
-    pub(super) fn on_end_marker(&mut self, cx: &mut Cx, e: usize, u: usize, pkt: Packet) {
+    pub(super) fn on_end_marker(&mut self, cx: &mut Cx<Timer>, e: usize, u: usize, pkt: Packet) {
         let now = cx.now();
         let Some(h) = self.handovers.iter().position(|ho| ho.ue == u) else {
             cx.counters_mut().consumed += 1;
@@ -410,13 +388,13 @@ impl LteX2 {
     /// The target waits at most the reordering timeout for the end marker, counted from when
     /// it both holds a direct packet and has the UE attached: this bounds the extra delay of a
     /// held packet when the end marker is lost in a full router queue.
-    pub(super) fn arm_reorder_timer(&mut self, cx: &mut Cx, h: usize) {
+    pub(super) fn arm_reorder_timer(&mut self, cx: &mut Cx<Timer>, h: usize) {
         let at = cx.now() + self.cfg.reorder_timeout_ns;
         step(cx, h, at, Step::ReorderTimeout);
     }
 
     /// The target releases the direct packets it held, behind the forwarded ones.
-    fn stop_reordering(&mut self, cx: &mut Cx, h: usize) {
+    fn stop_reordering(&mut self, cx: &mut Cx<Timer>, h: usize) {
         let now = cx.now();
         let ho = &mut self.handovers[h];
         if ho.reordering_ended_ns.is_some() {
@@ -436,7 +414,7 @@ impl LteX2 {
 
     /// Sends a (decapsulated) user packet of handover `h`'s UE from the source to the target
     /// through a GTP-U tunnel over the core router.
-    pub(super) fn forward_to_target(&mut self, cx: &mut Cx, h: usize, mut pkt: Packet) {
+    pub(super) fn forward_to_target(&mut self, cx: &mut Cx<Timer>, h: usize, mut pkt: Packet) {
         let ho = &mut self.handovers[h];
         ho.forwarded_packets += 1;
         let (src, tgt) = (self.enbs[ho.source].node, self.enbs[ho.target].node);
@@ -444,7 +422,7 @@ impl LteX2 {
         cx.forward(src, pkt);
     }
 
-    fn new_end_marker(&mut self, cx: &mut Cx, h: usize) -> Packet {
+    fn new_end_marker(&mut self, cx: &mut Cx<Timer>, h: usize) -> Packet {
         let (ue, source, target) = (self.handovers[h].ue, self.handovers[h].source, self.handovers[h].target);
         let (src, tgt, ue_node, ect) =
             (self.enbs[source].node, self.enbs[target].node, self.ues[ue].node, self.cfg.outer_ect);
@@ -455,6 +433,6 @@ impl LteX2 {
 }
 
 /// Schedules step `s` of handover `h` at `at`.
-fn step(cx: &mut Cx, h: usize, at: SimTime, s: Step) {
-    cx.schedule(at, Timer::Handover { ho: h as u16, step: s }.tag());
+fn step(cx: &mut Cx<Timer>, h: usize, at: SimTime, s: Step) {
+    cx.schedule(at, Timer::Handover { ho: h, step: s });
 }

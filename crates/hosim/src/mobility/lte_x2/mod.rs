@@ -105,30 +105,11 @@ pub struct LteX2 {
 
 /// What an LTE timer is for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Timer {
+pub enum Timer {
     /// The eNodeB's radio finished sending a packet.
-    RadioSlotDone { enb: u8 },
+    RadioSlotDone { enb: usize },
     /// A step of handover `ho`'s procedure (see `handover.rs`).
-    Handover { ho: u16, step: Step },
-}
-
-impl Timer {
-    /// Handover steps are tagged above this bit; radio slots below it.
-    const HANDOVER: u64 = 1 << 32;
-
-    fn tag(self) -> u64 {
-        match self {
-            Timer::RadioSlotDone { enb } => enb as u64,
-            Timer::Handover { ho, step } => Self::HANDOVER | (ho as u64) << 8 | step.index() as u64,
-        }
-    }
-
-    fn of(tag: u64) -> Timer {
-        if tag & Self::HANDOVER == 0 {
-            return Timer::RadioSlotDone { enb: tag as u8 };
-        }
-        Timer::Handover { ho: (tag >> 8) as u16, step: Step::from_index((tag & 0xff) as u8) }
-    }
+    Handover { ho: usize, step: Step },
 }
 
 impl LteX2 {
@@ -138,7 +119,7 @@ impl LteX2 {
 
     /// Downlink user packets enter the GTP-U tunnel towards the UE's current path; anything
     /// else (uplink towards the servers) is routed as usual.
-    fn sgw_receive(&mut self, cx: &mut Cx, n: NodeId, mut pkt: Packet) {
+    fn sgw_receive(&mut self, cx: &mut Cx<Timer>, n: NodeId, mut pkt: Packet) {
         if pkt.tunnel.is_none() {
             if let Some(u) = self.ue_at(pkt.dst) {
                 let path = self.ues[u].path;
@@ -149,7 +130,7 @@ impl LteX2 {
         cx.forward(n, pkt);
     }
 
-    fn enb_receive(&mut self, cx: &mut Cx, e: usize, mut pkt: Packet) {
+    fn enb_receive(&mut self, cx: &mut Cx<Timer>, e: usize, mut pkt: Packet) {
         let me = self.enbs[e].node;
         let Some(t) = pkt.tunnel else {
             self.enb_uplink(cx, e, pkt);
@@ -182,7 +163,7 @@ impl LteX2 {
 
     /// An uplink packet from a UE: sent on towards the core, or held while the UE is still
     /// attaching to this eNodeB. (Packets the UE sent to its source before the HO command go on.)
-    fn enb_uplink(&mut self, cx: &mut Cx, e: usize, pkt: Packet) {
+    fn enb_uplink(&mut self, cx: &mut Cx<Timer>, e: usize, pkt: Packet) {
         let me = self.enbs[e].node;
         if let Some(u) = self.ue_at(pkt.src) {
             let attaching_here = self.handovers.iter().any(|h| h.ue == u && h.target == e);
@@ -197,7 +178,7 @@ impl LteX2 {
     }
 
     /// A user packet for UE `u` came out of a tunnel at eNodeB `e`.
-    fn enb_downlink(&mut self, cx: &mut Cx, e: usize, u: usize, pkt: Packet, from_sgw: bool) {
+    fn enb_downlink(&mut self, cx: &mut Cx<Timer>, e: usize, u: usize, pkt: Packet, from_sgw: bool) {
         if let Some(h) = self.handover_of(u) {
             let ho = &self.handovers[h];
             if ho.source == e && ho.forwarding {
@@ -222,7 +203,7 @@ impl LteX2 {
     }
 
     /// Puts a packet in UE `u`'s downlink queue at eNodeB `e`, counting a drop if it is full.
-    fn enb_enqueue(&mut self, cx: &mut Cx, e: usize, u: usize, pkt: Packet) {
+    fn enb_enqueue(&mut self, cx: &mut Cx<Timer>, e: usize, u: usize, pkt: Packet) {
         let now = cx.now();
         let enb = &mut self.enbs[e];
         if !enb_buffer(&mut enb.queues[u], &mut enb.store, &mut enb.stats, now, pkt, cx.rng()) {
@@ -233,7 +214,7 @@ impl LteX2 {
     /// If the radio is idle, the scheduler picks an attached UE with queued packets and sends
     /// its head packet on that UE's radio link; the radio stays busy for the packet's
     /// transmission time.
-    fn enb_kick(&mut self, cx: &mut Cx, e: usize) {
+    fn enb_kick(&mut self, cx: &mut Cx<Timer>, e: usize) {
         let now = cx.now();
         let enb = &mut self.enbs[e];
         if enb.busy {
@@ -255,7 +236,7 @@ impl LteX2 {
         enb.stats.radio_packets += 1;
         enb.busy = true;
         let rate = cx.links()[link as usize].rate_bps;
-        cx.schedule(now + tx_time_ns(pkt.size_bytes, rate), Timer::RadioSlotDone { enb: e as u8 }.tag());
+        cx.schedule(now + tx_time_ns(pkt.size_bytes, rate), Timer::RadioSlotDone { enb: e });
         cx.enqueue(link, pkt);
     }
 
@@ -265,8 +246,10 @@ impl LteX2 {
 }
 
 impl Agent for LteX2 {
+    type Timer = Timer;
+
     /// Every packet that reaches the S-GW or an eNodeB.
-    fn on_packet(&mut self, cx: &mut Cx, n: NodeId, pkt: Packet) {
+    fn on_packet(&mut self, cx: &mut Cx<Timer>, n: NodeId, pkt: Packet) {
         if n == self.sgw {
             return self.sgw_receive(cx, n, pkt);
         }
@@ -274,13 +257,13 @@ impl Agent for LteX2 {
         self.enb_receive(cx, e, pkt);
     }
 
-    fn on_timer(&mut self, cx: &mut Cx, tag: u64) {
-        match Timer::of(tag) {
+    fn on_timer(&mut self, cx: &mut Cx<Timer>, timer: Timer) {
+        match timer {
             Timer::RadioSlotDone { enb } => {
-                self.enbs[enb as usize].busy = false;
-                self.enb_kick(cx, enb as usize);
+                self.enbs[enb].busy = false;
+                self.enb_kick(cx, enb);
             }
-            Timer::Handover { ho, step } => self.on_handover_step(cx, ho as usize, step),
+            Timer::Handover { ho, step } => self.on_handover_step(cx, ho, step),
         }
     }
 

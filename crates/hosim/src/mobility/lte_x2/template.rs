@@ -123,8 +123,8 @@ pub fn install(d: &LteX2Section, sim: &mut Sim) {
 }
 
 /// The S-GW, eNodeBs and UEs of the template's graph, owned by the agent `cx` belongs to.
-fn system(d: &LteX2Section, cx: &mut Cx) -> LteX2 {
-    let node_id = |cx: &Cx, name: &str| cx.node_id(name).expect("template node");
+fn system(d: &LteX2Section, cx: &mut Cx<super::Timer>) -> LteX2 {
+    let node_id = |cx: &Cx<super::Timer>, name: &str| cx.node_id(name).expect("template node");
     let sgw = node_id(cx, "sgw");
     cx.own(sgw);
     let ue_specs = ues(d);
