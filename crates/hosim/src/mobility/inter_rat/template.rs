@@ -8,9 +8,9 @@
 //! the only losses are the handover's and Note 1's buffer limit.
 
 use super::config::{Direction, InterRatSection};
-use super::ran::Ran;
 use super::{HandoverCounts, InterRat, InterRatConfig, Timer, UidLog, SOURCE, TARGET};
 use crate::engine::time::s_to_ns;
+use crate::mobility::ran::{AccessNode, CellSet};
 use crate::sim::{Cx, Sim};
 use crate::spec::graph::{link, node, AppKind, FlowSpec, Graph, NodeKindName};
 
@@ -100,9 +100,9 @@ fn system(d: &InterRatSection, cx: &mut Cx<Timer>) -> InterRat {
         cx.own(n);
         let radio = link_id(cx, &format!("{}->ue", names[i]));
         let uplink = link_id(cx, &format!("ue->{}", names[i]));
-        let mut ran = Ran::new(n, names[i], radio, uplink, rates[i].round() as u64);
+        let mut ran = AccessNode::new(n, names[i], radio, uplink, rates[i].round() as u64);
         if d.ran_buffer_s > 0.0 {
-            ran.limit_bytes = Some((d.ran_buffer_s * rates[i] / 8.0).round().max(1.0) as u64);
+            ran.buffer.limit_bytes = Some((d.ran_buffer_s * rates[i] / 8.0).round().max(1.0) as u64);
         }
         ran
     };
@@ -138,7 +138,7 @@ fn system(d: &InterRatSection, cx: &mut Cx<Timer>) -> InterRat {
         anchor_busy: false,
         access_bps: [access_bps(d, names[SOURCE]), access_bps(d, names[TARGET])],
         anchor_stats: (0, 0),
-        attached: Some(SOURCE),
+        attached: CellSet::one(SOURCE),
         bicasting: false,
         record_uids: false,
         uids: UidLog::default(),
