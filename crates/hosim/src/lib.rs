@@ -14,7 +14,8 @@
 //! 6. `sim`: the world (network, flows, events), the `Agent` trait and its context, the run loop;
 //! 7. `metrics`: the run summary and the invariant checks (merges agents' reports);
 //! 8. `spec`: the explicit graph a scenario describes, input errors, the graph builder;
-//! 9. `mobility`: one folder per mechanism (config, template, agents, report);
+//! 9. `mobility`: one folder per mechanism (config, template, agents, report), and `ran/`,
+//!    the RAN kit the cellular mechanisms are built on;
 //! 10. `scenario`: the schema, the template registry, presets, the scenario builder;
 //! 11. this file: [`run`].
 

@@ -17,7 +17,9 @@ use std::sync::{Arc, Mutex};
 /// Does nothing: its presence alone makes arrivals look their routes up.
 struct Idle;
 
-impl Agent for Idle {}
+impl Agent for Idle {
+    type Timer = ();
+}
 
 #[test]
 fn tagged_arrivals_give_the_results_of_looked_up_ones() {
@@ -104,10 +106,12 @@ struct Switch {
 }
 
 impl Agent for Switch {
-    fn on_timer(&mut self, cx: &mut Cx, _: u64) {
+    type Timer = ();
+
+    fn on_timer(&mut self, cx: &mut Cx, (): ()) {
         let propagating = cx.links()[self.into_r1 as usize].propagating_len();
         if propagating == 0 {
-            cx.schedule(cx.now() + 100_000, 0);
+            cx.schedule(cx.now() + 100_000, ());
             return;
         }
         cx.routes_mut(self.r1)[self.d as usize] = Some(self.lower);
@@ -140,7 +144,7 @@ fn a_route_changed_while_packets_propagate_takes_them_too() {
     let times = Arc::new(Mutex::new(Vec::new()));
     sim.world.obs.add(Box::new(Entries { upper, times: times.clone() }));
     sim.add_agent(|cx| {
-        cx.schedule(1_000_000_000, 0);
+        cx.schedule(1_000_000_000, ());
         Switch { r1: cx.node_id("r1").unwrap(), d: cx.node_id("d").unwrap(), into_r1, lower, switched: None }
     });
     sim.run();

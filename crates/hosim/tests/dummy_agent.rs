@@ -29,13 +29,16 @@ struct Delay {
 }
 
 impl Agent for Delay {
+    /// One kind of timer: the oldest held packet is due.
+    type Timer = ();
+
     fn on_packet(&mut self, cx: &mut Cx, _node: NodeId, pkt: Packet) {
         self.held.push_back(pkt);
         let at = cx.now() + self.delay_ns;
-        cx.schedule(at, 0);
+        cx.schedule(at, ());
     }
 
-    fn on_timer(&mut self, cx: &mut Cx, _tag: u64) {
+    fn on_timer(&mut self, cx: &mut Cx, (): ()) {
         // Every packet waits the same time, so the timers fire in arrival order.
         let pkt = self.held.pop_front().expect("one timer per held packet");
         cx.receive_as_router(self.node, pkt);

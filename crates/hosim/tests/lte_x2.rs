@@ -97,9 +97,10 @@ fn standard_forwarded_packets_queue_twice_in_the_router() {
 fn acks_in_flight_to_the_source_at_the_command_are_not_held() {
     let w = world(ALONE, 1);
     let lte = w.agent::<LteX2>().unwrap();
-    assert!(lte.enbs[0].held_uplink.is_empty(), "the source holds {} uplink packets", lte.enbs[0].held_uplink.len());
-    assert!(lte.enbs[1].held_uplink.is_empty(), "the target released its held uplink at attach");
-    assert_eq!(lte.enbs[0].held(), 0, "nothing of the reference UE is left in the source");
+    let cells = &lte.ran.cells;
+    assert!(cells[0].buffers.uplink.is_empty(), "the source holds {} uplink packets", cells[0].buffers.uplink.len());
+    assert!(cells[1].buffers.uplink.is_empty(), "the target released its held uplink at attach");
+    assert_eq!(cells[0].held(), 0, "nothing of the reference UE is left in the source");
 }
 
 #[test]

@@ -9,10 +9,13 @@
 //! - `vertical/`: WiFi <-> cellular handoffs of a mobile source and TCP-CLAH's cross-layer
 //!   notification (Sinky & Hamdaoui).
 //! - `inter_rat/`: LTE <-> UMTS handover with forwarding, bicasting or neither (3GPP
-//!   contribution on back-to-back loss at inter-RAT handover).
+//!   contribution on back-to-back loss at inter-RAT handover);
+//! - `ran/`: the RAN kit the cellular mechanisms are built on (cells, their schedulers,
+//!   radios and per-UE buffers, UEs attached to a set of cells, GTP-U tunnels, typed timers).
 
 pub mod fcp;
 pub mod hsdpa_proxy;
 pub mod inter_rat;
 pub mod lte_x2;
+pub mod ran;
 pub mod vertical;

@@ -17,18 +17,23 @@ use crate::tcp::path::PathChange;
 use crate::tcp::sender::WindowControl;
 
 use super::flow::Flow;
+use super::timer::TimerSlab;
 use super::world::{Counters, Event, World};
 
 /// A mechanism's component, driven by the packets at its nodes and by its timers.
 pub trait Agent: Any {
+    /// What the agent's timers are for (`()` for an agent with one kind of timer or none).
+    /// A timer is scheduled with a value of this type and handed back when it fires.
+    type Timer: 'static;
+
     /// A packet reached node `node`, which this agent owns (`Cx::own`).
-    fn on_packet(&mut self, cx: &mut Cx, node: NodeId, pkt: Packet) {
+    fn on_packet(&mut self, cx: &mut Cx<Self::Timer>, node: NodeId, pkt: Packet) {
         cx.receive_as_router(node, pkt);
     }
 
-    /// A timer set with `Cx::schedule` is due; `tag` is what the agent scheduled.
-    fn on_timer(&mut self, cx: &mut Cx, tag: u64) {
-        let _ = (cx, tag);
+    /// A timer set with `Cx::schedule` is due; `timer` is what the agent scheduled.
+    fn on_timer(&mut self, cx: &mut Cx<Self::Timer>, timer: Self::Timer) {
+        let _ = (cx, timer);
     }
 
     /// Packets the agent holds back: inside the network for the conservation invariant.
@@ -48,16 +53,75 @@ pub trait Agent: Any {
     }
 }
 
-/// What an agent may touch while it handles a packet or a timer: the network, the flows, its
-/// own timers, the counters and the scenario's random stream.
-pub struct Cx<'a> {
-    world: &'a mut World,
-    me: AgentId,
+/// An agent as the run loop and the summary hold it, whatever its timer type: the agent and
+/// its pending timers ([`Hosted`]).
+pub trait DynAgent: Any {
+    /// A packet reached node `node`, which the agent owns.
+    fn deliver(&mut self, world: &mut World, me: AgentId, node: NodeId, pkt: Packet);
+    /// The agent's timer filed at `entry` of its slab is due.
+    fn fire(&mut self, world: &mut World, me: AgentId, entry: u64);
+    fn held_packets(&self) -> u64;
+    fn check(&self) -> Vec<String>;
+    fn report(&self, world: &World) -> Report;
+    /// The agent itself, to downcast to its type.
+    fn agent_any(&self) -> &dyn Any;
+    fn agent_any_mut(&mut self) -> &mut dyn Any;
+    /// This holder, to downcast to `Hosted<A>`.
+    fn hosted_any_mut(&mut self) -> &mut dyn Any;
 }
 
-impl<'a> Cx<'a> {
-    pub(super) fn new(world: &'a mut World, me: AgentId) -> Cx<'a> {
-        Cx { world, me }
+/// An agent and its pending timers' values.
+pub struct Hosted<A: Agent> {
+    pub agent: A,
+    pub timers: TimerSlab<A::Timer>,
+}
+
+impl<A: Agent> DynAgent for Hosted<A> {
+    fn deliver(&mut self, world: &mut World, me: AgentId, node: NodeId, pkt: Packet) {
+        self.agent.on_packet(&mut Cx::new(world, me, &mut self.timers), node, pkt);
+    }
+
+    fn fire(&mut self, world: &mut World, me: AgentId, entry: u64) {
+        let timer = self.timers.take(entry);
+        self.agent.on_timer(&mut Cx::new(world, me, &mut self.timers), timer);
+    }
+
+    fn held_packets(&self) -> u64 {
+        self.agent.held_packets()
+    }
+
+    fn check(&self) -> Vec<String> {
+        self.agent.check()
+    }
+
+    fn report(&self, world: &World) -> Report {
+        self.agent.report(world)
+    }
+
+    fn agent_any(&self) -> &dyn Any {
+        &self.agent
+    }
+
+    fn agent_any_mut(&mut self) -> &mut dyn Any {
+        &mut self.agent
+    }
+
+    fn hosted_any_mut(&mut self) -> &mut dyn Any {
+        self
+    }
+}
+
+/// What an agent may touch while it handles a packet or a timer: the network, the flows, its
+/// own timers (of its type `T`), the counters and the scenario's random stream.
+pub struct Cx<'a, T = ()> {
+    world: &'a mut World,
+    me: AgentId,
+    timers: &'a mut TimerSlab<T>,
+}
+
+impl<'a, T> Cx<'a, T> {
+    pub(super) fn new(world: &'a mut World, me: AgentId, timers: &'a mut TimerSlab<T>) -> Cx<'a, T> {
+        Cx { world, me, timers }
     }
 
     pub fn now(&self) -> SimTime {
@@ -78,10 +142,12 @@ impl<'a> Cx<'a> {
         &mut self.world.rng
     }
 
-    /// Calls this agent's `on_timer(tag)` at `at`.
-    pub fn schedule(&mut self, at: SimTime, tag: u64) {
-        let timer = self.world.agent_timers.file(self.me, tag);
-        self.world.events.schedule_timer(at, Event::AgentTimer(timer));
+    /// Calls this agent's `on_timer(timer)` at `at`. A part of a mechanism (the RAN kit) passes
+    /// its own timer type, which the agent's type nests (`From`).
+    pub fn schedule(&mut self, at: SimTime, timer: impl Into<T>) {
+        let entry = self.timers.file(timer.into());
+        let index = self.world.agent_timers.file(self.me, entry);
+        self.world.events.schedule_timer(at, Event::AgentTimer(index));
     }
 
     /// Every packet reaching `node` goes to this agent from now on.

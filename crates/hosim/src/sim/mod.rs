@@ -3,16 +3,18 @@
 //!
 //! Hosts, routers and links take the fast path: an arrival at a host or router is one match
 //! on the node kind inside the world and no call through a trait object. Only packets at nodes an agent owns,
-//! and agents' timers, go through `Box<dyn Agent>`, indexed by [`AgentId`].
+//! and agents' timers, go through `Box<dyn DynAgent>`, indexed by [`AgentId`].
 
 mod agent;
 mod endpoint;
 mod flow;
 mod network;
+mod timer;
 mod world;
 
-pub use agent::{Agent, Cx, HandoverRecord, Report};
+pub use agent::{Agent, Cx, DynAgent, HandoverRecord, Hosted, Report};
 pub use flow::{DropRules, Flow};
+pub use timer::TimerSlab;
 pub use world::{Counters, Event, World};
 
 use crate::engine::time::{ns_to_s, SimTime};
@@ -57,7 +59,7 @@ pub enum Stop {
 
 pub struct Sim {
     pub world: World,
-    agents: Vec<Box<dyn Agent>>,
+    agents: Vec<Box<dyn DynAgent>>,
 }
 
 impl Sim {
@@ -67,34 +69,35 @@ impl Sim {
 
     /// Adds the agent that `build` makes. `build` gets the agent's context, already bound to
     /// the new agent's id, to own nodes and set the first timers.
-    pub fn add_agent<A: Agent>(&mut self, build: impl FnOnce(&mut Cx) -> A) -> AgentId {
+    pub fn add_agent<A: Agent>(&mut self, build: impl FnOnce(&mut Cx<A::Timer>) -> A) -> AgentId {
         let id = self.agents.len() as AgentId;
-        let agent = build(&mut Cx::new(&mut self.world, id));
-        self.agents.push(Box::new(agent));
+        let mut timers = TimerSlab::default();
+        let agent = build(&mut Cx::new(&mut self.world, id, &mut timers));
+        self.agents.push(Box::new(Hosted { agent, timers }));
         id
     }
 
-    pub fn agents(&self) -> impl Iterator<Item = &dyn Agent> {
+    pub fn agents(&self) -> impl Iterator<Item = &dyn DynAgent> {
         self.agents.iter().map(|a| a.as_ref())
     }
 
     /// The first agent of type `A`.
     pub fn agent<A: Agent>(&self) -> Option<&A> {
-        self.agents.iter().find_map(|a| (a.as_ref() as &dyn std::any::Any).downcast_ref::<A>())
+        self.agents.iter().find_map(|a| a.agent_any().downcast_ref::<A>())
     }
 
     pub fn agent_mut<A: Agent>(&mut self) -> Option<&mut A> {
-        self.agents.iter_mut().find_map(|a| (a.as_mut() as &mut dyn std::any::Any).downcast_mut::<A>())
+        self.agents.iter_mut().find_map(|a| a.agent_any_mut().downcast_mut::<A>())
     }
 
     /// Calls `f` with the first agent of type `A` and that agent's context (tests, tools).
-    pub fn with_agent<A: Agent, R>(&mut self, f: impl FnOnce(&mut A, &mut Cx) -> R) -> Option<R> {
-        let (id, agent) = self
+    pub fn with_agent<A: Agent, R>(&mut self, f: impl FnOnce(&mut A, &mut Cx<A::Timer>) -> R) -> Option<R> {
+        let (id, hosted) = self
             .agents
             .iter_mut()
             .enumerate()
-            .find_map(|(i, a)| (a.as_mut() as &mut dyn std::any::Any).downcast_mut::<A>().map(|a| (i, a)))?;
-        Some(f(agent, &mut Cx::new(&mut self.world, id as AgentId)))
+            .find_map(|(i, a)| a.hosted_any_mut().downcast_mut::<Hosted<A>>().map(|h| (i, h)))?;
+        Some(f(&mut hosted.agent, &mut Cx::new(&mut self.world, id as AgentId, &mut hosted.timers)))
     }
 
     /// Runs until `end_ns` (or until nothing is left to happen), without hooks. A run the core
@@ -186,17 +189,17 @@ impl Sim {
         match ev {
             Event::LinkArrive(l) => {
                 if let Some(a) = self.world.on_arrive(l, false) {
-                    self.agents[a.agent as usize].on_packet(&mut Cx::new(&mut self.world, a.agent), a.node, a.pkt);
+                    self.agents[a.agent as usize].deliver(&mut self.world, a.agent, a.node, a.pkt);
                 }
             }
             Event::LinkArriveLate(l) => {
                 if let Some(a) = self.world.on_arrive(l, true) {
-                    self.agents[a.agent as usize].on_packet(&mut Cx::new(&mut self.world, a.agent), a.node, a.pkt);
+                    self.agents[a.agent as usize].deliver(&mut self.world, a.agent, a.node, a.pkt);
                 }
             }
             Event::AgentTimer(timer) => {
-                let (id, tag) = self.world.agent_timers.take(timer);
-                self.agents[id as usize].on_timer(&mut Cx::new(&mut self.world, id), tag);
+                let (id, entry) = self.world.agent_timers.take(timer);
+                self.agents[id as usize].fire(&mut self.world, id, entry);
             }
             ev => self.world.dispatch(ev),
         }

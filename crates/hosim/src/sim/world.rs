@@ -26,12 +26,13 @@ pub enum Event {
     RtoTimer(FlowId),
     DelAckTimer(FlowId),
     AppTick(FlowId),
-    /// An agent's timer: its entry in [`World::agent_timers`] (the agent and its tag).
+    /// An agent's timer: its entry in [`World::agent_timers`] (the agent, and where the
+    /// timer's typed value waits in that agent's [`super::TimerSlab`]).
     AgentTimer(u32),
 }
 
-/// Agents' pending timers, by the index an [`Event::AgentTimer`] carries: the agent and its
-/// tag. Kept here rather than in the event so that every event is 8 bytes, which a call passes
+/// Agents' pending timers, by the index an [`Event::AgentTimer`] carries: the agent and the
+/// entry of the timer's value in the agent's own slab (`sim/timer.rs`). Kept here rather than in the event so that every event is 8 bytes, which a call passes
 /// in one register: a 16-byte event went through the caller's stack, written as two 4-byte
 /// stores and read back by the event queue as one 16-byte load, which the core cannot forward
 /// from those stores (a stall of some 10 cycles on every schedule; bench/README.md). A timer's
@@ -44,21 +45,21 @@ pub struct AgentTimers {
 }
 
 impl AgentTimers {
-    /// Files agent `id`'s timer with `tag`; the index for its event.
-    pub fn file(&mut self, id: AgentId, tag: u64) -> u32 {
+    /// Files agent `id`'s timer, whose value waits at `entry` of its slab; the index for its event.
+    pub fn file(&mut self, id: AgentId, entry: u64) -> u32 {
         match self.free.pop() {
             Some(i) => {
-                self.entries[i as usize] = (id, tag);
+                self.entries[i as usize] = (id, entry);
                 i
             }
             None => {
-                self.entries.push((id, tag));
+                self.entries.push((id, entry));
                 (self.entries.len() - 1) as u32
             }
         }
     }
 
-    /// The agent and tag of the timer at `i`, which has fired: its entry is free afterwards.
+    /// The agent and slab entry of the timer at `i`, which has fired: `i` is free afterwards.
     pub fn take(&mut self, i: u32) -> (AgentId, u64) {
         self.free.push(i);
         self.entries[i as usize]

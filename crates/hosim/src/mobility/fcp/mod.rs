@@ -44,34 +44,13 @@ use crate::sim::{Agent, Cx, Report, World};
 
 /// What an fcp timer is for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Timer {
+pub enum Timer {
     /// Mobile `0` hands over to the other base station.
     Handover(u32),
     /// End of the warm-up: start measuring `throughput_fraction`.
     Warmup,
     /// End of the run: take the summary snapshot.
     Finish,
-}
-
-impl Timer {
-    const WARMUP: u64 = u64::MAX - 1;
-    const FINISH: u64 = u64::MAX;
-
-    fn tag(self) -> u64 {
-        match self {
-            Timer::Handover(m) => m as u64,
-            Timer::Warmup => Self::WARMUP,
-            Timer::Finish => Self::FINISH,
-        }
-    }
-
-    fn of(tag: u64) -> Timer {
-        match tag {
-            Self::WARMUP => Timer::Warmup,
-            Self::FINISH => Timer::Finish,
-            m => Timer::Handover(m as u32),
-        }
-    }
 }
 
 /// Stream index base of the per-mobile handover-time streams ("FCP" in ASCII).
@@ -176,7 +155,7 @@ impl FcpHandover {
     }
 
     /// Points the FCP's route for mobile `m` and the mobile's uplink at base station `b`.
-    fn attach_routes(&self, cx: &mut Cx, m: usize, b: usize) {
+    fn attach_routes(&self, cx: &mut Cx<Timer>, m: usize, b: usize) {
         let mob = &self.mobiles[m];
         cx.routes_mut(self.fcp)[mob.node as usize] = Some(self.fcp_to_bs[b]);
         for r in cx.routes_mut(mob.node).iter_mut() {
@@ -187,7 +166,7 @@ impl FcpHandover {
     }
 
     /// The FCP switches mobile `m` to the other base station, and the mobile moves (Sec. III.A).
-    fn handover(&mut self, cx: &mut Cx, m: usize) {
+    fn handover(&mut self, cx: &mut Cx<Timer>, m: usize) {
         let now = cx.now();
         let from = self.mobiles[m].at;
         let to = 1 - from;
@@ -223,7 +202,7 @@ impl FcpHandover {
         }
         self.check_drained(cx, m);
         if let Some(dt) = self.next_interval_ns(m) {
-            cx.schedule(now + dt, Timer::Handover(m as u32).tag());
+            cx.schedule(now + dt, Timer::Handover(m as u32));
         }
     }
 
@@ -240,7 +219,7 @@ impl FcpHandover {
     }
 
     /// The scheme at a base station `b` the mobile has left.
-    fn old_bs(&mut self, cx: &mut Cx, m: usize, b: usize, pkt: Packet) {
+    fn old_bs(&mut self, cx: &mut Cx<Timer>, m: usize, b: usize, pkt: Packet) {
         let rec = self.mobiles[m].draining.map(|r| &mut self.log[r]);
         match self.scheme {
             FcpScheme::Drop => {
@@ -272,7 +251,7 @@ impl FcpHandover {
     }
 
     /// A forwarded packet reaches the base station the mobile is attached to.
-    fn forwarded_arrives(&mut self, cx: &mut Cx, m: usize, pkt: Packet) {
+    fn forwarded_arrives(&mut self, cx: &mut Cx<Timer>, m: usize, pkt: Packet) {
         let mob = &self.mobiles[m];
         let overtaken = pkt.is_data() && pkt.seq + (pkt.len as u64) <= mob.direct_seq_end;
         if let Some(r) = mob.draining {
@@ -302,7 +281,7 @@ impl FcpHandover {
     }
 
     /// Forward-and-rearrange: the new base station holds a direct packet back.
-    fn hold(&mut self, cx: &mut Cx, m: usize, pkt: Packet) {
+    fn hold(&mut self, cx: &mut Cx<Timer>, m: usize, pkt: Packet) {
         if !self.buffer_has_room(cx.links(), m) {
             self.buffer_drop(cx, m, false);
             return;
@@ -319,7 +298,7 @@ impl FcpHandover {
     }
 
     /// A direct packet leaves the base station the mobile is attached to, towards the mobile.
-    fn send_to_mobile(&mut self, cx: &mut Cx, m: usize, pkt: Packet) {
+    fn send_to_mobile(&mut self, cx: &mut Cx<Timer>, m: usize, pkt: Packet) {
         let mob = &mut self.mobiles[m];
         if pkt.is_data() {
             mob.direct_seq_end = mob.direct_seq_end.max(pkt.seq + pkt.len as u64);
@@ -334,7 +313,7 @@ impl FcpHandover {
         queued + (mob.hold.len() as u64) < self.buffer_pkts as u64
     }
 
-    fn buffer_drop(&mut self, cx: &mut Cx, m: usize, forwarded: bool) {
+    fn buffer_drop(&mut self, cx: &mut Cx<Timer>, m: usize, forwarded: bool) {
         if let Some(r) = self.mobiles[m].draining {
             self.log[r].buffer_drops += 1;
             self.log[r].forwarded_buffer_drops += forwarded as u64;
@@ -344,7 +323,7 @@ impl FcpHandover {
 
     /// Ends the last handover of mobile `m` once neither the old path nor the forwarding path
     /// carries a packet for it; under `rearrange`, releases the held packets then.
-    fn check_drained(&mut self, cx: &mut Cx, m: usize) {
+    fn check_drained(&mut self, cx: &mut Cx<Timer>, m: usize) {
         let mob = &self.mobiles[m];
         let Some(r) = mob.draining else { return };
         let old = 1 - mob.at;
@@ -367,8 +346,10 @@ impl FcpHandover {
 }
 
 impl Agent for FcpHandover {
+    type Timer = Timer;
+
     /// A packet reaches base station node `n`.
-    fn on_packet(&mut self, cx: &mut Cx, n: NodeId, pkt: Packet) {
+    fn on_packet(&mut self, cx: &mut Cx<Timer>, n: NodeId, pkt: Packet) {
         let mobile = self.mobile_of_node.get(pkt.dst as usize).copied().flatten();
         let (Some(m), false) = (mobile, pkt.dst == n) else {
             // Uplink traffic: an ordinary router.
@@ -393,8 +374,8 @@ impl Agent for FcpHandover {
         }
     }
 
-    fn on_timer(&mut self, cx: &mut Cx, tag: u64) {
-        match Timer::of(tag) {
+    fn on_timer(&mut self, cx: &mut Cx<Timer>, timer: Timer) {
+        match timer {
             Timer::Handover(m) => self.handover(cx, m as usize),
             Timer::Warmup => {
                 for mob in self.mobiles.iter_mut() {

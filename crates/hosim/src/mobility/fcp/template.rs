@@ -134,7 +134,7 @@ pub fn install(f: &FcpSection, sim: &mut Sim, c: &Check) -> Result<(), ScenarioE
 }
 
 /// Owns the base stations, attaches every mobile to bs1 and sets the first timers.
-fn start(mut h: FcpHandover, cx: &mut crate::sim::Cx, first_handover_s: Option<f64>) -> FcpHandover {
+fn start(mut h: FcpHandover, cx: &mut crate::sim::Cx<Timer>, first_handover_s: Option<f64>) -> FcpHandover {
     for b in h.bs {
         cx.own(b);
     }
@@ -152,12 +152,12 @@ fn start(mut h: FcpHandover, cx: &mut crate::sim::Cx, first_handover_s: Option<f
             }
         };
         if let Some(t) = first {
-            cx.schedule(t, Timer::Handover(m as u32).tag());
+            cx.schedule(t, Timer::Handover(m as u32));
         }
     }
-    cx.schedule(h.warmup_ns, Timer::Warmup.tag());
+    cx.schedule(h.warmup_ns, Timer::Warmup);
     let end = cx.end_ns();
-    cx.schedule(end, Timer::Finish.tag());
+    cx.schedule(end, Timer::Finish);
     h
 }
 

@@ -23,23 +23,13 @@ use proxy::Proxy;
 
 /// What an HSDPA timer is for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Timer {
+pub enum Timer {
     /// Node-B samples its rate and queue for the proxy.
     Sample,
     /// The proxy takes its control step: the report of this step has arrived or was lost.
     Step,
     /// End of the run: take the radio metrics.
     Summary,
-}
-
-impl Timer {
-    fn tag(self) -> u64 {
-        self as u64
-    }
-
-    fn of(tag: u64) -> Timer {
-        [Timer::Sample, Timer::Step, Timer::Summary][tag as usize]
-    }
 }
 
 /// The HSDPA agent: the optional proxy and the radio report.
@@ -55,14 +45,16 @@ pub struct Hsdpa {
 }
 
 impl Agent for Hsdpa {
-    fn on_timer(&mut self, cx: &mut Cx, tag: u64) {
-        match Timer::of(tag) {
+    type Timer = Timer;
+
+    fn on_timer(&mut self, cx: &mut Cx<Timer>, timer: Timer) {
+        match timer {
             Timer::Sample => {
                 let p = self.proxy.as_mut().expect("samples only with the proxy");
                 let (step_at, next_sample) = p.sample(cx);
-                cx.schedule(step_at, Timer::Step.tag());
+                cx.schedule(step_at, Timer::Step);
                 if let Some(t) = next_sample {
-                    cx.schedule(t, Timer::Sample.tag());
+                    cx.schedule(t, Timer::Sample);
                 }
             }
             Timer::Step => self.proxy.as_mut().expect("steps only with the proxy").step(cx),

@@ -231,7 +231,7 @@ impl Proxy {
 impl Proxy {
     /// Node-B samples the radio link and puts the report on the signalling path; the step
     /// that uses it is due one feedback delay later, the next sample one tau later.
-    pub(super) fn sample(&mut self, cx: &mut Cx) -> (SimTime, Option<SimTime>) {
+    pub(super) fn sample<T>(&mut self, cx: &mut Cx<T>) -> (SimTime, Option<SimTime>) {
         let now = cx.now();
         let link = &cx.links()[self.nodeb_link as usize];
         let pkt_bits = self.pkt_bytes as f64 * 8.0;
@@ -251,7 +251,7 @@ impl Proxy {
     }
 
     /// The proxy takes a control step: eq. (18) downstream, eq. (8) upstream.
-    pub(super) fn step(&mut self, cx: &mut Cx) {
+    pub(super) fn step<T>(&mut self, cx: &mut Cx<T>) {
         let now = cx.now();
         let report = self.pending.pop_front().expect("a step follows each sample");
         self.stats.steps += 1;

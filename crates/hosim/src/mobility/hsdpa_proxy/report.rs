@@ -29,7 +29,13 @@ pub struct RadioReport {
 
 impl RadioReport {
     /// The metrics as of now (the end of the run).
-    pub fn take(cx: &Cx, downlink: LinkId, server_flow: FlowId, ue_flow: FlowId, proxy: Option<ProxyReport>) -> Self {
+    pub fn take<T>(
+        cx: &Cx<T>,
+        downlink: LinkId,
+        server_flow: FlowId,
+        ue_flow: FlowId,
+        proxy: Option<ProxyReport>,
+    ) -> Self {
         let now: SimTime = cx.now();
         let dur_s = ns_to_s(now).max(1e-12);
         let link = &cx.links()[downlink as usize];

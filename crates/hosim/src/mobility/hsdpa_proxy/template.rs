@@ -83,16 +83,16 @@ pub fn install(h: &HsdpaSection, sim: &mut Sim) {
         let end = cx.end_ns();
         let tau = s_to_ns(h.tau_s);
         if proxy.is_some() && tau <= end {
-            cx.schedule(tau, Timer::Sample.tag());
+            cx.schedule(tau, Timer::Sample);
         }
-        cx.schedule(end, Timer::Summary.tag());
+        cx.schedule(end, Timer::Summary);
         Hsdpa { proxy, downlink, server_flow: 0, ue_flow, finished: None }
     });
 }
 
 /// Splits the connection at the proxy host: flow 0 ends there, flow 1 carries what it
 /// receives in order on to the UE, under the proxy's window control.
-fn split_connection(h: &HsdpaSection, cx: &mut Cx, downlink: LinkId) -> Proxy {
+fn split_connection<T>(h: &HsdpaSection, cx: &mut Cx<T>, downlink: LinkId) -> Proxy {
     let (up, down) = (0usize, 1usize);
     debug_assert_eq!(cx.nodes()[cx.flows()[up].dst as usize].kind, NodeKind::Host);
     // The downstream sender's data is what the proxy receives in order.

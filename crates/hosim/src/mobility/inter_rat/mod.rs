@@ -30,12 +30,11 @@
 //! one, being transmitted) still reaches the UE.
 //!
 //! Files: `config.rs` (`[inter_rat]`), `template.rs` (the Fig. A.1 graph, installing the
-//! agent), `ran.rs` (a radio access node), `convergence.rs` (the convergence time, a pure
+//! agent), `convergence.rs` (the convergence time, a pure
 //! function), `report.rs` (the `handovers` entry).
 
 mod config;
 pub mod convergence;
-pub mod ran;
 mod report;
 mod template;
 
@@ -46,10 +45,10 @@ pub use template::{expand, install};
 use std::collections::HashSet;
 
 use crate::engine::time::{tx_time_ns, SimTime};
+use crate::mobility::ran::{self, AccessNode, CellSet};
 use crate::net::packet::Packet;
 use crate::net::{FlowId, LinkId, NodeId};
 use crate::sim::{Agent, Cx, Report, World};
-use ran::Ran;
 
 /// Index of the source and the target RAN in [`InterRat::rans`].
 pub const SOURCE: usize = 0;
@@ -73,9 +72,9 @@ pub struct InterRatConfig {
 
 /// What an inter-RAT timer is for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Timer {
-    /// RAN `0`'s radio finished sending a packet.
-    RadioDone(usize),
+pub enum Timer {
+    /// The RAN kit's: a RAN node's radio finished sending a packet.
+    Ran(ran::Timer),
     /// "HO preparation complete": the anchor starts bicasting.
     BicastStart,
     /// The UE leaves the source RAT (HO command); the source's downlink stops.
@@ -88,27 +87,9 @@ enum Timer {
     AnchorDone,
 }
 
-impl Timer {
-    fn tag(self) -> u64 {
-        match self {
-            Timer::RadioDone(r) => r as u64,
-            Timer::BicastStart => 2,
-            Timer::Detach => 3,
-            Timer::Switch => 4,
-            Timer::Sample => 5,
-            Timer::AnchorDone => 6,
-        }
-    }
-
-    fn of(tag: u64) -> Timer {
-        match tag {
-            0 | 1 => Timer::RadioDone(tag as usize),
-            2 => Timer::BicastStart,
-            3 => Timer::Detach,
-            4 => Timer::Switch,
-            5 => Timer::Sample,
-            _ => Timer::AnchorDone,
-        }
+impl From<ran::Timer> for Timer {
+    fn from(t: ran::Timer) -> Timer {
+        Timer::Ran(t)
     }
 }
 
@@ -171,7 +152,8 @@ pub struct InterRat {
     pub anchor: NodeId,
     pub ue: NodeId,
     pub flow: FlowId,
-    pub rans: [Ran; 2],
+    /// The RAN nodes (RAN kit access nodes: a forwarded-first buffer and a radio each).
+    pub rans: [AccessNode; 2],
     /// Anchor -> RAN link of each RAN.
     pub to_ran: [LinkId; 2],
     /// Source -> target forwarding path.
@@ -186,8 +168,8 @@ pub struct InterRat {
     pub access_bps: [u64; 2],
     /// Packets that entered / left the anchor's buffer (conservation check).
     pub anchor_stats: (u64, u64),
-    /// The RAN serving the UE; None during the interruption.
-    pub attached: Option<usize>,
+    /// The RAN serving the UE (one at a time here); none during the interruption.
+    pub attached: CellSet,
     pub bicasting: bool,
     /// Keep packet ids (tests).
     pub record_uids: bool,
@@ -206,14 +188,14 @@ pub struct InterRat {
 
 impl InterRat {
     /// A downlink packet reaches the anchor: it waits in the anchor's buffer.
-    fn anchor_downlink(&mut self, cx: &mut Cx, pkt: Packet) {
+    fn anchor_downlink(&mut self, cx: &mut Cx<Timer>, pkt: Packet) {
         self.anchor_queue.push_back(pkt);
         self.anchor_stats.0 += 1;
         self.anchor_kick(cx);
     }
 
     /// If the anchor's access link is free, the head packet leaves the anchor.
-    fn anchor_kick(&mut self, cx: &mut Cx) {
+    fn anchor_kick(&mut self, cx: &mut Cx<Timer>) {
         if self.anchor_busy {
             return;
         }
@@ -221,17 +203,17 @@ impl InterRat {
         self.anchor_stats.1 += 1;
         self.anchor_busy = true;
         let done = cx.now() + tx_time_ns(pkt.size_bytes, self.access_bps[self.path]);
-        cx.schedule(done, Timer::AnchorDone.tag());
+        cx.schedule(done, Timer::AnchorDone);
         self.anchor_send(cx, pkt);
     }
 
     /// A downlink packet leaves the anchor: on the current path, and while bicasting a copy
     /// to the target.
-    fn anchor_send(&mut self, cx: &mut Cx, pkt: Packet) {
+    fn anchor_send(&mut self, cx: &mut Cx<Timer>, pkt: Packet) {
         let path = self.path;
         if path == SOURCE && self.record_uids {
             self.uids.to_source.push(pkt.uid);
-            if !self.bicasting && self.attached == Some(SOURCE) {
+            if !self.bicasting && self.attached.contains(SOURCE) {
                 self.uids.to_source_before_bicast.push(pkt.uid);
             }
         }
@@ -247,14 +229,14 @@ impl InterRat {
     }
 
     /// A downlink packet reached RAN `r`.
-    fn ran_downlink(&mut self, cx: &mut Cx, r: usize, pkt: Packet) {
+    fn ran_downlink(&mut self, cx: &mut Cx<Timer>, r: usize, pkt: Packet) {
         if r == TARGET && self.in_forwarding.remove(&pkt.uid) {
-            self.rans[r].push_forwarded(pkt);
+            self.rans[r].buffer.push_forwarded(pkt);
             self.kick(cx, r);
             return;
         }
-        if self.attached == Some(r) {
-            if !self.rans[r].push_fresh(pkt, true) {
+        if self.attached.contains(r) {
+            if !self.rans[r].buffer.push_fresh(pkt, true) {
                 self.counts.ran_buffer_drops += 1;
                 cx.counters_mut().dropped_queue += 1;
             }
@@ -265,12 +247,12 @@ impl InterRat {
             self.left_in_source(cx, pkt);
         } else {
             // The target buffers until the UE arrives.
-            self.rans[r].push_fresh(pkt, false);
+            self.rans[r].buffer.push_fresh(pkt, false);
         }
     }
 
     /// A packet for the UE is in the source RAN after the UE left: forwarded or lost.
-    fn left_in_source(&mut self, cx: &mut Cx, pkt: Packet) {
+    fn left_in_source(&mut self, cx: &mut Cx<Timer>, pkt: Packet) {
         match self.cfg.scheme {
             Scheme::Forwarding => {
                 self.counts.forwarded += 1;
@@ -297,11 +279,11 @@ impl InterRat {
 
     /// If RAN `r`'s radio is idle and the UE is attached there, sends the head packet:
     /// forwarded data first (strict priority), then new data.
-    fn kick(&mut self, cx: &mut Cx, r: usize) {
-        if self.rans[r].busy || self.attached != Some(r) {
+    fn kick(&mut self, cx: &mut Cx<Timer>, r: usize) {
+        if self.rans[r].radio.busy || !self.attached.contains(r) {
             return;
         }
-        let Some((pkt, forwarded)) = self.rans[r].pop() else { return };
+        let Some((pkt, forwarded)) = self.rans[r].buffer.pop() else { return };
         if self.record_uids {
             if r == SOURCE {
                 self.uids.source_radio.push(pkt.uid);
@@ -315,60 +297,57 @@ impl InterRat {
                 self.uids.duplicated.push(pkt.uid);
             }
         }
-        let ran = &mut self.rans[r];
-        ran.busy = true;
-        let done = cx.now() + tx_time_ns(pkt.size_bytes, ran.rate_bps);
-        cx.schedule(done, Timer::RadioDone(r).tag());
-        cx.enqueue(ran.radio, pkt);
+        let node = &mut self.rans[r];
+        node.radio.transmit(cx, r, node.radio_link, node.rate_bps, pkt);
     }
 
-    fn bicast_start(&mut self, cx: &mut Cx) {
+    fn bicast_start(&mut self, cx: &mut Cx<Timer>) {
         self.bicasting = true;
         self.take_snap(cx);
     }
 
-    fn take_snap(&mut self, cx: &mut Cx) {
+    fn take_snap(&mut self, cx: &mut Cx<Timer>) {
         if self.snap.is_none() {
             self.snap = Some(TcpSnap::of(&cx.flows()[self.flow as usize]));
         }
     }
 
     /// The HO command: the UE leaves the source, which forwards or drops what it holds.
-    fn detach(&mut self, cx: &mut Cx) {
+    fn detach(&mut self, cx: &mut Cx<Timer>) {
         self.take_snap(cx);
-        self.attached = None;
-        for pkt in self.rans[SOURCE].drain() {
+        self.attached.clear();
+        for pkt in self.rans[SOURCE].buffer.drain() {
             self.left_in_source(cx, pkt);
         }
     }
 
     /// The anchor switches the path, bicasting ends, the UE is served by the target and its
     /// uplink goes there.
-    fn switch(&mut self, cx: &mut Cx) {
+    fn switch(&mut self, cx: &mut Cx<Timer>) {
         self.path = TARGET;
         self.bicasting = false;
-        self.attached = Some(TARGET);
-        let up = self.rans[TARGET].uplink;
-        for r in cx.routes_mut(self.ue).iter_mut().filter(|r| r.is_some()) {
-            *r = Some(up);
-        }
+        self.attached.clear();
+        self.attached.attach(TARGET);
+        ran::route_uplink(cx, self.ue, self.rans[TARGET].uplink);
         self.kick(cx, TARGET);
     }
 
-    fn sample(&mut self, cx: &mut Cx) {
+    fn sample(&mut self, cx: &mut Cx<Timer>) {
         let now = cx.now();
         let f = &cx.flows()[self.flow as usize];
         self.deliveries.push((now, f.delivered_bytes));
         self.retransmits.push(f.sender.stats.retransmits);
         if now + self.cfg.sample_ns <= cx.end_ns() {
-            cx.schedule(now + self.cfg.sample_ns, Timer::Sample.tag());
+            cx.schedule(now + self.cfg.sample_ns, Timer::Sample);
         }
     }
 }
 
 impl Agent for InterRat {
+    type Timer = Timer;
+
     /// Every packet reaching the anchor or a RAN node.
-    fn on_packet(&mut self, cx: &mut Cx, n: NodeId, pkt: Packet) {
+    fn on_packet(&mut self, cx: &mut Cx<Timer>, n: NodeId, pkt: Packet) {
         let downlink = pkt.dst == self.ue;
         if n == self.anchor {
             if downlink {
@@ -384,11 +363,11 @@ impl Agent for InterRat {
         }
     }
 
-    fn on_timer(&mut self, cx: &mut Cx, tag: u64) {
-        match Timer::of(tag) {
-            Timer::RadioDone(r) => {
-                self.rans[r].busy = false;
-                self.kick(cx, r);
+    fn on_timer(&mut self, cx: &mut Cx<Timer>, timer: Timer) {
+        match timer {
+            Timer::Ran(ran::Timer::RadioDone { cell }) => {
+                self.rans[cell].radio.done();
+                self.kick(cx, cell);
             }
             Timer::BicastStart => self.bicast_start(cx),
             Timer::Detach => self.detach(cx),
@@ -412,13 +391,13 @@ impl Agent for InterRat {
             .then(|| format!("anchor: buffered {into} != left {out} + held {}", self.anchor_queue.len()));
         self.rans
             .iter()
-            .filter(|r| r.stats.buffered != r.stats.unbuffered + r.held())
+            .filter(|r| r.buffer.stats.buffered != r.buffer.stats.unbuffered + r.held())
             .map(|r| {
                 format!(
                     "RAN {}: buffered {} != left {} + held {}",
                     r.name,
-                    r.stats.buffered,
-                    r.stats.unbuffered,
+                    r.buffer.stats.buffered,
+                    r.buffer.stats.unbuffered,
                     r.held()
                 )
             })

@@ -89,8 +89,8 @@ impl InterRat {
             bicast_copies: n.bicast_copies,
             duplicated_packets: n.duplicated,
             ran_buffer_drops: n.ran_buffer_drops,
-            source_max_queued_packets: self.rans[SOURCE].stats.max_queued_packets,
-            target_max_queued_packets: self.rans[TARGET].stats.max_queued_packets,
+            source_max_queued_packets: self.rans[SOURCE].buffer.stats.max_held_packets,
+            target_max_queued_packets: self.rans[TARGET].buffer.stats.max_held_packets,
             retransmissions: after.retransmits - before.retransmits,
             retransmissions_until_converged: convergence_time_s
                 .map(|c| self.retransmits_by(c).saturating_sub(before.retransmits)),

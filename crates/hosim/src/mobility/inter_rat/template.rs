@@ -8,9 +8,9 @@
 //! the only losses are the handover's and Note 1's buffer limit.
 
 use super::config::{Direction, InterRatSection};
-use super::ran::Ran;
 use super::{HandoverCounts, InterRat, InterRatConfig, Timer, UidLog, SOURCE, TARGET};
 use crate::engine::time::s_to_ns;
+use crate::mobility::ran::{AccessNode, CellSet};
 use crate::sim::{Cx, Sim};
 use crate::spec::graph::{link, node, AppKind, FlowSpec, Graph, NodeKindName};
 
@@ -74,11 +74,11 @@ pub fn install(d: &InterRatSection, sim: &mut Sim) {
         let agent = system(d, cx);
         let cfg = &agent.cfg;
         if let Some(b) = cfg.bicast_start_ns {
-            cx.schedule(b, Timer::BicastStart.tag());
+            cx.schedule(b, Timer::BicastStart);
         }
-        cx.schedule(cfg.detach_ns, Timer::Detach.tag());
-        cx.schedule(cfg.switch_ns, Timer::Switch.tag());
-        cx.schedule(cfg.samples_from_ns, Timer::Sample.tag());
+        cx.schedule(cfg.detach_ns, Timer::Detach);
+        cx.schedule(cfg.switch_ns, Timer::Switch);
+        cx.schedule(cfg.samples_from_ns, Timer::Sample);
         agent
     });
 }
@@ -88,21 +88,21 @@ fn access_bps(d: &InterRatSection, ran: &str) -> u64 {
     (if ran == "enb" { d.s1_rate_bps() } else { d.core_bps }).round() as u64
 }
 
-fn system(d: &InterRatSection, cx: &mut Cx) -> InterRat {
-    let id = |cx: &Cx, name: &str| cx.node_id(name).expect("template node");
-    let link_id = |cx: &Cx, name: &str| cx.link_id(name).expect("template link");
+fn system(d: &InterRatSection, cx: &mut Cx<Timer>) -> InterRat {
+    let id = |cx: &Cx<Timer>, name: &str| cx.node_id(name).expect("template node");
+    let link_id = |cx: &Cx<Timer>, name: &str| cx.link_id(name).expect("template link");
     let anchor = id(cx, "anchor");
     cx.own(anchor);
     let names = rans(d);
     let rates = [d.source_rate_bps, d.target_rate_bps];
-    let make = |cx: &mut Cx, i: usize| {
+    let make = |cx: &mut Cx<Timer>, i: usize| {
         let n = id(cx, names[i]);
         cx.own(n);
         let radio = link_id(cx, &format!("{}->ue", names[i]));
         let uplink = link_id(cx, &format!("ue->{}", names[i]));
-        let mut ran = Ran::new(n, names[i], radio, uplink, rates[i].round() as u64);
+        let mut ran = AccessNode::new(n, names[i], radio, uplink, rates[i].round() as u64);
         if d.ran_buffer_s > 0.0 {
-            ran.limit_bytes = Some((d.ran_buffer_s * rates[i] / 8.0).round().max(1.0) as u64);
+            ran.buffer.limit_bytes = Some((d.ran_buffer_s * rates[i] / 8.0).round().max(1.0) as u64);
         }
         ran
     };
@@ -138,7 +138,7 @@ fn system(d: &InterRatSection, cx: &mut Cx) -> InterRat {
         anchor_busy: false,
         access_bps: [access_bps(d, names[SOURCE]), access_bps(d, names[TARGET])],
         anchor_stats: (0, 0),
-        attached: Some(SOURCE),
+        attached: CellSet::one(SOURCE),
         bicasting: false,
         record_uids: false,
         uids: UidLog::default(),

@@ -40,8 +40,9 @@
 //! or ECN reduction, else `optimal`. `delivered_bytes_window` (Fig. 12) counts the bytes
 //! delivered in order to the UE from the decision until the window closes.
 
-use super::{gtp, LteX2, PathSwitch, Timer};
+use super::{LteX2, PathSwitch, Timer};
 use crate::engine::time::SimTime;
+use crate::mobility::ran::{self, gtp};
 use crate::net::packet::{Packet, PacketKind};
 use crate::sim::{Cx, Flow};
 
@@ -71,28 +72,6 @@ pub enum Step {
     /// Checks whether one RTT has passed since attach, i.e. whether everything the sender
     /// had outstanding at attach is acknowledged; if so the outcome window closes.
     WindowEnd,
-}
-
-impl Step {
-    const ALL: [Step; 9] = [
-        Step::Prepare,
-        Step::Decision,
-        Step::RequestAtTarget,
-        Step::Command,
-        Step::Attach,
-        Step::SgwSwitch,
-        Step::NothingForwarded,
-        Step::ReorderTimeout,
-        Step::WindowEnd,
-    ];
-
-    pub(super) fn index(self) -> u8 {
-        Step::ALL.iter().position(|&s| s == self).expect("every step is listed") as u8
-    }
-
-    pub(super) fn from_index(i: u8) -> Step {
-        Step::ALL[i as usize]
-    }
 }
 
 /// What the handover did to the reference flow (paper §IV, Fig. 3).
@@ -183,7 +162,7 @@ impl LteX2 {
     /// `prediction_error_ns` only matters for the predicted path switch.
     pub fn plan_handover(
         &mut self,
-        cx: &mut Cx,
+        cx: &mut Cx<Timer>,
         ue: usize,
         (source, target): (usize, usize),
         decision_ns: SimTime,
@@ -233,7 +212,7 @@ impl LteX2 {
         }
     }
 
-    pub(super) fn on_handover_step(&mut self, cx: &mut Cx, h: usize, s: Step) {
+    pub(super) fn on_handover_step(&mut self, cx: &mut Cx<Timer>, h: usize, s: Step) {
         let now = cx.now();
         let l = self.cfg.x2_latency_ns;
         match s {
@@ -265,10 +244,10 @@ impl LteX2 {
 
     /// Closes the outcome window once the sender has had acknowledged everything it had
     /// outstanding at attach; polls until then.
-    fn window_end(&mut self, cx: &mut Cx, h: usize) {
+    fn window_end(&mut self, cx: &mut Cx<Timer>, h: usize) {
         let now = cx.now();
         let (ue, mark) = (self.handovers[h].ue, self.handovers[h].snd_max_at_attach);
-        let flow = self.ues[ue].flow;
+        let flow = self.ran.ues[ue].flow;
         if flow.is_some_and(|f| cx.flows()[f as usize].sender.snd_una() < mark) {
             step(cx, h, now + WINDOW_POLL_NS, Step::WindowEnd);
             return;
@@ -281,11 +260,11 @@ impl LteX2 {
     }
 
     pub(super) fn ref_delivered(&self, flows: &[Flow], h: usize) -> u64 {
-        self.ues[self.handovers[h].ue].flow.map_or(0, |f| flows[f as usize].delivered_bytes)
+        self.ran.ues[self.handovers[h].ue].flow.map_or(0, |f| flows[f as usize].delivered_bytes)
     }
 
     pub(super) fn ref_snap(&self, flows: &[Flow], h: usize) -> FlowSnap {
-        match self.ues[self.handovers[h].ue].flow {
+        match self.ran.ues[self.handovers[h].ue].flow {
             Some(f) => {
                 let st = &flows[f as usize].sender.stats;
                 FlowSnap {
@@ -300,20 +279,16 @@ impl LteX2 {
 
     /// The source sends the HO command: the UE detaches, its uplink now goes to the target
     /// (held there until it attaches), and the source forwards what it has queued.
-    fn handover_command(&mut self, cx: &mut Cx, h: usize) {
+    fn handover_command(&mut self, cx: &mut Cx<Timer>, h: usize) {
         let now = cx.now();
         let (ue, source, target) = (self.handovers[h].ue, self.handovers[h].source, self.handovers[h].target);
-        self.ues[ue].attached = None;
+        self.ran.ues[ue].cells.clear();
         self.handovers[h].forwarding = true;
-        let node = self.ues[ue].node;
-        if let Some(up) = self.ues[ue].uplinks[target] {
-            for r in cx.routes_mut(node).iter_mut().filter(|r| r.is_some()) {
-                *r = Some(up);
-            }
+        let node = self.ran.ues[ue].node;
+        if let Some(up) = self.ran.ues[ue].uplinks[target] {
+            ran::route_uplink(cx, node, up);
         }
-        let enb = &mut self.enbs[source];
-        let queued: Vec<Packet> = enb.queues[ue].drain(now, &mut enb.store);
-        enb.stats.unbuffered += queued.len() as u64;
+        let queued = self.ran.cells[source].buffers.drain(ue, now);
         let forwarded_any = !queued.is_empty();
         for pkt in queued {
             self.forward_to_target(cx, h, pkt);
@@ -323,7 +298,7 @@ impl LteX2 {
             self.handovers[h].forwarding = false;
             if forwarded_any {
                 let em = self.new_end_marker(cx, h);
-                cx.forward(self.enbs[source].node, em);
+                cx.forward(self.ran.cells[source].node, em);
             } else {
                 step(cx, h, now + self.cfg.x2_latency_ns, Step::NothingForwarded);
             }
@@ -336,23 +311,20 @@ impl LteX2 {
     }
 
     /// The UE attaches to the target and confirms; held uplink packets go out.
-    fn handover_attach(&mut self, cx: &mut Cx, h: usize) {
+    fn handover_attach(&mut self, cx: &mut Cx<Timer>, h: usize) {
         let now = cx.now();
         let (ue, target) = (self.handovers[h].ue, self.handovers[h].target);
-        self.ues[ue].attached = Some(target);
+        self.ran.ues[ue].cells.attach(target);
         self.handovers[h].attach_ns = Some(now);
-        let me = self.enbs[target].node;
-        let ue_node = self.ues[ue].node;
-        let enb = &mut self.enbs[target];
-        let (mine, others): (Vec<Packet>, Vec<Packet>) = enb.held_uplink.drain(..).partition(|p| p.src == ue_node);
-        enb.held_uplink.extend(others);
-        enb.stats.unbuffered += mine.len() as u64;
-        let mark = self.ues[ue].flow.map_or(0, |f| cx.flows()[f as usize].sender.snd_max());
+        let me = self.ran.cells[target].node;
+        let ue_node = self.ran.ues[ue].node;
+        let mine = self.ran.cells[target].buffers.release_uplink(ue_node);
+        let mark = self.ran.ues[ue].flow.map_or(0, |f| cx.flows()[f as usize].sender.snd_max());
         self.handovers[h].snd_max_at_attach = mark;
         for pkt in mine {
             cx.forward(me, pkt);
         }
-        self.enb_kick(cx, target);
+        self.ran.serve(cx, target);
         if self.cfg.path_switch == PathSwitch::Standard {
             self.handovers[h].path_switch_sent_ns = Some(now);
             step(cx, h, now + self.cfg.path_switch_latency_ns, Step::SgwSwitch);
@@ -365,20 +337,20 @@ impl LteX2 {
 
     /// The S-GW tunnels the UE's downlink to the target from now on and sends the end marker
     /// on the old path.
-    fn sgw_path_switch(&mut self, cx: &mut Cx, h: usize) {
+    fn sgw_path_switch(&mut self, cx: &mut Cx<Timer>, h: usize) {
         let (ue, source, target) = (self.handovers[h].ue, self.handovers[h].source, self.handovers[h].target);
-        self.ues[ue].path = target;
+        self.ran.ues[ue].path = target;
         self.handovers[h].sgw_switch_ns = Some(cx.now());
         let sgw = self.sgw;
-        let (to, ue_node, ect) = (self.enbs[source].node, self.ues[ue].node, self.cfg.outer_ect);
-        let flow = self.ues[ue].flow.unwrap_or(0);
+        let (to, ue_node, ect) = (self.ran.cells[source].node, self.ran.ues[ue].node, self.cfg.outer_ect);
+        let flow = self.ran.ues[ue].flow.unwrap_or(0);
         let base = cx.new_packet(flow, sgw, to, PacketKind::Data);
         let em = gtp::end_marker(base, (sgw, to), ue_node, gtp::s1u_teid(source, ue), ect);
         cx.forward(sgw, em);
     }
 
     /// An end marker for UE `u` came out of a tunnel at eNodeB `e`.
-    pub(super) fn on_end_marker(&mut self, cx: &mut Cx, e: usize, u: usize, pkt: Packet) {
+    pub(super) fn on_end_marker(&mut self, cx: &mut Cx<Timer>, e: usize, u: usize, pkt: Packet) {
         let now = cx.now();
         let Some(h) = self.handovers.iter().position(|ho| ho.ue == u) else {
             cx.counters_mut().consumed += 1;
@@ -390,8 +362,9 @@ impl LteX2 {
             if ho.forwarding {
                 // Behind the last forwarded packet: forwarding ends here.
                 ho.forwarding = false;
+                let cells = &self.ran.cells;
                 let (src, tgt, ue_node, ect) =
-                    (self.enbs[ho.source].node, self.enbs[ho.target].node, self.ues[u].node, self.cfg.outer_ect);
+                    (cells[ho.source].node, cells[ho.target].node, self.ran.ues[u].node, self.cfg.outer_ect);
                 let em = gtp::end_marker(pkt, (src, tgt), ue_node, gtp::x2_teid(h), ect);
                 cx.forward(src, em);
                 return;
@@ -410,13 +383,13 @@ impl LteX2 {
     /// The target waits at most the reordering timeout for the end marker, counted from when
     /// it both holds a direct packet and has the UE attached: this bounds the extra delay of a
     /// held packet when the end marker is lost in a full router queue.
-    pub(super) fn arm_reorder_timer(&mut self, cx: &mut Cx, h: usize) {
+    pub(super) fn arm_reorder_timer(&mut self, cx: &mut Cx<Timer>, h: usize) {
         let at = cx.now() + self.cfg.reorder_timeout_ns;
         step(cx, h, at, Step::ReorderTimeout);
     }
 
     /// The target releases the direct packets it held, behind the forwarded ones.
-    fn stop_reordering(&mut self, cx: &mut Cx, h: usize) {
+    fn stop_reordering(&mut self, cx: &mut Cx<Timer>, h: usize) {
         let now = cx.now();
         let ho = &mut self.handovers[h];
         if ho.reordering_ended_ns.is_some() {
@@ -425,36 +398,34 @@ impl LteX2 {
         ho.reorder_wait = false;
         ho.reordering_ended_ns = Some(now);
         let (ue, target) = (ho.ue, ho.target);
-        let enb = &mut self.enbs[target];
-        let held: Vec<Packet> = enb.held_direct[ue].drain(now, &mut enb.store);
-        enb.stats.unbuffered += held.len() as u64;
+        let held = self.ran.cells[target].buffers.release_held(ue, now);
         for pkt in held {
             self.enb_enqueue(cx, target, ue, pkt);
         }
-        self.enb_kick(cx, target);
+        self.ran.serve(cx, target);
     }
 
     /// Sends a (decapsulated) user packet of handover `h`'s UE from the source to the target
     /// through a GTP-U tunnel over the core router.
-    pub(super) fn forward_to_target(&mut self, cx: &mut Cx, h: usize, mut pkt: Packet) {
+    pub(super) fn forward_to_target(&mut self, cx: &mut Cx<Timer>, h: usize, pkt: Packet) {
         let ho = &mut self.handovers[h];
         ho.forwarded_packets += 1;
-        let (src, tgt) = (self.enbs[ho.source].node, self.enbs[ho.target].node);
-        gtp::encapsulate(&mut pkt, src, tgt, gtp::x2_teid(h), self.cfg.outer_ect);
-        cx.forward(src, pkt);
+        let (src, tgt) = (self.ran.cells[ho.source].node, self.ran.cells[ho.target].node);
+        gtp::forward(cx, (src, tgt), gtp::x2_teid(h), self.cfg.outer_ect, pkt);
     }
 
-    fn new_end_marker(&mut self, cx: &mut Cx, h: usize) -> Packet {
+    fn new_end_marker(&mut self, cx: &mut Cx<Timer>, h: usize) -> Packet {
         let (ue, source, target) = (self.handovers[h].ue, self.handovers[h].source, self.handovers[h].target);
+        let cells = &self.ran.cells;
         let (src, tgt, ue_node, ect) =
-            (self.enbs[source].node, self.enbs[target].node, self.ues[ue].node, self.cfg.outer_ect);
-        let flow = self.ues[ue].flow.unwrap_or(0);
+            (cells[source].node, cells[target].node, self.ran.ues[ue].node, self.cfg.outer_ect);
+        let flow = self.ran.ues[ue].flow.unwrap_or(0);
         let base = cx.new_packet(flow, src, tgt, PacketKind::Data);
         gtp::end_marker(base, (src, tgt), ue_node, gtp::x2_teid(h), ect)
     }
 }
 
 /// Schedules step `s` of handover `h` at `at`.
-fn step(cx: &mut Cx, h: usize, at: SimTime, s: Step) {
-    cx.schedule(at, Timer::Handover { ho: h as u16, step: s }.tag());
+fn step(cx: &mut Cx<Timer>, h: usize, at: SimTime, s: Step) {
+    cx.schedule(at, Timer::Handover { ho: h, step: s });
 }

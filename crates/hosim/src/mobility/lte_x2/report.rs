@@ -77,7 +77,7 @@ impl LteX2 {
                 self.handover_entry(ho, self.ref_snap(&world.flows, h), self.ref_delivered(&world.flows, h), world.now);
             let end = ho.reordering_ended_ns.max(ho.attach_ns);
             let scheme = format!("x2-{}", self.cfg.path_switch.name());
-            let ue = self.ues[ho.ue].name.clone();
+            let ue = self.ran.ues[ho.ue].name.clone();
             report.handovers.push(HandoverRecord::new(ue, ns_to_s(ho.decision_ns), opt_s(end), scheme, &detail));
         }
         report.add_field("lte_x2", &self.entry(world.end_ns));
@@ -99,8 +99,8 @@ impl LteX2 {
         let events = result.map(|(ev, _)| ev);
         HandoverEntry {
             path_switch: self.cfg.path_switch.name(),
-            source: self.enbs[ho.source].name.clone(),
-            target: self.enbs[ho.target].name.clone(),
+            source: self.ran.cells[ho.source].name.clone(),
+            target: self.ran.cells[ho.target].name.clone(),
             command_s: ns_to_s(ho.command_ns),
             attach_s: opt_s(ho.attach_ns),
             path_switch_sent_s: opt_s(ho.path_switch_sent_ns),
@@ -127,17 +127,19 @@ impl LteX2 {
     /// Per-eNodeB radio and tunnel counters and the per-UE queue statistics at `now`.
     fn entry(&self, now: SimTime) -> LteX2Entry {
         let enbs = self
-            .enbs
+            .ran
+            .cells
             .iter()
             .enumerate()
             .map(|(i, e)| {
                 let ue_queues = self
+                    .ran
                     .ues
                     .iter()
                     .enumerate()
                     .filter(|(u, _)| e.downlinks[*u].is_some())
                     .map(|(u, ue)| {
-                        let q = &e.queues[u];
+                        let q = &e.buffers.queues[u];
                         UeQueueEntry {
                             ue: ue.name.clone(),
                             enqueued: q.stats.enqueued,
@@ -151,10 +153,10 @@ impl LteX2 {
                     name: e.name.clone(),
                     sgw_tunnelled_packets: self.sgw_tunnelled[i],
                     radio_bps: e.radio_bps,
-                    radio_packets: e.stats.radio_packets,
-                    queue_drops: e.stats.queue_drops,
-                    tunnel_ce_copied: e.stats.tunnel_ce_copied,
-                    tunnel_ce_drops: e.stats.tunnel_ce_drops,
+                    radio_packets: e.radio.packets,
+                    queue_drops: e.buffers.stats.drops,
+                    tunnel_ce_copied: e.tunnel.ce_copied,
+                    tunnel_ce_drops: e.tunnel.ce_drops,
                     ue_queues,
                 }
             })

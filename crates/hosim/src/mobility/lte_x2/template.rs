@@ -15,10 +15,10 @@
 use rand::Rng as _;
 
 use super::config::{LteX2Section, PathSwitchName, RouterQueueName, SchedulerName};
-use super::enb::{Enb, Scheduler, SchedulerKind};
-use super::{LteConfig, LteX2, PathSwitch, Ue};
+use super::{LteConfig, LteX2, PathSwitch};
 use crate::engine::rng::{stream_rng, StreamKind};
 use crate::engine::time::s_to_ns;
+use crate::mobility::ran::{BufferLimit, Cell, CellSet, Ran, Scheduler, SchedulerKind, Ue};
 use crate::net::queue::QueueLimit;
 use crate::sim::{Cx, Sim};
 use crate::spec::graph::{link, node, AppKind, FlowSpec, Graph, NodeKindName, QueueKind, RedSpec, TcpSection};
@@ -123,8 +123,8 @@ pub fn install(d: &LteX2Section, sim: &mut Sim) {
 }
 
 /// The S-GW, eNodeBs and UEs of the template's graph, owned by the agent `cx` belongs to.
-fn system(d: &LteX2Section, cx: &mut Cx) -> LteX2 {
-    let node_id = |cx: &Cx, name: &str| cx.node_id(name).expect("template node");
+fn system(d: &LteX2Section, cx: &mut Cx<super::Timer>) -> LteX2 {
+    let node_id = |cx: &Cx<super::Timer>, name: &str| cx.node_id(name).expect("template node");
     let sgw = node_id(cx, "sgw");
     cx.own(sgw);
     let ue_specs = ues(d);
@@ -136,32 +136,29 @@ fn system(d: &LteX2Section, cx: &mut Cx) -> LteX2 {
         SchedulerName::Wfq => SchedulerKind::Wfq,
         SchedulerName::Rr => SchedulerKind::RoundRobin,
     };
-    let mut enbs = Vec::new();
+    let mut cells = Vec::new();
     for name in ENBS {
         let n = node_id(cx, name);
         cx.own(n);
         let scheduler = Scheduler::new(kind, vec![1.0; ue_specs.len()]);
-        let mut enb = Enb::new(n, name.to_string(), ue_specs.len(), limit, d.radio_bps.round() as u64, scheduler);
+        let radio_bps = d.radio_bps.round() as u64;
+        let mut cell = Cell::new(n, name.to_string(), ue_specs.len(), BufferLimit::PerUe(limit), radio_bps, scheduler);
         for (u, (ue, _, _)) in ue_specs.iter().enumerate() {
-            enb.downlinks[u] = cx.link_id(&format!("{name}->{ue}"));
+            cell.downlinks[u] = cx.link_id(&format!("{name}->{ue}"));
         }
-        enbs.push(enb);
+        cells.push(cell);
     }
-    let mut ue_of_node = vec![None; cx.nodes().len()];
-    let mut ue_list = Vec::new();
-    for (u, (ue, cell, flow)) in ue_specs.iter().enumerate() {
+    let mut ues = Vec::new();
+    for (ue, cell, flow) in &ue_specs {
         let n = node_id(cx, ue);
-        ue_of_node[n as usize] = Some(u);
         let uplinks: Vec<Option<u32>> = ENBS.iter().map(|e| cx.link_id(&format!("{ue}->{e}"))).collect();
         let f = cx.flows().iter().position(|fl| &fl.name == flow).map(|i| i as u32);
-        ue_list.push(Ue { node: n, name: ue.clone(), flow: f, attached: Some(*cell), path: *cell, uplinks });
+        ues.push(Ue { node: n, name: ue.clone(), flow: f, cells: CellSet::one(*cell), path: *cell, uplinks });
     }
     LteX2 {
         cfg: config(d),
         sgw,
-        enbs,
-        ues: ue_list,
-        ue_of_node,
+        ran: Ran::new(cells, ues, cx.nodes().len()),
         handovers: Vec::new(),
         sgw_tunnelled: vec![0; ENBS.len()],
     }

@@ -149,9 +149,15 @@ pub struct VerticalHandoff {
     pub metrics: Metrics,
 }
 
-/// Agent timer tags.
-const TAG_HANDOFF: u64 = 0;
-const TAG_FREEZE: u64 = 1;
+/// What a vertical-handoff timer is for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Timer {
+    /// The mobile hands off to the other network.
+    Handoff,
+    /// Freeze-TCP: the receiver advertises a zero window ahead of the handoff.
+    Freeze,
+}
+
 /// Freeze-TCP: "three copies of the ACK" reopening the window after the handoff (Goff et al.).
 const TR_ACKS: u32 = 3;
 
@@ -162,42 +168,42 @@ impl VerticalHandoff {
     }
 
     /// Owns the access points and the destination, attaches the mobile, sets the first timer.
-    fn start(self, cx: &mut Cx) -> VerticalHandoff {
+    fn start(self, cx: &mut Cx<Timer>) -> VerticalHandoff {
         for n in self.access.into_iter().chain([self.dest]) {
             cx.own(n);
         }
         self.attach_routes(cx, self.at);
         let first = s_to_ns(self.cfg.interval_s);
-        cx.schedule(first, TAG_HANDOFF);
+        cx.schedule(first, Timer::Handoff);
         self.schedule_freeze(cx, first);
         self
     }
 
     /// Freeze-TCP: the zero window advertisement one warning period before the handoff at
     /// `handoff_ns` (the network left then is the one attached now).
-    fn schedule_freeze(&self, cx: &mut Cx, handoff_ns: SimTime) {
+    fn schedule_freeze(&self, cx: &mut Cx<Timer>, handoff_ns: SimTime) {
         if self.cfg.adaptation == Adaptation::Freeze {
             let warning = s_to_ns(self.cfg.freeze_warning_s(self.at));
-            cx.schedule(handoff_ns.saturating_sub(warning).max(cx.now()), TAG_FREEZE);
+            cx.schedule(handoff_ns.saturating_sub(warning).max(cx.now()), Timer::Freeze);
         }
     }
 
     /// Freeze-TCP, before the handoff: the destination advertises a zero window. The mobile is
     /// the source here, so the destination is told of the coming handoff (an idealised,
     /// zero-cost signal from the mobile; docs/reproductions/vertical-handoff.md).
-    fn freeze(&mut self, cx: &mut Cx) {
+    fn freeze(&mut self, cx: &mut Cx<Timer>) {
         let rwnd = cx.flows()[self.flow as usize].receiver.rwnd_bytes;
         self.frozen_rwnd.get_or_insert(rwnd);
         cx.advertise_window(self.flow, 0, 1);
     }
 
-    fn attach_routes(&self, cx: &mut Cx, n: Network) {
+    fn attach_routes(&self, cx: &mut Cx<Timer>, n: Network) {
         cx.routes_mut(self.mobile)[self.dest as usize] = Some(self.up[n.index()]);
         cx.routes_mut(self.dest)[self.mobile as usize] = Some(self.from_dest[n.index()]);
     }
 
     /// Links on the route from `a` to `b`.
-    fn route_hops(cx: &Cx, a: NodeId, b: NodeId) -> u32 {
+    fn route_hops(cx: &Cx<Timer>, a: NodeId, b: NodeId) -> u32 {
         let (mut n, mut hops) = (a, 0);
         while n != b && (hops as usize) < cx.nodes().len() {
             let Some(l) = cx.nodes()[n as usize].routes[b as usize] else { break };
@@ -208,7 +214,7 @@ impl VerticalHandoff {
     }
 
     /// The cross-layer notification for a handoff from `from` to `to` (routes already switched).
-    fn path_change(&self, cx: &Cx, from: Network, to: Network) -> PathChange {
+    fn path_change(&self, cx: &Cx<Timer>, from: Network, to: Network) -> PathChange {
         let hops = Self::route_hops(cx, self.mobile, self.dest) + Self::route_hops(cx, self.dest, self.mobile);
         let rtt = |n| self.cfg.base_rtt_s(n);
         PathChange {
@@ -224,7 +230,7 @@ impl VerticalHandoff {
         }
     }
 
-    fn handoff(&mut self, cx: &mut Cx) {
+    fn handoff(&mut self, cx: &mut Cx<Timer>) {
         let now = cx.now();
         let (from, to) = (self.at, self.at.other());
         let flow = self.flow;
@@ -267,15 +273,17 @@ impl VerticalHandoff {
         });
         let next = now + s_to_ns(self.cfg.interval_s);
         if next < cx.end_ns() {
-            cx.schedule(next, TAG_HANDOFF);
+            cx.schedule(next, Timer::Handoff);
             self.schedule_freeze(cx, next);
         }
     }
 }
 
 impl Agent for VerticalHandoff {
+    type Timer = Timer;
+
     /// A packet reaches an access point or the destination.
-    fn on_packet(&mut self, cx: &mut Cx, n: NodeId, pkt: Packet) {
+    fn on_packet(&mut self, cx: &mut Cx<Timer>, n: NodeId, pkt: Packet) {
         if n == self.dest {
             if pkt.flow == self.flow && pkt.is_data() && pkt.len > 0 {
                 let sender = &cx.flows()[self.flow as usize].sender;
@@ -305,10 +313,10 @@ impl Agent for VerticalHandoff {
         cx.receive_as_router(n, pkt);
     }
 
-    fn on_timer(&mut self, cx: &mut Cx, tag: u64) {
-        match tag {
-            TAG_FREEZE => self.freeze(cx),
-            _ => self.handoff(cx),
+    fn on_timer(&mut self, cx: &mut Cx<Timer>, timer: Timer) {
+        match timer {
+            Timer::Freeze => self.freeze(cx),
+            Timer::Handoff => self.handoff(cx),
         }
     }
 

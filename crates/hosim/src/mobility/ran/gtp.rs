@@ -1,5 +1,5 @@
-//! GTP-U over UDP tunnels (3GPP TS 29.281): S-GW -> eNodeB for downlink user data, and
-//! source eNodeB -> target eNodeB for X2 data forwarding during a handover.
+//! GTP-U over UDP tunnels (3GPP TS 29.281): gateway -> cell for downlink user data, and
+//! source cell -> target cell for X2/Xn data forwarding during a handover.
 //!
 //! Encapsulation swaps the packet's `src`/`dst`/`ecn` for the outer header's and keeps the
 //! inner ones in [`Tunnel`]: routers and their queues (RED included) see only the outer
@@ -8,6 +8,7 @@
 
 use crate::net::packet::{Ecn, Packet, Tunnel};
 use crate::net::NodeId;
+use crate::sim::Cx;
 
 /// Outer IPv4 (20) + UDP (8) + GTP-U (8) header bytes added by encapsulation.
 pub const GTP_OVERHEAD_BYTES: u32 = 36;
@@ -39,6 +40,13 @@ pub fn encapsulate(pkt: &mut Packet, from: NodeId, to: NodeId, teid: u32, outer_
     pkt.src = from;
     pkt.dst = to;
     pkt.ecn = if outer_ect { Ecn::Ect } else { Ecn::NotEct };
+}
+
+/// X2/Xn data forwarding: sends a user packet from cell node `from` to cell node `to` in the
+/// tunnel `teid` the target allocated, along `from`'s routes.
+pub fn forward<T>(cx: &mut Cx<T>, (from, to): (NodeId, NodeId), teid: u32, outer_ect: bool, mut pkt: Packet) {
+    encapsulate(&mut pkt, from, to, teid, outer_ect);
+    cx.forward(from, pkt);
 }
 
 /// A GTP-U End Marker from `from` to `to` for the bearer of UE node `ue`, tunnel `teid`: a

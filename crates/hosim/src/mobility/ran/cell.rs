@@ -1,0 +1,77 @@
+//! A cell (an eNodeB or gNodeB): its buffers for the UEs it can serve, a scheduler that shares
+//! its radio among the UEs attached to it, the radio transmitter, and the radio links to each
+//! UE. A UE attached to two cells is served by both schedulers, each from its own buffers.
+
+use crate::net::{LinkId, NodeId};
+use crate::sim::Cx;
+
+use super::buffer::{BufferLimit, CellBuffers};
+use super::radio::Radio;
+use super::scheduler::Scheduler;
+use super::Timer;
+
+/// ECN at the cell's tunnel end (see `gtp.rs`).
+#[derive(Clone, Debug, Default)]
+pub struct TunnelStats {
+    /// Packets dropped because their outer CE mark could not be passed on.
+    pub ce_drops: u64,
+    /// CE marks copied from the outer into the inner header.
+    pub ce_copied: u64,
+}
+
+pub struct Cell {
+    pub node: NodeId,
+    pub name: String,
+    /// Radio downlink `cell->ue` per UE (by UE index), where the UE can attach to this cell.
+    pub downlinks: Vec<Option<LinkId>>,
+    pub radio_bps: u64,
+    pub scheduler: Scheduler,
+    pub buffers: CellBuffers,
+    pub radio: Radio,
+    pub tunnel: TunnelStats,
+}
+
+impl Cell {
+    pub fn new(
+        node: NodeId,
+        name: String,
+        n_ues: usize,
+        limit: BufferLimit,
+        radio_bps: u64,
+        scheduler: Scheduler,
+    ) -> Cell {
+        Cell {
+            node,
+            name,
+            downlinks: vec![None; n_ues],
+            radio_bps,
+            scheduler,
+            buffers: CellBuffers::new(n_ues, limit),
+            radio: Radio::default(),
+            tunnel: TunnelStats::default(),
+        }
+    }
+
+    /// If the radio is idle, the scheduler picks a UE that is `attached` here and has a queued
+    /// packet, and the radio sends that UE's head packet on its radio link, at that link's
+    /// rate. `me` is this cell's index, which the radio's timer carries.
+    pub fn serve<T: From<Timer>>(&mut self, cx: &mut Cx<T>, me: usize, attached: impl Fn(usize) -> bool) {
+        if self.radio.busy {
+            return;
+        }
+        let buffers = &self.buffers;
+        let Some(u) = self.scheduler.pick(|u| if attached(u) { buffers.head_bytes(u) } else { None }) else {
+            return;
+        };
+        let now = cx.now();
+        let pkt = self.buffers.pop(u, now).expect("the scheduler picks a backlogged UE");
+        let link = self.downlinks[u].expect("an attached UE has a radio link");
+        let rate = cx.links()[link as usize].rate_bps;
+        self.radio.transmit(cx, me, link, rate, pkt);
+    }
+
+    /// Packets in the cell's buffers.
+    pub fn held(&self) -> u64 {
+        self.buffers.held_packets()
+    }
+}
