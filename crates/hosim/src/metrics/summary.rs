@@ -1,5 +1,15 @@
-//! The run summary (the JSON contract of DESIGN.md) and the end-of-run invariant checks.
-//! Mechanisms contribute through their agents' reports, merged here without naming any.
+//! The run summary and the end-of-run invariant checks. Mechanisms contribute through their
+//! agents' reports, merged here without naming any.
+//!
+//! The summary is a contract with the Python package and with users' scripts (documented in
+//! docs/cli.md, "The run summary"): at least `scenario`, `seed`, `sim_time_s`, `events`,
+//! `wall_time_s`; `flows`, one object per flow with `name`, `cc`, `recovery`,
+//! `bytes_delivered`, `goodput_bps`, `retransmits`, `timeouts`, `spurious_timeouts`,
+//! `fast_recoveries`, `rtt_mean_s`; `queues`, one object per link queue with `name`, `kind`
+//! (the queue discipline), `enqueued`, `dropped`, `marked`, `mean_len_pkts`, `max_len_pkts`;
+//! `handovers`, one object per handover with `ue`, `start_s`, `end_s`, `scheme` and the
+//! mechanism's own fields. Times are in seconds, rates in bit/s, sizes in bytes unless the
+//! name says otherwise.
 
 use serde_json::{json, Map, Value};
 
