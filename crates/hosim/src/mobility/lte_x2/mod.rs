@@ -22,7 +22,7 @@ mod template;
 
 pub use config::{LteX2Section, PathSwitchName, RouterQueueName, SchedulerName};
 pub use report::{EnbEntry, HandoverEntry, LteX2Entry, UeQueueEntry};
-pub use template::{expand, install};
+pub use template::{expand, install, PRESET, TEMPLATE};
 
 use crate::engine::rng::Rng;
 use crate::engine::time::{tx_time_ns, SimTime};
