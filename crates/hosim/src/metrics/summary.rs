@@ -201,9 +201,9 @@ pub fn summary(sim: &Sim, scenario: &str, seed: u64, wall_time_s: f64, violation
         .iter()
         .map(|l| {
             let q = &l.queue;
-            object! {
+            let mut entry = object! {
                 "name": l.name,
-                "kind": if q.is_red() { "red" } else { "droptail" },
+                "kind": q.kind(),
                 "enqueued": q.stats.enqueued,
                 "dropped": q.stats.dropped,
                 "marked": q.stats.marked,
@@ -212,7 +212,12 @@ pub fn summary(sim: &Sim, scenario: &str, seed: u64, wall_time_s: f64, violation
                 "max_len_pkts": q.stats.max_len_pkts,
                 "tx_bytes": l.stats.tx_bytes,
                 "utilization": l.stats.tx_bytes as f64 * 8.0 / l.capacity_bits(w.end_ns).max(1e-12),
+            };
+            // A discipline's own counters (none for DropTail and RED) follow the common ones.
+            if let Value::Object(m) = &mut entry {
+                m.extend(q.qdisc_counters().into_iter().map(|(k, n)| (k.to_string(), json!(n))));
             }
+            entry
         })
         .collect();
     let (aggregate_bps, aggregate_interval_s) = aggregate_goodput(w);

@@ -12,70 +12,7 @@ use crate::net::packet::Packet;
 use crate::net::queue::{PacketStore, Queue, QueueLimit};
 use crate::net::{LinkId, NodeId};
 
-/// Downlink scheduling policy.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum SchedulerKind {
-    /// Weighted fair queueing by bytes, realised as deficit round robin (Shreedhar & Varghese,
-    /// 1995): each backlogged UE gets `weight * quantum` bytes per round, so long-run shares
-    /// follow the weights as in WFQ, at O(1) cost per packet.
-    Wfq,
-    /// Packet-by-packet round robin over backlogged UEs.
-    RoundRobin,
-}
-
-/// Deficit quantum per unit weight: one full-sized IP packet.
-pub const WFQ_QUANTUM_BYTES: u64 = 1500;
-
-#[derive(Clone, Debug)]
-pub struct Scheduler {
-    pub kind: SchedulerKind,
-    /// UE index served last (round-robin pointer).
-    cursor: usize,
-    /// Unused byte credit per UE (WFQ).
-    deficit: Vec<u64>,
-    weights: Vec<f64>,
-}
-
-impl Scheduler {
-    pub fn new(kind: SchedulerKind, weights: Vec<f64>) -> Scheduler {
-        Scheduler { kind, cursor: weights.len().saturating_sub(1), deficit: vec![0; weights.len()], weights }
-    }
-
-    /// Picks the UE to serve next among those with `backlog(ue) = Some(head packet bytes)`.
-    pub fn pick(&mut self, backlog: impl Fn(usize) -> Option<u32>) -> Option<usize> {
-        let n = self.weights.len();
-        if (0..n).all(|u| backlog(u).is_none()) {
-            return None;
-        }
-        match self.kind {
-            SchedulerKind::RoundRobin => {
-                let u = (1..=n).map(|k| (self.cursor + k) % n).find(|&u| backlog(u).is_some())?;
-                self.cursor = u;
-                Some(u)
-            }
-            SchedulerKind::Wfq => loop {
-                // Serve the current UE while its deficit covers its head packet; otherwise move
-                // on, granting the next backlogged UE its quantum.
-                let cur = self.cursor;
-                if let Some(head) = backlog(cur) {
-                    if self.deficit[cur] >= head as u64 {
-                        self.deficit[cur] -= head as u64;
-                        return Some(cur);
-                    }
-                } else {
-                    self.deficit[cur] = 0;
-                }
-                let next = (cur + 1) % n;
-                self.cursor = next;
-                if backlog(next).is_some() {
-                    self.deficit[next] += (self.weights[next] * WFQ_QUANTUM_BYTES as f64).round().max(1.0) as u64;
-                } else {
-                    self.deficit[next] = 0;
-                }
-            },
-        }
-    }
-}
+pub use crate::net::drr::{Scheduler, SchedulerKind, WFQ_QUANTUM_BYTES};
 
 /// Packet counts through one eNodeB's buffers, for the conservation check.
 #[derive(Clone, Debug, Default)]
@@ -142,53 +79,5 @@ impl Enb {
     pub fn held(&self) -> u64 {
         let q: u64 = self.queues.iter().chain(self.held_direct.iter()).map(|q| q.len_pkts() as u64).sum();
         q + self.held_uplink.len() as u64
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn serve(s: &mut Scheduler, backlog: &mut [Vec<u32>], n: usize) -> Vec<usize> {
-        let mut out = Vec::new();
-        for _ in 0..n {
-            let Some(u) = s.pick(|u| backlog[u].first().copied()) else { break };
-            backlog[u].remove(0);
-            out.push(u);
-        }
-        out
-    }
-
-    #[test]
-    fn round_robin_alternates_between_backlogged_ues() {
-        let mut s = Scheduler::new(SchedulerKind::RoundRobin, vec![1.0; 3]);
-        let mut b = vec![vec![1500; 4], vec![], vec![1500; 4]];
-        assert_eq!(serve(&mut s, &mut b, 6), vec![0, 2, 0, 2, 0, 2]);
-    }
-
-    #[test]
-    fn wfq_shares_bytes_equally_whatever_the_packet_sizes() {
-        let mut s = Scheduler::new(SchedulerKind::Wfq, vec![1.0; 2]);
-        // UE 0 sends 1500-byte packets, UE 1 sends 500-byte packets.
-        let mut b = vec![vec![1500; 100], vec![500; 300]];
-        let order = serve(&mut s, &mut b, 200);
-        let bytes = |u: usize| order.iter().filter(|&&x| x == u).count() as u64 * if u == 0 { 1500 } else { 500 };
-        let (b0, b1) = (bytes(0), bytes(1));
-        assert!((b0 as i64 - b1 as i64).abs() <= 1500, "byte shares {b0} vs {b1}");
-    }
-
-    #[test]
-    fn wfq_follows_weights() {
-        let mut s = Scheduler::new(SchedulerKind::Wfq, vec![2.0, 1.0]);
-        let mut b = vec![vec![1500; 100], vec![1500; 100]];
-        let order = serve(&mut s, &mut b, 90);
-        let n0 = order.iter().filter(|&&x| x == 0).count();
-        assert_eq!(n0, 60, "UE 0 has twice the weight: {order:?}");
-    }
-
-    #[test]
-    fn scheduler_idles_when_nothing_is_queued() {
-        let mut s = Scheduler::new(SchedulerKind::Wfq, vec![1.0; 2]);
-        assert_eq!(s.pick(|_| None), None);
     }
 }
