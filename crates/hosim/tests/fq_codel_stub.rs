@@ -231,3 +231,22 @@ fn a_test_discipline_drops_at_dequeue_and_keeps_the_queue_short() {
     assert_eq!(entry["kind"], "fq-codel-stub");
     assert_eq!(entry["codel_drops"], codel_drops);
 }
+
+#[test]
+fn computed_departures_give_the_test_discipline_the_event_path_s_results() {
+    let run = |observed: bool| {
+        let mut sim = deep_buffered_dumbbell();
+        let l = bottleneck(&sim);
+        sim.world.links[l].queue.set_qdisc(AnyQdisc::Other(Box::new(FqCodel::new(8))));
+        if observed {
+            sim.world.obs.add(Box::new(Seen(Rc::new(RefCell::new([0; 2])))));
+        }
+        sim.run();
+        assert_eq!(sim.world.computed_departures, !observed, "an observer turns the computed departures off");
+        assert_eq!(check_invariants(&sim), Vec::<String>::new());
+        let q = &sim.world.links[l].queue;
+        let delivered: Vec<u64> = sim.world.flows.iter().map(|f| f.delivered_bytes).collect();
+        (q.stats.enqueued, q.stats.dropped, q.qdisc_counters(), q.mean_len_pkts(sim.world.end_ns), delivered)
+    };
+    assert_eq!(run(false), run(true));
+}
