@@ -55,8 +55,14 @@ const CASES: &[Case] = &[
     ),
     ("hsdpa-random-s2", "hsdpa", 2, &[("hsdpa.bandwidth", "random"), ("hsdpa.period_s", "0.2"), ("duration_s", "60")]),
     ("vertical-s1", "vertical", 1, &[]),
-    ("vertical-clah-s1", "vertical", 1, &[("vertical.adaptation", "clah")]),
-    ("vertical-hard-freeze-s2", "vertical", 2, &[("vertical.mode", "hard"), ("vertical.adaptation", "freeze")]),
+    // Two handoffs (at 15 and 30 s) each: the summary's series grow with the duration.
+    ("vertical-clah-s1", "vertical", 1, &[("duration_s", "35"), ("vertical.adaptation", "clah")]),
+    (
+        "vertical-hard-freeze-s2",
+        "vertical",
+        2,
+        &[("duration_s", "35"), ("vertical.mode", "hard"), ("vertical.adaptation", "freeze")],
+    ),
     ("inter-rat-forwarding-s1", "inter-rat", 1, &[]),
     ("inter-rat-bicasting-s1", "inter-rat", 1, &[("inter_rat.scheme", "bicasting")]),
     (
