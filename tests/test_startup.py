@@ -34,7 +34,7 @@ def test_run_json_imports_no_heavy_module():
 
 def test_run_json_loads_no_process_pool_hashing_or_plotting_code():
     # A fifth of a `hosim run --json` start-up went to modules only sweeps and `hosim plot` use
-    # (bench/DECISIONS.md); they are imported where they are used.
+    # (bench/decisions.md); they are imported where they are used.
     code = ("import sys\nfrom hosim.cli import main\n"
             "main(['run', 'dumbbell', '--set', 'duration_s=1', '--json'])\n"
             "lazy = ['multiprocessing', 'concurrent.futures', 'hashlib', 'hosim.cli.plot', 'traceback']\n"

@@ -92,7 +92,7 @@ def test_labelled_columns_are_appended_once():
 
 @pytest.mark.native
 def test_sweep_command_writes_its_tables_without_importing_pandas(tmp_path):
-    # pandas' import is about 0.3 s, more than the 50 runs of `hosim sweep lte-x2` (bench/DECISIONS.md).
+    # pandas' import is about 0.3 s, more than the 50 runs of `hosim sweep lte-x2` (bench/decisions.md).
     code = ("import sys, json\nfrom hosim.cli import main\n"
             f"code = main(['sweep', 'dumbbell', '--seeds', '2', '--set', 'duration_s=1', '--out', {str(tmp_path)!r}, "
             "'--jobs', '1', '--quiet', '--no-cache'])\n"

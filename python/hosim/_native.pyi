@@ -53,5 +53,10 @@ def run(
 def presets() -> list[tuple[str, str, str]]:
     """(name, one-line description, TOML text) of every embedded preset."""
 
+def estimated_cost(scenario_toml: str, overrides: list[tuple[str, str]]) -> float:
+    """``duration_s × flows`` of the scenario with the overrides applied, estimated before the
+    run; each template counts the flows of its own section (text that is not a valid scenario
+    counts what can be read of it: 10 s and 1 flow by default)."""
+
 def version() -> str:
     """Version of the Rust core."""

@@ -24,7 +24,7 @@ import sys
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from functools import cache, lru_cache
+from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple, NoReturn, Protocol, TypeVar
 
@@ -139,54 +139,12 @@ def run_task(task: Task) -> str | Failure:
 
 def estimated_cost(task: Task) -> float:
     """``duration_s × flows`` of ``task`` (flow-seconds), an estimate of its cost made before it
-    runs, from its scenario text and overrides:
-    flows are the ``flows`` count of the template's section (``dumbbell.flows``), the number of
-    ``[[flows]]`` of a graph, or the UEs of a cell (``lte_x2.target_ues`` + 1); at least 1 each."""
-    duration, scenario_counts = _scenario_cost_fields(task.scenario)
-    counts = dict(scenario_counts)
-    for key, literal in task.overrides:
-        name = key.rsplit(".", 1)[-1]
-        if key == "duration_s":
-            duration = _positive(literal, duration)
-        elif name in _COUNT_KEYS:
-            counts[name] = _positive(literal, counts.get(name, 1.0))
-    flows = counts.get("flows", 1.0) + counts.get("target_ues", 0.0)
-    return max(duration, 1e-3) * max(flows, 1.0)
+    runs, from its scenario text and overrides, by the core: each template counts the flows
+    of its own section (``dumbbell.flows``, a cell's UEs), a graph its ``[[flows]]``; at least
+    1 flow, 10 s when the text gives no duration."""
+    from hosim import _native
 
-
-_COUNT_KEYS = ("flows", "target_ues")
-
-
-@lru_cache(maxsize=32)
-def _scenario_cost_fields(text: str) -> tuple[float, tuple[tuple[str, float], ...]]:
-    from hosim.scenario import toml_loads as _toml_loads
-
-    loads = _toml_loads()
-    try:
-        doc: dict[str, Any] = loads(text) if loads is not None else {}
-    except ValueError:
-        doc = {}
-    duration = _positive(doc.get("duration_s"), 10.0)
-    counts: dict[str, float] = {}
-    if isinstance(doc.get("flows"), list):
-        counts["flows"] = float(len(doc["flows"]))
-    for section in doc.values():
-        if isinstance(section, dict):
-            for key in _COUNT_KEYS:
-                if key in section:
-                    counts[key] = _positive(section[key], 1.0)
-    return duration, tuple(sorted(counts.items()))
-
-
-def _positive(value: Any, default: float) -> float:
-    if isinstance(value, str):
-        try:
-            value = float(value)
-        except ValueError:
-            return default
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
-        return default
-    return float(value)
+    return float(_native.estimated_cost(task.scenario, list(task.overrides)))
 
 
 # --- executors -------------------------------------------------------------------------------

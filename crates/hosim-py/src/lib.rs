@@ -192,6 +192,14 @@ fn presets() -> Vec<(&'static str, &'static str, &'static str)> {
     hosim::scenario::presets::PRESETS.to_vec()
 }
 
+/// estimated_cost(scenario_toml, overrides) -> duration_s × flows, the run's cost estimated
+/// before it runs; each template counts the flows of its own section. Text that is not a valid
+/// scenario is estimated from what can be read of it (defaults: 10 s, 1 flow).
+#[pyfunction]
+fn estimated_cost(scenario_toml: &str, overrides: Vec<(String, String)>) -> f64 {
+    hosim::scenario::cost::estimated_cost(scenario_toml, &overrides, &hosim::scenario::Registry::builtin())
+}
+
 #[pyfunction]
 fn version() -> &'static str {
     env!("CARGO_PKG_VERSION")
@@ -201,6 +209,7 @@ fn version() -> &'static str {
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(presets, m)?)?;
+    m.add_function(wrap_pyfunction!(estimated_cost, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
     m.add("ScenarioError", m.py().get_type_bound::<ScenarioError>())?;
     m.add("InvariantError", m.py().get_type_bound::<InvariantError>())?;

@@ -1,7 +1,8 @@
 //! hosim: a packet-level discrete-event simulator for TCP across mobility events.
 //!
 //! The core is pure Rust. [`run`] takes scenario text and returns the run summary (the JSON
-//! contract of DESIGN.md) and, optionally, the traces.
+//! object documented in docs/cli.md, "The run summary"; built by [`metrics::summary`]) and,
+//! optionally, the traces.
 //!
 //! Layers, lowest first; a module names only modules of its own or a lower layer
 //! (`tests/layers.rs` checks this on every `src/**/*.rs` file):

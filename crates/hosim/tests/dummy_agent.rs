@@ -108,6 +108,7 @@ const DELAYED_LINE: Sectioned<DelaySection> = Sectioned {
         install_delay(sim, s_to_ns(d.delay_s));
         Ok(())
     },
+    flows: |_| 1,
 };
 
 fn mean_rtt_s(sim: &Sim) -> f64 {

@@ -54,6 +54,23 @@ const CASES: &[Case] = &[
         &[("hsdpa.bandwidth", "random"), ("hsdpa.period_s", "0.2"), ("hsdpa.proxy", "true"), ("duration_s", "60")],
     ),
     ("hsdpa-random-s2", "hsdpa", 2, &[("hsdpa.bandwidth", "random"), ("hsdpa.period_s", "0.2"), ("duration_s", "60")]),
+    ("vertical-s1", "vertical", 1, &[]),
+    // Two handoffs (at 15 and 30 s) each: the summary's series grow with the duration.
+    ("vertical-clah-s1", "vertical", 1, &[("duration_s", "35"), ("vertical.adaptation", "clah")]),
+    (
+        "vertical-hard-freeze-s2",
+        "vertical",
+        2,
+        &[("duration_s", "35"), ("vertical.mode", "hard"), ("vertical.adaptation", "freeze")],
+    ),
+    ("inter-rat-forwarding-s1", "inter-rat", 1, &[]),
+    ("inter-rat-bicasting-s1", "inter-rat", 1, &[("inter_rat.scheme", "bicasting")]),
+    (
+        "inter-rat-none-umts-lte-s1",
+        "inter-rat",
+        1,
+        &[("inter_rat.scheme", "none"), ("inter_rat.direction", "umts-lte")],
+    ),
 ];
 
 fn golden_dir() -> PathBuf {
@@ -92,4 +109,25 @@ fn every_preset_summary_matches_its_golden_file() {
         }
     }
     assert!(mismatched.is_empty(), "summaries differ from tests/golden: {mismatched:?}");
+}
+
+#[test]
+fn every_preset_has_a_golden_case() {
+    let covered: Vec<&str> = CASES.iter().map(|c| c.1).collect();
+    let missing: Vec<&str> =
+        hosim::scenario::presets::PRESETS.iter().map(|p| p.0).filter(|name| !covered.contains(name)).collect();
+    assert!(missing.is_empty(), "presets without a golden case in tests/golden.rs: {missing:?}");
+}
+
+#[test]
+fn every_golden_file_belongs_to_a_case() {
+    let stems: Vec<&str> = CASES.iter().map(|c| c.0).collect();
+    let mut orphans = Vec::new();
+    for entry in std::fs::read_dir(golden_dir()).expect("golden dir") {
+        let name = entry.expect("dir entry").file_name().to_string_lossy().into_owned();
+        if !name.strip_suffix(".json").is_some_and(|stem| stems.contains(&stem)) {
+            orphans.push(name);
+        }
+    }
+    assert!(orphans.is_empty(), "files in tests/golden without a case: {orphans:?}");
 }

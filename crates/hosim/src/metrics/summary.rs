@@ -1,5 +1,15 @@
-//! The run summary (the JSON contract of DESIGN.md) and the end-of-run invariant checks.
-//! Mechanisms contribute through their agents' reports, merged here without naming any.
+//! The run summary and the end-of-run invariant checks. Mechanisms contribute through their
+//! agents' reports, merged here without naming any.
+//!
+//! The summary is a contract with the Python package and with users' scripts (documented in
+//! docs/cli.md, "The run summary"): at least `scenario`, `seed`, `sim_time_s`, `events`,
+//! `wall_time_s`; `flows`, one object per flow with `name`, `cc`, `recovery`,
+//! `bytes_delivered`, `goodput_bps`, `retransmits`, `timeouts`, `spurious_timeouts`,
+//! `fast_recoveries`, `rtt_mean_s`; `queues`, one object per link queue with `name`, `kind`
+//! (the queue discipline), `enqueued`, `dropped`, `marked`, `mean_len_pkts`, `max_len_pkts`;
+//! `handovers`, one object per handover with `ue`, `start_s`, `end_s`, `scheme` and the
+//! mechanism's own fields. Times are in seconds, rates in bit/s, sizes in bytes unless the
+//! name says otherwise.
 
 use serde_json::{json, Map, Value};
 
@@ -191,9 +201,9 @@ pub fn summary(sim: &Sim, scenario: &str, seed: u64, wall_time_s: f64, violation
         .iter()
         .map(|l| {
             let q = &l.queue;
-            object! {
+            let mut entry = object! {
                 "name": l.name,
-                "kind": if q.is_red() { "red" } else { "droptail" },
+                "kind": q.kind(),
                 "enqueued": q.stats.enqueued,
                 "dropped": q.stats.dropped,
                 "marked": q.stats.marked,
@@ -202,7 +212,12 @@ pub fn summary(sim: &Sim, scenario: &str, seed: u64, wall_time_s: f64, violation
                 "max_len_pkts": q.stats.max_len_pkts,
                 "tx_bytes": l.stats.tx_bytes,
                 "utilization": l.stats.tx_bytes as f64 * 8.0 / l.capacity_bits(w.end_ns).max(1e-12),
+            };
+            // A discipline's own counters (none for DropTail and RED) follow the common ones.
+            if let Value::Object(m) = &mut entry {
+                m.extend(q.qdisc_counters().into_iter().map(|(k, n)| (k.to_string(), json!(n))));
             }
+            entry
         })
         .collect();
     let (aggregate_bps, aggregate_interval_s) = aggregate_goodput(w);

@@ -7,8 +7,9 @@ use std::collections::VecDeque;
 
 use super::loss::LossModel;
 use super::packet::Packet;
-use super::queue::{PacketStore, Queue, TaggedFifo};
+use super::qdisc::Queue;
 use super::rate::VarRate;
+use super::store::{PacketStore, TaggedFifo};
 use super::{NodeClass, NodeId};
 use crate::engine::rng::Rng;
 use crate::engine::time::SimTime;

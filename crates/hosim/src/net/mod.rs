@@ -1,17 +1,21 @@
-//! The network: packets, queues, links with (fixed or variable) rate, delay and loss, and
-//! nodes with static routes. A variable-rate link (a radio downlink) moves through the rates of
+//! The network: packets, the packet store (`store.rs`), queues and their disciplines
+//! (`qdisc/`), the deficit round robin scheduler (`drr.rs`), links with (fixed or variable)
+//! rate, delay and loss, and nodes with static routes. A variable-rate link (a radio downlink) moves through the rates of
 //! its model (`rate.rs`) at rate events of the event loop (`Link::next_rate`).
 
+pub mod drr;
 pub mod link;
 pub mod loss;
 pub mod packet;
-pub mod queue;
+pub mod qdisc;
 pub mod rate;
+pub mod store;
 
 pub use link::{Impairments, Link, RateStep};
 pub use loss::LossModel;
 pub use packet::{Ecn, Packet, PacketKind, SackBlocks, Tunnel};
-pub use queue::{PacketStore, Queue, QueueLimit, RedParams, SlotFifo, TaggedFifo};
+pub use qdisc::{AnyQdisc, Qdisc, Queue, QueueLimit, RedParams, Verdict};
+pub use store::{PacketStore, SlotFifo, TaggedFifo, NO_TAG};
 
 /// Index of a node in the world's node arena.
 pub type NodeId = u32;

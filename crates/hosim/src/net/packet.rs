@@ -1,5 +1,5 @@
 //! Packets. A packet is a `Copy` value with no heap parts. Between endpoints it is passed by
-//! value; on a link it sits in a slot of the world's [`PacketStore`](super::queue::PacketStore)
+//! value; on a link it sits in a slot of the world's [`PacketStore`](super::store::PacketStore)
 //! from the queue's acceptance to its arrival, and only the slot's index moves through the
 //! queue, the transmitter and the pipeline.
 

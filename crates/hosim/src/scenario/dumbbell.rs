@@ -3,7 +3,24 @@
 use serde::Deserialize;
 
 use crate::spec::graph::{link, node, validate_app, AppKind, FlowSpec, Graph, NodeKindName};
+use crate::spec::template::{no_agents, Preset, Sectioned};
 use crate::spec::{Check, ScenarioError};
+
+/// `topology = "dumbbell"` with its `[dumbbell]` section.
+pub const TEMPLATE: Sectioned<DumbbellSection> = Sectioned {
+    topology: "dumbbell",
+    section: "dumbbell",
+    validate: |d, _, c| d.validate(c),
+    expand,
+    install: no_agents,
+    flows: |d| d.flows,
+};
+
+pub const PRESET: Preset = (
+    "dumbbell",
+    "Dumbbell: N bulk TCP flows share a 12 Mb/s, 20 ms bottleneck with a 90-packet DropTail queue",
+    include_str!("../../../../presets/dumbbell.toml"),
+);
 
 /// N senders -> `left` router -> bottleneck -> `right` router -> N receivers.
 /// Access links are given queues large enough never to drop (1000 packets).

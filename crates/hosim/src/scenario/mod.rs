@@ -2,13 +2,14 @@
 //! one-line errors, and the builder that turns a scenario into a [`Sim`](crate::sim::Sim).
 
 pub mod build;
+pub mod cost;
 mod dumbbell;
 pub mod error;
 pub mod presets;
 pub mod registry;
-pub mod schema;
 
-pub use crate::spec::{Check, ScenarioError};
+pub use crate::spec::schema;
+pub use crate::spec::{Check, Preset, ScenarioError};
 pub use dumbbell::DumbbellSection;
 pub use registry::{Registry, Sectioned, Template};
 pub use schema::Scenario;

@@ -3,78 +3,16 @@
 //! belongs to another template is an error naming it, and a template that builds the graph
 //! rejects explicit `nodes`, `links` and `flows`.
 //!
-//! Adding a mechanism: its folder under `crate::mobility`, one entry in [`Registry::builtin`]
-//! and a preset. Tools and tests may add their own templates with [`Registry::with`].
+//! Adding a mechanism: its folder under `crate::mobility` exporting a `TEMPLATE` (a
+//! [`Sectioned`], `crate::spec::template`) and a `PRESET`, one line for each in
+//! [`Registry::builtin`] and `super::presets::PRESETS`. Tools and tests may add their own
+//! templates with [`Registry::with`].
 
-use serde::de::DeserializeOwned;
-
-use super::dumbbell::{self, DumbbellSection};
 use super::schema::Scenario;
-use crate::mobility::{fcp, hsdpa_proxy, inter_rat, lte_x2, vertical};
 use crate::sim::Sim;
 use crate::spec::{Check, Graph, ScenarioError};
 
-/// A topology template.
-pub trait Template: Send + Sync {
-    /// The value of `topology` that selects it.
-    fn topology(&self) -> &'static str;
-
-    /// The name of its scenario section, if it has one.
-    fn section(&self) -> Option<&'static str> {
-        None
-    }
-
-    /// Whether it builds the graph itself (then explicit `nodes`, `links`, `flows` are errors).
-    fn builds_graph(&self) -> bool {
-        true
-    }
-
-    /// Parses its section (when present), so that type errors name their key.
-    fn parse(&self, s: &Scenario, c: &Check) -> Result<(), ScenarioError>;
-
-    /// Checks its parameters.
-    fn validate(&self, s: &Scenario, c: &Check) -> Result<(), ScenarioError>;
-
-    fn expand(&self, s: &Scenario, c: &Check) -> Result<Graph, ScenarioError>;
-
-    /// Adds its agents to the simulation built from its graph.
-    fn install(&self, s: &Scenario, sim: &mut Sim, c: &Check) -> Result<(), ScenarioError>;
-}
-
-/// A template with a section of type `T`: the common case, written as four functions.
-pub struct Sectioned<T> {
-    pub topology: &'static str,
-    pub section: &'static str,
-    pub validate: fn(&T, &Scenario, &Check) -> Result<(), ScenarioError>,
-    pub expand: fn(&T) -> Graph,
-    pub install: fn(&T, &mut Sim, &Check) -> Result<(), ScenarioError>,
-}
-
-impl<T: DeserializeOwned + Default> Template for Sectioned<T> {
-    fn topology(&self) -> &'static str {
-        self.topology
-    }
-
-    fn section(&self) -> Option<&'static str> {
-        Some(self.section)
-    }
-
-    fn parse(&self, s: &Scenario, c: &Check) -> Result<(), ScenarioError> {
-        s.section::<T>(self.section, c).map(|_| ())
-    }
-
-    fn validate(&self, s: &Scenario, c: &Check) -> Result<(), ScenarioError> {
-        (self.validate)(&s.section(self.section, c)?, s, c)
-    }
-
-    fn expand(&self, s: &Scenario, c: &Check) -> Result<Graph, ScenarioError> {
-        Ok((self.expand)(&s.section(self.section, c)?))
-    }
-
-    fn install(&self, s: &Scenario, sim: &mut Sim, c: &Check) -> Result<(), ScenarioError> {
-        (self.install)(&s.section(self.section, c)?, sim, c)
-    }
-}
+pub use crate::spec::template::{Sectioned, Template};
 
 /// `topology = "graph"`: the scenario's own `nodes`, `links` and `flows`.
 pub struct ExplicitGraph;
@@ -116,67 +54,6 @@ impl Template for ExplicitGraph {
     }
 }
 
-fn no_agents<T>(_: &T, _: &mut Sim, _: &Check) -> Result<(), ScenarioError> {
-    Ok(())
-}
-
-const DUMBBELL: Sectioned<DumbbellSection> = Sectioned {
-    topology: "dumbbell",
-    section: "dumbbell",
-    validate: |d, _, c| d.validate(c),
-    expand: dumbbell::expand,
-    install: no_agents,
-};
-
-const FCP: Sectioned<fcp::FcpSection> = Sectioned {
-    topology: "fcp",
-    section: "fcp",
-    validate: |f, s, c| f.validate(c, s.duration_s),
-    expand: fcp::expand,
-    install: fcp::install,
-};
-
-const LTE_X2: Sectioned<lte_x2::LteX2Section> = Sectioned {
-    topology: "lte-x2",
-    section: "lte_x2",
-    validate: |l, s, c| l.validate(c, s.duration_s),
-    expand: lte_x2::expand,
-    install: |l, sim, _| {
-        lte_x2::install(l, sim);
-        Ok(())
-    },
-};
-
-const HSDPA: Sectioned<hsdpa_proxy::HsdpaSection> = Sectioned {
-    topology: "hsdpa",
-    section: "hsdpa",
-    validate: |h, _, c| h.validate(c),
-    expand: hsdpa_proxy::expand,
-    install: |h, sim, _| {
-        hsdpa_proxy::install(h, sim);
-        Ok(())
-    },
-};
-
-const VERTICAL: Sectioned<vertical::VerticalSection> = Sectioned {
-    topology: "vertical",
-    section: "vertical",
-    validate: |v, s, c| v.validate(c, s.duration_s),
-    expand: vertical::expand,
-    install: vertical::install,
-};
-
-const INTER_RAT: Sectioned<inter_rat::InterRatSection> = Sectioned {
-    topology: "inter-rat",
-    section: "inter_rat",
-    validate: |i, s, c| i.validate(c, s.duration_s),
-    expand: inter_rat::expand,
-    install: |i, sim, _| {
-        inter_rat::install(i, sim);
-        Ok(())
-    },
-};
-
 /// The templates a scenario may name.
 pub struct Registry {
     templates: Vec<Box<dyn Template>>,
@@ -194,12 +71,12 @@ impl Registry {
         Registry {
             templates: vec![
                 Box::new(ExplicitGraph),
-                Box::new(DUMBBELL),
-                Box::new(FCP),
-                Box::new(LTE_X2),
-                Box::new(HSDPA),
-                Box::new(VERTICAL),
-                Box::new(INTER_RAT),
+                Box::new(super::dumbbell::TEMPLATE),
+                Box::new(crate::mobility::fcp::TEMPLATE),
+                Box::new(crate::mobility::lte_x2::TEMPLATE),
+                Box::new(crate::mobility::hsdpa_proxy::TEMPLATE),
+                Box::new(crate::mobility::vertical::TEMPLATE),
+                Box::new(crate::mobility::inter_rat::TEMPLATE),
             ],
         }
     }
@@ -217,6 +94,11 @@ impl Registry {
     /// Names of all template sections.
     pub fn sections(&self) -> impl Iterator<Item = &'static str> + '_ {
         self.templates.iter().filter_map(|t| t.section())
+    }
+
+    /// The templates, in the order they were added.
+    pub fn templates(&self) -> impl Iterator<Item = &dyn Template> + '_ {
+        self.templates.iter().map(|t| t.as_ref())
     }
 
     /// The scenario's template; an unknown `topology` is an error listing the known ones.

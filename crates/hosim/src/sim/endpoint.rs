@@ -3,8 +3,8 @@
 
 use crate::engine::time::ns_to_s;
 use crate::net::packet::{payload_tag, Ecn, Packet, PacketKind};
-use crate::net::queue::NO_TAG;
 use crate::net::FlowId;
+use crate::net::NO_TAG;
 use crate::observe::TraceKind;
 use crate::tcp::receiver::AckOut;
 

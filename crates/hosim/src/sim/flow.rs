@@ -5,7 +5,7 @@ use crate::app::App;
 use crate::engine::time::ns_to_s;
 use crate::engine::time::SimTime;
 use crate::net::packet::Packet;
-use crate::net::queue::NO_TAG;
+use crate::net::NO_TAG;
 use crate::net::{FlowId, LinkId, NodeId};
 use crate::observe::{TraceKind, Traces};
 use crate::tcp::{TcpReceiver, TcpSender};

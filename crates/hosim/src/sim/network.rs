@@ -4,8 +4,8 @@
 
 use crate::engine::time::{tx_time_ns, SimTime};
 use crate::net::packet::Packet;
-use crate::net::queue::{Verdict, NO_TAG};
 use crate::net::{AgentId, LinkId, Node, NodeClass, NodeId, NodeKind};
+use crate::net::{Verdict, NO_TAG};
 use crate::observe::{LinkPoint, TraceKind};
 
 use super::world::{Event, World};
@@ -88,8 +88,35 @@ impl World {
     fn start_tx(&mut self, l: LinkId, at: SimTime) {
         let link = &mut self.links[l as usize];
         // The packet stays in its slot of the world's store; only the slot moves on.
-        let Some(slot) = link.queue.dequeue_slot(at, &self.store) else { return };
+        // An empty FIFO: the queue is empty, or its discipline keeps its own packets.
+        let Some(slot) = link.queue.dequeue_slot(at, &self.store) else { return self.start_tx_other(l, at) };
         self.transmit(l, slot, at);
+    }
+
+    /// [`World::start_tx`] under a discipline of its own ([`Queue::dequeue_other`]), which
+    /// may drop packets at dequeue: each is counted as a queue drop and shown to the
+    /// observers, as a drop at enqueue is, and its slot freed. Nothing under DropTail and RED.
+    ///
+    /// [`Queue::dequeue_other`]: crate::net::Queue::dequeue_other
+    #[cold]
+    #[inline(never)]
+    fn start_tx_other(&mut self, l: LinkId, at: SimTime) {
+        let link = &mut self.links[l as usize];
+        if !link.queue.is_other() {
+            return;
+        }
+        let mut dropped = Vec::new();
+        let slot = link.queue.dequeue_other(at, &mut self.store, &mut link.rng, &mut dropped);
+        for s in dropped {
+            self.counters.dropped_queue += 1;
+            if self.obs.wants(LinkPoint::Drop) {
+                self.obs.link(LinkPoint::Drop, at, l, &self.links[l as usize], self.store.get(s));
+            }
+            self.store.release(s);
+        }
+        if let Some(slot) = slot {
+            self.transmit(l, slot, at);
+        }
     }
 
     /// Starts transmitting the packet in `slot`, just taken from link `l`'s queue, at `at`.
@@ -136,7 +163,7 @@ impl World {
     /// transmit-done events of the event path, this ends at most the one due now (its event,
     /// still pending, then finds nothing to do); with computed departures, every transmission
     /// ended since the link was last looked at, in order.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn end_transmissions_due(&mut self, l: LinkId) {
         if !self.departure_first {
             return;
@@ -187,7 +214,7 @@ impl World {
         let size = self.store.get(slot).size_bytes;
         link.stats.transmitted += 1;
         link.stats.tx_bytes += size as u64;
-        if !link.queue.is_empty() {
+        if link.queue.may_dequeue() {
             self.start_tx(l, at);
         }
     }
@@ -231,7 +258,7 @@ impl World {
             let pkt = self.store.take(slot);
             self.propagate_impaired(l, pkt);
         }
-        if !self.links[l as usize].queue.is_empty() {
+        if self.links[l as usize].queue.may_dequeue() {
             self.start_tx(l, now);
         }
     }

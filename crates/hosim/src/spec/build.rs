@@ -10,9 +10,9 @@ use super::rate::RateChange;
 use crate::app::App;
 use crate::engine::rng::{stream_rng, StreamKind};
 use crate::engine::time::{s_to_ns, tx_time_ns, SimTime};
-use crate::net::queue::{Queue, QueueLimit, RedParams, TaggedFifo};
 use crate::net::rate::{RateSchedule, VarRate};
 use crate::net::{Impairments, Link, LossModel, Node, NodeKind};
+use crate::net::{Queue, QueueLimit, RedParams, TaggedFifo};
 use crate::sim::{DropRules, Flow, World};
 use crate::tcp::TcpConfig;
 

@@ -31,7 +31,7 @@ mod template;
 
 pub use config::{mobile_name, FcpScheme, FcpSection, IntervalDistribution, OldBsQueue, RearrangeOverflow, BS, FCP};
 pub use report::HandoverLog;
-pub use template::{expand, install};
+pub use template::{expand, install, PRESET, TEMPLATE};
 
 use std::collections::{HashSet, VecDeque};
 

@@ -161,6 +161,24 @@ fn start(mut h: FcpHandover, cx: &mut crate::sim::Cx<Timer>, first_handover_s: O
     h
 }
 
+/// `topology = "fcp"` with its `[fcp]` section: the one line of this mechanism in
+/// `Registry::builtin`.
+pub const TEMPLATE: crate::spec::Sectioned<FcpSection> = crate::spec::Sectioned {
+    topology: "fcp",
+    section: "fcp",
+    validate: |f, s, c| f.validate(c, s.duration_s),
+    expand,
+    install,
+    flows: |f| f.mobiles,
+};
+
+/// The preset of this mechanism's paper (`hosim presets`).
+pub const PRESET: crate::spec::Preset = (
+    "fcp",
+    "Cohen & Levin drop/forward/rearrange handovers: sender, FCP, 2 BSs, 10 mobiles (100/10 Mb/s), NewReno",
+    include_str!("../../../../../presets/fcp.toml"),
+);
+
 #[cfg(test)]
 mod tests {
     use super::*;

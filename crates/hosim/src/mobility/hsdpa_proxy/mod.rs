@@ -15,7 +15,7 @@ mod template;
 
 pub use config::{BandwidthName, HsdpaSection, WindowName};
 pub use report::RadioReport;
-pub use template::{expand, install, DOWNLINK};
+pub use template::{expand, install, DOWNLINK, PRESET, TEMPLATE};
 
 use crate::net::{FlowId, LinkId};
 use crate::sim::{Agent, Cx, Report, World};

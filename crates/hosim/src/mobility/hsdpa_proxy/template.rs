@@ -147,3 +147,24 @@ fn proxy_config(h: &HsdpaSection) -> ProxyConfig {
         },
     }
 }
+
+/// `topology = "hsdpa"` with its `[hsdpa]` section: the one line of this mechanism in
+/// `Registry::builtin`.
+pub const TEMPLATE: crate::spec::Sectioned<HsdpaSection> = crate::spec::Sectioned {
+    topology: "hsdpa",
+    section: "hsdpa",
+    validate: |h, _, c| h.validate(c),
+    expand,
+    install: |h, sim, _| {
+        install(h, sim);
+        Ok(())
+    },
+    flows: |h| if h.proxy { 2 } else { 1 },
+};
+
+/// The preset of this mechanism's paper (`hosim presets`).
+pub const PRESET: crate::spec::Preset = (
+    "hsdpa",
+    "HSDPA (Ren et al. 2008): TCP over a varying-rate downlink, optionally through the window adaptation proxy",
+    include_str!("../../../../../presets/hsdpa.toml"),
+);

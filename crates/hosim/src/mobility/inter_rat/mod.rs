@@ -40,7 +40,7 @@ mod template;
 
 pub use config::{Direction, InterRatSection, S1Rate, Scheme};
 pub use report::InterRatEntry;
-pub use template::{expand, install};
+pub use template::{expand, install, PRESET, TEMPLATE};
 
 use std::collections::HashSet;
 

@@ -150,3 +150,24 @@ fn system(d: &InterRatSection, cx: &mut Cx<Timer>) -> InterRat {
         snap: None,
     }
 }
+
+/// `topology = "inter-rat"` with its `[inter_rat]` section: the one line of this mechanism in
+/// `Registry::builtin`.
+pub const TEMPLATE: crate::spec::Sectioned<InterRatSection> = crate::spec::Sectioned {
+    topology: "inter-rat",
+    section: "inter_rat",
+    validate: |i, s, c| i.validate(c, s.duration_s),
+    expand,
+    install: |i, sim, _| {
+        install(i, sim);
+        Ok(())
+    },
+    flows: crate::spec::template::one_flow,
+};
+
+/// The preset of this mechanism's paper (`hosim presets`).
+pub const PRESET: crate::spec::Preset = (
+    "inter-rat",
+    "Inter-RAT handover LTE <-> UMTS (3GPP, back-to-back loss): forwarding / bicasting / none, TCP SACK recovery and convergence time",
+    include_str!("../../../../../presets/inter-rat.toml"),
+);

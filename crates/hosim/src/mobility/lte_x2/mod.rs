@@ -2,10 +2,9 @@
 //! (Pacifico et al., "Improving TCP Performance During the Intra LTE Handover"):
 //!
 //! - the RAN kit (`mobility/ran/`): the eNodeBs are its cells (per-UE queues, a WFQ /
-//!   round-robin radio scheduler, the radio), the UEs its UEs, and its GTP-U tunnels carry
+//!   round-robin radio scheduler from `net/drr.rs`, the radio), the UEs its UEs, and its GTP-U tunnels carry
 //!   S-GW -> eNodeB and source -> target eNodeB traffic, with the ECN rule at the tunnel end
 //!   (the paper's Fig. 7);
-//! - `enb.rs`: the cell scheduler (deficit round robin), which the kit uses;
 //! - `handover.rs`: the Fig. 2 procedure with the three path-switch variants (standard,
 //!   fast, predicted) and the per-handover outcome;
 //! - `config.rs`, `template.rs`, `report.rs`: the `[lte_x2]` section, the Fig. 1 graph and
@@ -17,14 +16,13 @@
 //! to one cell at a time here, or to none during the handover's interruption.
 
 mod config;
-pub mod enb;
 pub mod handover;
 mod report;
 mod template;
 
 pub use config::{LteX2Section, PathSwitchName, RouterQueueName, SchedulerName};
 pub use report::{EnbEntry, HandoverEntry, LteX2Entry, UeQueueEntry};
-pub use template::{expand, install};
+pub use template::{expand, install, PRESET, TEMPLATE};
 
 use crate::engine::time::SimTime;
 use crate::mobility::ran::{self, gtp, gtp::Decap, Ran};

@@ -19,7 +19,7 @@ use super::{LteConfig, LteX2, PathSwitch};
 use crate::engine::rng::{stream_rng, StreamKind};
 use crate::engine::time::s_to_ns;
 use crate::mobility::ran::{BufferLimit, Cell, CellSet, Ran, Scheduler, SchedulerKind, Ue};
-use crate::net::queue::QueueLimit;
+use crate::net::QueueLimit;
 use crate::sim::{Cx, Sim};
 use crate::spec::graph::{link, node, AppKind, FlowSpec, Graph, NodeKindName, QueueKind, RedSpec, TcpSection};
 
@@ -189,3 +189,24 @@ fn standard_normal(rng: &mut crate::engine::rng::Rng) -> f64 {
     let u2: f64 = rng.gen();
     (-2.0 * u1.ln()).sqrt() * (2.0 * std::f64::consts::PI * u2).cos()
 }
+
+/// `topology = "lte-x2"` with its `[lte_x2]` section: the one line of this mechanism in
+/// `Registry::builtin`.
+pub const TEMPLATE: crate::spec::Sectioned<LteX2Section> = crate::spec::Sectioned {
+    topology: "lte-x2",
+    section: "lte_x2",
+    validate: |l, s, c| l.validate(c, s.duration_s),
+    expand,
+    install: |l, sim, _| {
+        install(l, sim);
+        Ok(())
+    },
+    flows: |l| l.source_ues.max(1).saturating_add(l.target_ues),
+};
+
+/// The preset of this mechanism's paper (`hosim presets`).
+pub const PRESET: crate::spec::Preset = (
+    "lte-x2",
+    "LTE X2 handover with forwarding through the core router (Pacifico et al.): path switch standard/fast/predicted, DropTail/RED/ECN",
+    include_str!("../../../../../presets/lte-x2.toml"),
+);

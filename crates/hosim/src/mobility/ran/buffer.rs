@@ -14,7 +14,7 @@ use std::collections::VecDeque;
 
 use crate::engine::rng::Rng;
 use crate::engine::time::SimTime;
-use crate::net::queue::Verdict;
+use crate::net::Verdict;
 use crate::net::{NodeId, Packet, PacketStore, Queue, QueueLimit};
 
 /// Packet counts through a buffer.

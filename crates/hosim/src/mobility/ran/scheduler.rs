@@ -2,7 +2,7 @@
 //! the UEs a cell serves (Shreedhar & Varghese, 1995). It picks a UE among those with a
 //! backlog; the cell then sends that UE's head packet.
 //!
-//! The scheduler itself is a plain queue-agnostic policy, usable outside mobility (by a
-//! fair-queueing discipline); the kit uses it from where it is kept.
+//! The scheduler itself is a plain queue-agnostic policy, kept in `net/drr.rs`, where a
+//! fair-queueing discipline can use it too.
 
-pub use crate::mobility::lte_x2::enb::{Scheduler, SchedulerKind, WFQ_QUANTUM_BYTES};
+pub use crate::net::drr::{Scheduler, SchedulerKind, WFQ_QUANTUM_BYTES};

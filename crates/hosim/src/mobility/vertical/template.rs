@@ -107,6 +107,24 @@ pub fn install(v: &VerticalSection, sim: &mut Sim, c: &Check) -> Result<(), Scen
     Ok(())
 }
 
+/// `topology = "vertical"` with its `[vertical]` section: the one line of this mechanism in
+/// `Registry::builtin`.
+pub const TEMPLATE: crate::spec::Sectioned<VerticalSection> = crate::spec::Sectioned {
+    topology: "vertical",
+    section: "vertical",
+    validate: |v, s, c| v.validate(c, s.duration_s),
+    expand,
+    install,
+    flows: crate::spec::template::one_flow,
+};
+
+/// The preset of this mechanism's paper (`hosim presets`).
+pub const PRESET: crate::spec::Preset = (
+    "vertical",
+    "Sinky & Hamdaoui: WiFi <-> cellular soft handoffs of a mobile source every 15 s, TCP NewReno or TCP-CLAH",
+    include_str!("../../../../../presets/vertical.toml"),
+);
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -3,7 +3,7 @@
 //!
 //! The keys every scenario shares are fields here; a template's own section (`[fcp]`,
 //! `[lte_x2]`, ...) is kept as TOML in `sections` and parsed by its template
-//! (`super::registry`), so adding a mechanism does not touch this file.
+//! (`super::template`), so adding a mechanism does not touch this file.
 
 use std::collections::BTreeMap;
 

@@ -1,27 +1,30 @@
-//! The eNodeB's downlink scheduler: it shares the cell's radio among the attached UEs. The
-//! RAN kit's cells use it (`mobility/ran/scheduler.rs`); the eNodeB itself is the kit's
-//! `Cell`.
+//! Deficit round robin (Shreedhar & Varghese, "Efficient Fair Queueing Using Deficit Round
+//! Robin", 1995) and plain round robin over a fixed set of queues, by index: a base station's
+//! per-UE queues today, a flow-queueing discipline's per-flow queues (FQ-CoDel's scheduler is
+//! DRR, RFC 8290 §4) tomorrow. The scheduler holds no packets: the caller tells it which
+//! queues are backlogged and how big their head packets are.
 
-/// Downlink scheduling policy.
+/// Scheduling policy.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SchedulerKind {
     /// Weighted fair queueing by bytes, realised as deficit round robin (Shreedhar & Varghese,
-    /// 1995): each backlogged UE gets `weight * quantum` bytes per round, so long-run shares
+    /// 1995): each backlogged queue gets `weight * quantum` bytes per round, so long-run shares
     /// follow the weights as in WFQ, at O(1) cost per packet.
     Wfq,
-    /// Packet-by-packet round robin over backlogged UEs.
+    /// Packet-by-packet round robin over backlogged queues.
     RoundRobin,
 }
 
 /// Deficit quantum per unit weight: one full-sized IP packet.
 pub const WFQ_QUANTUM_BYTES: u64 = 1500;
 
+/// A scheduler over `weights.len()` queues, indexed from 0.
 #[derive(Clone, Debug)]
 pub struct Scheduler {
     pub kind: SchedulerKind,
-    /// UE index served last (round-robin pointer).
+    /// Queue served last (round-robin pointer).
     cursor: usize,
-    /// Unused byte credit per UE (WFQ).
+    /// Unused byte credit per queue (WFQ).
     deficit: Vec<u64>,
     weights: Vec<f64>,
 }
@@ -31,7 +34,7 @@ impl Scheduler {
         Scheduler { kind, cursor: weights.len().saturating_sub(1), deficit: vec![0; weights.len()], weights }
     }
 
-    /// Picks the UE to serve next among those with `backlog(ue) = Some(head packet bytes)`.
+    /// Picks the queue to serve next among those with `backlog(q) = Some(head packet bytes)`.
     pub fn pick(&mut self, backlog: impl Fn(usize) -> Option<u32>) -> Option<usize> {
         let n = self.weights.len();
         if (0..n).all(|u| backlog(u).is_none()) {
@@ -44,8 +47,8 @@ impl Scheduler {
                 Some(u)
             }
             SchedulerKind::Wfq => loop {
-                // Serve the current UE while its deficit covers its head packet; otherwise move
-                // on, granting the next backlogged UE its quantum.
+                // Serve the current queue while its deficit covers its head packet; otherwise
+                // move on, granting the next backlogged queue its quantum.
                 let cur = self.cursor;
                 if let Some(head) = backlog(cur) {
                     if self.deficit[cur] >= head as u64 {
@@ -82,7 +85,7 @@ mod tests {
     }
 
     #[test]
-    fn round_robin_alternates_between_backlogged_ues() {
+    fn round_robin_alternates_between_backlogged_queues() {
         let mut s = Scheduler::new(SchedulerKind::RoundRobin, vec![1.0; 3]);
         let mut b = vec![vec![1500; 4], vec![], vec![1500; 4]];
         assert_eq!(serve(&mut s, &mut b, 6), vec![0, 2, 0, 2, 0, 2]);
@@ -91,7 +94,7 @@ mod tests {
     #[test]
     fn wfq_shares_bytes_equally_whatever_the_packet_sizes() {
         let mut s = Scheduler::new(SchedulerKind::Wfq, vec![1.0; 2]);
-        // UE 0 sends 1500-byte packets, UE 1 sends 500-byte packets.
+        // Queue 0 holds 1500-byte packets, queue 1 500-byte packets.
         let mut b = vec![vec![1500; 100], vec![500; 300]];
         let order = serve(&mut s, &mut b, 200);
         let bytes = |u: usize| order.iter().filter(|&&x| x == u).count() as u64 * if u == 0 { 1500 } else { 500 };
@@ -105,7 +108,7 @@ mod tests {
         let mut b = vec![vec![1500; 100], vec![1500; 100]];
         let order = serve(&mut s, &mut b, 90);
         let n0 = order.iter().filter(|&&x| x == 0).count();
-        assert_eq!(n0, 60, "UE 0 has twice the weight: {order:?}");
+        assert_eq!(n0, 60, "queue 0 has twice the weight: {order:?}");
     }
 
     #[test]
