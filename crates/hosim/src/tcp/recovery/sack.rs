@@ -8,7 +8,7 @@ use super::prr::{Prr, ReductionBound};
 use super::{first_unacked, AckInRecovery, LossRecovery, NextSeg, Outstanding};
 use crate::engine::time::SimTime;
 use crate::tcp::cc::{AnyCc, Controller};
-use crate::tcp::config::SackPipe;
+use crate::tcp::config::{SackEntry, SackPipe, SackRetransmit};
 use crate::tcp::rto::RtoEstimator;
 use crate::tcp::scoreboard::Scoreboard;
 
@@ -42,6 +42,10 @@ pub struct Sack {
     /// RFC 8985: RACK marks lost segments (the sender runs it); IsLost() and the DupThresh
     /// entry rule are off, SetPipe reads RACK's marks.
     rack: bool,
+    /// ns-2 dialect: what starts recovery (RFC 6675 §5, or ns-2's third duplicate ACK only).
+    entry: SackEntry,
+    /// ns-2 dialect: NextSeg() or ns-2's holes below SACKed data.
+    retransmit: SackRetransmit,
 }
 
 impl Sack {
@@ -69,7 +73,16 @@ impl Sack {
             delivered_mark: 0,
             pipe_rule,
             rack,
+            entry: SackEntry::DupthreshOrIsLost,
+            retransmit: SackRetransmit::NextSeg,
         }
+    }
+
+    /// The ns-2 dialect keys (`tcp.sack_entry`, `tcp.sack_retransmit`).
+    pub fn with_ns2_dialect(mut self, entry: SackEntry, retransmit: SackRetransmit) -> Self {
+        self.entry = entry;
+        self.retransmit = retransmit;
+        self
     }
 
     /// RFC 6675 §4 IsLost() for every segment, then SetPipe(); with `SackPipe::SackedOnly`
@@ -126,8 +139,9 @@ impl LossRecovery for Sack {
         if self.dupacks >= self.dupthresh {
             return true;
         }
-        if self.pipe_rule == SackPipe::SackedOnly {
-            // Without IsLost() only DupThresh duplicate ACKs start recovery.
+        if self.pipe_rule == SackPipe::SackedOnly || self.entry == SackEntry::Dupacks {
+            // Without IsLost() only DupThresh duplicate ACKs start recovery (ns-2 Sack1:
+            // `++dupacks_ == numdupacks(cwnd_)`, never the scoreboard).
             return false;
         }
         board.update_loss(self.dupthresh, self.mss, self.high_rxt_end);
@@ -321,6 +335,9 @@ impl Sack {
         }
         // (1) the first unSACKed S2 > HighRxt with IsLost(S2).
         let first_after_rxt = (board.first_starting_at(self.high_rxt_end)..n).find(|&i| !board.get(i).sacked);
+        if self.retransmit == SackRetransmit::HolesBelowSacked && !self.rack {
+            return self.choose_ns2(board, first_after_rxt, new_data);
+        }
         let scan = || first_after_rxt.and_then(|i0| (i0..n).find(|&i| board.get(i).lost && !board.get(i).sacked));
         let lost_after_rxt = if self.rack {
             // RACK's marks may fall anywhere.
@@ -356,6 +373,21 @@ impl Sack {
             }
         }
         None
+    }
+
+    /// ns-2 dialect (`SackRetransmit::HolesBelowSacked`): `Sack1TcpAgent::send_much` takes
+    /// `ScoreBoardRQ::GetNextRetran()`, the next hole above the last one retransmitted
+    /// (`h_seqno_`, HighRxt here) with SACKed data above it, lost by IsLost() or not; else new
+    /// data; else nothing: no NextSeg() rule (3) and no rescue retransmission.
+    fn choose_ns2(&mut self, board: &Scoreboard, first_after_rxt: Option<usize>, new_data: bool) -> Option<NextSeg> {
+        let highest_sacked = (0..board.len()).rev().find(|&i| board.get(i).sacked);
+        if let (Some(i), Some(h)) = (first_after_rxt, highest_sacked) {
+            if i < h {
+                self.high_rxt_end = board.get(i).end;
+                return Some(NextSeg::Retransmit(i));
+            }
+        }
+        new_data.then_some(NextSeg::NewData)
     }
 }
 
