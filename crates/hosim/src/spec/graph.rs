@@ -89,6 +89,7 @@ pub struct TcpSection {
     pub newreno_exit: Option<NewRenoExit>,
     pub sack_entry: Option<SackEntry>,
     pub sack_retransmit: Option<SackRetransmit>,
+    pub fast_retransmit_restarts_timer: Option<bool>,
 }
 
 #[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
@@ -306,6 +307,10 @@ impl TcpSection {
         if let Some(v) = self.sack_retransmit {
             cfg.sack_retransmit = v;
             set.insert(ProfileKeys::SACK_RETRANSMIT);
+        }
+        if let Some(v) = self.fast_retransmit_restarts_timer {
+            cfg.fast_retransmit_restarts_timer = v;
+            set.insert(ProfileKeys::FAST_RETRANSMIT_TIMER);
         }
         if let Some(v) = self.quickack_segments {
             cfg.quickack_segments = v;

@@ -289,6 +289,9 @@ pub struct TcpConfig {
     pub newreno_exit: NewRenoExit,
     pub sack_entry: SackEntry,
     pub sack_retransmit: SackRetransmit,
+    /// The fast retransmit restarts the retransmission timer (ns-2 `dupack_action`:
+    /// `reset_rtx_timer(1, 0)`); RFC 6298 (5.1) only starts a timer that is not running.
+    pub fast_retransmit_restarts_timer: bool,
 }
 
 impl Default for TcpConfig {

@@ -15,6 +15,18 @@ fn sack_range(s: &mut TcpSender, at_ms: u64, lo: u64, hi: u64) -> Vec<crate::tcp
 }
 
 #[test]
+fn fast_retransmit_restarts_timer_moves_the_deadline_to_the_retransmission() {
+    // The initial flight went at 100 ms (timer due at 1100 ms); segment 0 is lost and the
+    // third duplicate ACK arrives at 200 ms.
+    let run = |restart| {
+        let s = in_fast_recovery(TcpConfig { fast_retransmit_restarts_timer: restart, ..config(Recovery::NewReno) });
+        s.rto_deadline()
+    };
+    assert_eq!(run(false), Some(ms(1100)), "RFC 6298 (5.1): the running timer is kept");
+    assert_eq!(run(true), Some(ms(1200)), "ns-2 reset_rtx_timer(1, 0) at the fast retransmit");
+}
+
+#[test]
 fn sack_entry_dupacks_ignores_three_segments_sacked_by_one_ack() {
     // Segment 0 lost; one ACK SACKs 1..4 (three segments above the hole).
     let rfc = {

@@ -58,6 +58,7 @@ impl ProfileKeys {
     pub const NEWRENO_EXIT: ProfileKeys = ProfileKeys(1 << 29);
     pub const SACK_ENTRY: ProfileKeys = ProfileKeys(1 << 30);
     pub const SACK_RETRANSMIT: ProfileKeys = ProfileKeys(1 << 31);
+    pub const FAST_RETRANSMIT_TIMER: ProfileKeys = ProfileKeys(1 << 27);
 
     pub fn insert(&mut self, k: ProfileKeys) {
         self.0 |= k.0;
@@ -130,6 +131,7 @@ impl Profile {
             newreno_exit: NewRenoExit::Rfc6582,
             sack_entry: SackEntry::DupthreshOrIsLost,
             sack_retransmit: SackRetransmit::NextSeg,
+            fast_retransmit_restarts_timer: false,
         };
         match self {
             Profile::Rfc => common,
@@ -137,10 +139,10 @@ impl Profile {
             // minrto_ 0.2, rtxcur_init_ 3.0, maxrto_ 60, tcpTick_ 0.01, windowOption_ 1,
             // singledup_ 1; Agent/TCPSink acknowledges every segment (TCPSink/DelAck
             // interval_ 100ms); Agent/TCP/Newreno newreno_changes1_ 1 (Impatient).
-            // ns-2 dialect (docs/tcp.md): cwnd_ a float of packets grown by 1/cwnd_
-            // (opencwnd); slowdown() halves min(cwnd_, wnd_) with no floor, ssthresh_ whole
+            // ns-2 dialect (docs/tcp.md): slowdown() halves min(cwnd_, wnd_) with no floor, ssthresh_ whole
             // packets; Newreno exit_recovery_fix_ 0; Sack1 enters on the third duplicate ACK
-            // and retransmits only holes below SACKed data (ScoreBoardRQ::GetNextRetran).
+            // and retransmits only holes below SACKed data (ScoreBoardRQ::GetNextRetran);
+            // the fast retransmit restarts the timer (dupack_action: reset_rtx_timer(1, 0)).
             Profile::Ns2 => TcpConfig {
                 mss_bytes: 1000,
                 initial_window_segments: 2,
@@ -150,13 +152,18 @@ impl Profile {
                 delayed_ack: false,
                 delayed_ack_timeout_ns: s_to_ns(0.1),
                 rwnd_bytes: 20 * 1000,
-                ca_growth: CaGrowth::PerAckExact,
+                // ns-2's cwnd_ is a double: `per-ack-exact`. The profile keeps `per-ack`
+                // until the paper reproductions (docs/reproductions/) are regenerated under
+                // it: it is the one dialect key the paper presets cannot pin without changing
+                // their `--profile rfc|linux` runs (docs/tcp.md, "ns-2 dialect").
+                ca_growth: CaGrowth::PerAck,
                 rto_ssthresh: RtoSsthresh::CwndHalf,
                 rescue_retransmission: false,
                 fast_retransmit_window: FastRetransmitWindow::CwndHalf,
                 newreno_exit: NewRenoExit::KeepWindow,
                 sack_entry: SackEntry::Dupacks,
                 sack_retransmit: SackRetransmit::HolesBelowSacked,
+                fast_retransmit_restarts_timer: true,
                 ..common
             },
             // tcp-socket.cc: SegmentSize 536, InitialCwnd 10, DelAckCount 2, DelAckTimeout
@@ -244,6 +251,7 @@ impl Profile {
             NEWRENO_EXIT => newreno_exit,
             SACK_ENTRY => sack_entry,
             SACK_RETRANSMIT => sack_retransmit,
+            FAST_RETRANSMIT_TIMER => fast_retransmit_restarts_timer,
         );
         cfg
     }
@@ -283,7 +291,7 @@ mod tests {
         assert_eq!(
             (cfg.ca_growth, cfg.fast_retransmit_window, cfg.newreno_exit, cfg.sack_entry, cfg.sack_retransmit),
             (
-                CaGrowth::PerAckExact,
+                CaGrowth::PerAck,
                 FastRetransmitWindow::CwndHalf,
                 NewRenoExit::KeepWindow,
                 SackEntry::Dupacks,

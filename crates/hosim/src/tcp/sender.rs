@@ -535,6 +535,10 @@ impl TcpSender {
         self.ecn_recover_end = self.snd_max;
         if let Some(i) = first {
             self.resend(i, now, out);
+            if self.cfg.fast_retransmit_restarts_timer {
+                // ns-2 dialect: `dupack_action` calls `reset_rtx_timer(1, 0)`.
+                self.restart_timer(now);
+            }
         }
     }
 
