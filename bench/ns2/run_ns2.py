@@ -159,7 +159,7 @@ def case_tcl(c: dict, seed: int, droplist: list[int] | None = None, trace_dir: s
             f"$ns attach-agent $d({i}) $sink({i})",
             f"$ns connect $tcp({i}) $sink({i})",
         ]
-        start = i * c["stagger_s"]
+        start = c["starts"][i] if c.get("starts") else i * c["stagger_s"]
         if c["app"] == "file":
             pkts = -(-int(c["file_bytes"]) // MSS)
             L.append(f'$ns at {start!r} "$tcp({i}) advanceby {pkts}"')
