@@ -288,8 +288,8 @@ impl TcpSection {
             set.insert(ProfileKeys::RESCUE);
         }
         if let Some(v) = self.sack_pipe {
-            // Not profile-governed: the same in every profile.
             cfg.sack_pipe = v;
+            set.insert(ProfileKeys::SACK_PIPE);
         }
         // ns-2 dialect
         if let Some(v) = self.fast_retransmit_window {

@@ -2,7 +2,7 @@
 //! otherwise `rfc` sender and shows what ns-2.35 does differently; the same scenario with the
 //! RFC value is checked beside it, so each test fails under the RFC behaviour.
 
-use super::config::{FastRetransmitWindow, NewRenoExit, Recovery, SackEntry, SackRetransmit, TcpConfig};
+use super::config::{FastRetransmitWindow, NewRenoExit, Recovery, SackEntry, SackPipe, SackRetransmit, TcpConfig};
 use super::fixtures::*;
 use super::sender::TcpSender;
 use crate::net::packet::SackBlocks;
@@ -151,4 +151,28 @@ fn newreno_exit_keep_window_keeps_the_halved_window_whatever_is_in_flight() {
     // ns-2: dupwnd_ (8000 less the partial ACK's deflation, 5000) dropped, cwnd_ = 5 packets
     // kept, with one in flight: four go at once.
     assert_eq!(newreno_exit_cwnd(NewRenoExit::KeepWindow), 5000);
+}
+
+#[test]
+fn sack_pipe_ns2_counter_counts_acks_not_the_scoreboard() {
+    // Holes 1 and 5 of the initial flight; recovery starts at segment 4's ACK with cwnd 11
+    // segments before the loss (cwnd = ssthresh = 5500 under the RFC halving).
+    // RFC 6675 SetPipe(): segments 5..12 less the lost hole, plus the retransmitted 1.
+    let (s, _, _) = sack_in_recovery(&[1, 5]);
+    assert_eq!(s.inflight_bytes(), 8000);
+    // ns-2 Sack1: pipe_ = maxseq_ - highest_ack_ - numdupacks = 11 - 3 segments, the fast
+    // retransmit not counted.
+    let cfg = TcpConfig { sack_pipe: SackPipe::Ns2Counter, ..config(Recovery::Sack) };
+    let (mut s, mut peer, _) = sack_in_recovery_with(cfg, &[1, 5]);
+    assert_eq!(s.inflight_bytes(), 8000, "11000 outstanding less 3 segments (here SetPipe's value too)");
+    // Each further ACK takes one segment off pipe_, SACKed data or not: at 5 segments with
+    // cwnd 5.5, the next two ACKs make room for one segment each.
+    // (SetPipe() would resend 5 at segment 8's ACK, IsLost(5): `sack.rs` tests.)
+    for seg in 6..=8 {
+        assert!(peer.deliver(&mut s, 210, seg).is_empty(), "pipe_ still >= int(cwnd_)");
+    }
+    assert_eq!(s.inflight_bytes(), 5000);
+    let out = peer.deliver(&mut s, 211, 9);
+    assert_eq!(out, vec![retx(5)], "pipe_ 4 < 5: one segment, the lost hole");
+    assert_eq!(s.inflight_bytes(), 5000);
 }

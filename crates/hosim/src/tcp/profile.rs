@@ -59,6 +59,7 @@ impl ProfileKeys {
     pub const SACK_ENTRY: ProfileKeys = ProfileKeys(1 << 30);
     pub const SACK_RETRANSMIT: ProfileKeys = ProfileKeys(1 << 31);
     pub const FAST_RETRANSMIT_TIMER: ProfileKeys = ProfileKeys(1 << 27);
+    pub const SACK_PIPE: ProfileKeys = ProfileKeys(1 << 26);
 
     pub fn insert(&mut self, k: ProfileKeys) {
         self.0 |= k.0;
@@ -142,7 +143,8 @@ impl Profile {
             // ns-2 dialect (docs/tcp.md): slowdown() halves min(cwnd_, wnd_) with no floor, ssthresh_ whole
             // packets; Newreno exit_recovery_fix_ 0; Sack1 enters on the third duplicate ACK
             // and retransmits only holes below SACKed data (ScoreBoardRQ::GetNextRetran);
-            // the fast retransmit restarts the timer (dupack_action: reset_rtx_timer(1, 0)).
+            // the fast retransmit restarts the timer (dupack_action: reset_rtx_timer(1, 0));
+            // Sack1 counts its pipe_ itself.
             Profile::Ns2 => TcpConfig {
                 mss_bytes: 1000,
                 initial_window_segments: 2,
@@ -164,6 +166,7 @@ impl Profile {
                 sack_entry: SackEntry::Dupacks,
                 sack_retransmit: SackRetransmit::HolesBelowSacked,
                 fast_retransmit_restarts_timer: true,
+                sack_pipe: SackPipe::Ns2Counter,
                 ..common
             },
             // tcp-socket.cc: SegmentSize 536, InitialCwnd 10, DelAckCount 2, DelAckTimeout
@@ -252,6 +255,7 @@ impl Profile {
             SACK_ENTRY => sack_entry,
             SACK_RETRANSMIT => sack_retransmit,
             FAST_RETRANSMIT_TIMER => fast_retransmit_restarts_timer,
+            SACK_PIPE => sack_pipe,
         );
         cfg
     }
