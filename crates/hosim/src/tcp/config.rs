@@ -157,11 +157,11 @@ pub enum SackPipe {
     /// above cwnd: nothing more is sent until the retransmission timer fires.
     SackedOnly,
     /// ns-2 dialect: ns-2 Sack1's `pipe_` counter instead of SetPipe(): at entry the data
-    /// outstanding less DupThresh segments (`dupack_action`: `pipe_ = maxseq_ - highest_ack_
-    /// - numdupacks(cwnd_)`, the fast retransmit not counted), one segment less for every ACK
-    /// during recovery and one more for a partial ACK (`Sack1TcpAgent::recv`, `partial_ack_`
-    /// 0: `--pipe_` twice), one more per segment sent (`send_much`: `pipe_++`). Entry on
-    /// DupThresh duplicate ACKs only, as ns-2.
+    /// outstanding less DupThresh segments (`dupack_action` sets `pipe_` to `maxseq_` less
+    /// `highest_ack_` less `numdupacks(cwnd_)`; the fast retransmit is not counted), one
+    /// segment less for every ACK during recovery and one more for a partial ACK
+    /// (`Sack1TcpAgent::recv`, `partial_ack_` 0: `--pipe_` twice), one more per segment sent
+    /// (`send_much`: `pipe_++`). Entry on DupThresh duplicate ACKs only, as ns-2.
     Ns2Counter,
 }
 
