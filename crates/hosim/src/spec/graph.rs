@@ -10,6 +10,7 @@ use crate::tcp::{
     CaGrowth, CcKind, LossDetection, NewRenoReentry, NewRenoTimer, Profile, ProfileKeys, Recovery, RecoveryRate,
     RtoSsthresh, SackPipe, TcpConfig,
 };
+use crate::tcp::{FastRetransmitWindow, NewRenoExit, SackEntry, SackRetransmit};
 
 /// Largest packet: `mss_bytes + header_bytes` (the IPv4 total length; sizes are u32 inside).
 pub const MAX_PACKET_BYTES: u64 = 65_535;
@@ -83,6 +84,12 @@ pub struct TcpSection {
     pub delayed_ack_timeout_s: Option<f64>,
     pub rwnd_bytes: Option<u64>,
     pub ecn: Option<bool>,
+    // ns-2 dialect
+    pub fast_retransmit_window: Option<FastRetransmitWindow>,
+    pub newreno_exit: Option<NewRenoExit>,
+    pub sack_entry: Option<SackEntry>,
+    pub sack_retransmit: Option<SackRetransmit>,
+    pub fast_retransmit_restarts_timer: Option<bool>,
 }
 
 #[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
@@ -281,8 +288,29 @@ impl TcpSection {
             set.insert(ProfileKeys::RESCUE);
         }
         if let Some(v) = self.sack_pipe {
-            // Not profile-governed: the same in every profile.
             cfg.sack_pipe = v;
+            set.insert(ProfileKeys::SACK_PIPE);
+        }
+        // ns-2 dialect
+        if let Some(v) = self.fast_retransmit_window {
+            cfg.fast_retransmit_window = v;
+            set.insert(ProfileKeys::FAST_RETRANSMIT_WINDOW);
+        }
+        if let Some(v) = self.newreno_exit {
+            cfg.newreno_exit = v;
+            set.insert(ProfileKeys::NEWRENO_EXIT);
+        }
+        if let Some(v) = self.sack_entry {
+            cfg.sack_entry = v;
+            set.insert(ProfileKeys::SACK_ENTRY);
+        }
+        if let Some(v) = self.sack_retransmit {
+            cfg.sack_retransmit = v;
+            set.insert(ProfileKeys::SACK_RETRANSMIT);
+        }
+        if let Some(v) = self.fast_retransmit_restarts_timer {
+            cfg.fast_retransmit_restarts_timer = v;
+            set.insert(ProfileKeys::FAST_RETRANSMIT_TIMER);
         }
         if let Some(v) = self.quickack_segments {
             cfg.quickack_segments = v;

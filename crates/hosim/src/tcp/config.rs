@@ -113,6 +113,10 @@ pub enum CaGrowth {
     /// `TcpNewReno::CongestionAvoidance`, ns-2 `TcpAgent::opencwnd` with `windowOption_` 1).
     /// With delayed ACKs it grows half as fast.
     PerAck,
+    /// As `per-ack`, without rounding: the fraction of a byte that `per-ack` drops is carried
+    /// to the next ACK, so cwnd grows as ns-2's floating-point `cwnd_ += 1/cwnd_` packets
+    /// (`TcpAgent::opencwnd`, `windowOption_` 1). ns-2 dialect.
+    PerAckExact,
 }
 
 /// ssthresh after a retransmission timeout: which amount is halved, and when ssthresh is
@@ -152,6 +156,13 @@ pub enum SackPipe {
     /// docs/tcp.md). After halving, a loss of more than about half the window leaves pipe
     /// above cwnd: nothing more is sent until the retransmission timer fires.
     SackedOnly,
+    /// ns-2 dialect: ns-2 Sack1's `pipe_` counter instead of SetPipe(): at entry the data
+    /// outstanding less DupThresh segments (`dupack_action` sets `pipe_` to `maxseq_` less
+    /// `highest_ack_` less `numdupacks(cwnd_)`; the fast retransmit is not counted), one
+    /// segment less for every ACK during recovery and one more for a partial ACK
+    /// (`Sack1TcpAgent::recv`, `partial_ack_` 0: `--pipe_` twice), one more per segment sent
+    /// (`send_much`: `pipe_++`). Entry on DupThresh duplicate ACKs only, as ns-2.
+    Ns2Counter,
 }
 
 impl SackPipe {
@@ -159,6 +170,7 @@ impl SackPipe {
         match self {
             SackPipe::IsLost => "is-lost",
             SackPipe::SackedOnly => "sacked-only",
+            SackPipe::Ns2Counter => "ns2-counter",
         }
     }
 }
@@ -174,6 +186,59 @@ pub enum NewRenoReentry {
     /// Also if the ACK equals `recover` + 1, i.e. acknowledges exactly the data outstanding at
     /// the last entry (ns-3 `TcpSocketBase::DupAck`: `m_highRxAckMark >= m_recover`).
     AtRecover,
+}
+
+// ---- ns-2 dialect: ns-2.35's own loss response (`profile = "ns2"`) --------------------------
+
+/// The window a fast retransmit leaves (RFC 5681 §3.2 step 2, RFC 6675 (4.2)).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum FastRetransmitWindow {
+    /// ssthresh = max(FlightSize / 2, 2*SMSS) (RFC 5681 §3.2 eq. (4)); cwnd = ssthresh (SACK)
+    /// or ssthresh + DupThresh*SMSS (Reno, NewReno).
+    FlightHalf,
+    /// ns-2 `TcpAgent::slowdown(CLOSE_SSTHRESH_HALF|CLOSE_CWND_HALF)` with `precision_reduce_`:
+    /// W = min(cwnd, rwnd); cwnd = W / 2 with no floor (the sender sends only whole segments
+    /// of it: 1.5 segments send one); ssthresh = max(whole segments of W / 2, 2) segments
+    /// (`ssthresh_` is an int). Reno and NewReno add DupThresh*SMSS of inflation
+    /// (`dupwnd_`).
+    CwndHalf,
+}
+
+/// cwnd when NewReno leaves fast recovery on a full ACK.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum NewRenoExit {
+    /// RFC 6582 §3.2 step 3 option (1): min(ssthresh, max(FlightSize, SMSS) + SMSS).
+    Rfc6582,
+    /// ns-2 `NewRenoTcpAgent::recv` with `exit_recovery_fix_` 0: drop the inflation
+    /// (`dupwnd_ = 0`) and keep cwnd as it is, whatever is in flight (a burst may follow).
+    /// cwnd is the window set at entry less what partial ACKs deflated beyond the inflation.
+    KeepWindow,
+}
+
+/// What starts SACK loss recovery (RFC 6675 §5).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SackEntry {
+    /// DupThresh duplicate ACKs or IsLost(HighACK + 1) (RFC 6675 §5).
+    DupthreshOrIsLost,
+    /// Only the DupThresh-th duplicate ACK carrying new SACK information: ns-2
+    /// `Sack1TcpAgent::recv` (`++dupacks_ == numdupacks(cwnd_)` after
+    /// `ScoreBoard::CheckUpdate()`).
+    Dupacks,
+}
+
+/// Which segments SACK recovery retransmits (RFC 6675 §4 NextSeg()).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SackRetransmit {
+    /// NextSeg() rules (1)-(4): lost holes, new data, any unSACKed segment, rescue.
+    NextSeg,
+    /// ns-2 `Sack1TcpAgent::send_much` with `ScoreBoardRQ::GetNextRetran`: every hole below
+    /// SACKed data, in order, once, lost by IsLost() or not; then new data; never the
+    /// highest unSACKed segment (no rule (3)) and no rescue retransmission (no rule (4)).
+    HolesBelowSacked,
 }
 
 /// Every field a profile bundles has a key in the scenario's `[tcp]` table; a key wins over
@@ -227,6 +292,14 @@ pub struct TcpConfig {
     pub delayed_ack_timeout_ns: SimTime,
     pub rwnd_bytes: u64,
     pub ecn: bool,
+    // ns-2 dialect
+    pub fast_retransmit_window: FastRetransmitWindow,
+    pub newreno_exit: NewRenoExit,
+    pub sack_entry: SackEntry,
+    pub sack_retransmit: SackRetransmit,
+    /// The fast retransmit restarts the retransmission timer (ns-2 `dupack_action`:
+    /// `reset_rtx_timer(1, 0)`); RFC 6298 (5.1) only starts a timer that is not running.
+    pub fast_retransmit_restarts_timer: bool,
 }
 
 impl Default for TcpConfig {

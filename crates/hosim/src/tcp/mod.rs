@@ -46,11 +46,13 @@ mod fixtures;
 #[cfg(test)]
 mod newreno_timer_tests;
 #[cfg(test)]
+mod ns2_dialect_tests;
+#[cfg(test)]
 mod rack_frto_tests;
 
 pub use config::{
-    CaGrowth, CcKind, LossDetection, NewRenoReentry, NewRenoTimer, Recovery, RecoveryRate, RtoSsthresh, SackPipe,
-    TcpConfig,
+    CaGrowth, CcKind, FastRetransmitWindow, LossDetection, NewRenoExit, NewRenoReentry, NewRenoTimer, Recovery,
+    RecoveryRate, RtoSsthresh, SackEntry, SackPipe, SackRetransmit, TcpConfig,
 };
 pub use path::{AccessKind, DelayShift, Handoff, PathChange};
 pub use profile::{Profile, ProfileKeys};

@@ -10,8 +10,8 @@
 use serde::{Deserialize, Serialize};
 
 use super::config::{
-    CaGrowth, CcKind, LossDetection, NewRenoReentry, NewRenoTimer, Recovery, RecoveryRate, RtoSsthresh, SackPipe,
-    TcpConfig,
+    CaGrowth, CcKind, FastRetransmitWindow, LossDetection, NewRenoExit, NewRenoReentry, NewRenoTimer, Recovery,
+    RecoveryRate, RtoSsthresh, SackEntry, SackPipe, SackRetransmit, TcpConfig,
 };
 use crate::engine::time::s_to_ns;
 
@@ -53,6 +53,13 @@ impl ProfileKeys {
     pub const LOSS_DETECTION: ProfileKeys = ProfileKeys(1 << 20);
     pub const FRTO: ProfileKeys = ProfileKeys(1 << 21);
     pub const HYSTART: ProfileKeys = ProfileKeys(1 << 22);
+    // ns-2 dialect
+    pub const FAST_RETRANSMIT_WINDOW: ProfileKeys = ProfileKeys(1 << 28);
+    pub const NEWRENO_EXIT: ProfileKeys = ProfileKeys(1 << 29);
+    pub const SACK_ENTRY: ProfileKeys = ProfileKeys(1 << 30);
+    pub const SACK_RETRANSMIT: ProfileKeys = ProfileKeys(1 << 31);
+    pub const FAST_RETRANSMIT_TIMER: ProfileKeys = ProfileKeys(1 << 27);
+    pub const SACK_PIPE: ProfileKeys = ProfileKeys(1 << 26);
 
     pub fn insert(&mut self, k: ProfileKeys) {
         self.0 |= k.0;
@@ -120,6 +127,12 @@ impl Profile {
             delayed_ack_segments: 2,
             delayed_ack_timeout_ns: s_to_ns(0.2),
             rwnd_bytes: 4 * 1024 * 1024,
+            // ns-2 dialect: the RFC behaviour everywhere but in `ns2`.
+            fast_retransmit_window: FastRetransmitWindow::FlightHalf,
+            newreno_exit: NewRenoExit::Rfc6582,
+            sack_entry: SackEntry::DupthreshOrIsLost,
+            sack_retransmit: SackRetransmit::NextSeg,
+            fast_retransmit_restarts_timer: false,
         };
         match self {
             Profile::Rfc => common,
@@ -127,6 +140,11 @@ impl Profile {
             // minrto_ 0.2, rtxcur_init_ 3.0, maxrto_ 60, tcpTick_ 0.01, windowOption_ 1,
             // singledup_ 1; Agent/TCPSink acknowledges every segment (TCPSink/DelAck
             // interval_ 100ms); Agent/TCP/Newreno newreno_changes1_ 1 (Impatient).
+            // ns-2 dialect (docs/tcp.md): slowdown() halves min(cwnd_, wnd_) with no floor, ssthresh_ whole
+            // packets; Newreno exit_recovery_fix_ 0; Sack1 enters on the third duplicate ACK
+            // and retransmits only holes below SACKed data (ScoreBoardRQ::GetNextRetran);
+            // the fast retransmit restarts the timer (dupack_action: reset_rtx_timer(1, 0));
+            // Sack1 counts its pipe_ itself.
             Profile::Ns2 => TcpConfig {
                 mss_bytes: 1000,
                 initial_window_segments: 2,
@@ -136,9 +154,19 @@ impl Profile {
                 delayed_ack: false,
                 delayed_ack_timeout_ns: s_to_ns(0.1),
                 rwnd_bytes: 20 * 1000,
+                // ns-2's cwnd_ is a double: `per-ack-exact`. The profile keeps `per-ack`
+                // until the paper reproductions (docs/reproductions/) are regenerated under
+                // it: it is the one dialect key the paper presets cannot pin without changing
+                // their `--profile rfc|linux` runs (docs/tcp.md, "ns-2 dialect").
                 ca_growth: CaGrowth::PerAck,
                 rto_ssthresh: RtoSsthresh::CwndHalf,
                 rescue_retransmission: false,
+                fast_retransmit_window: FastRetransmitWindow::CwndHalf,
+                newreno_exit: NewRenoExit::KeepWindow,
+                sack_entry: SackEntry::Dupacks,
+                sack_retransmit: SackRetransmit::HolesBelowSacked,
+                fast_retransmit_restarts_timer: true,
+                sack_pipe: SackPipe::Ns2Counter,
                 ..common
             },
             // tcp-socket.cc: SegmentSize 536, InitialCwnd 10, DelAckCount 2, DelAckTimeout
@@ -221,6 +249,13 @@ impl Profile {
             LOSS_DETECTION => loss_detection,
             FRTO => frto,
             HYSTART => hystart,
+            // ns-2 dialect
+            FAST_RETRANSMIT_WINDOW => fast_retransmit_window,
+            NEWRENO_EXIT => newreno_exit,
+            SACK_ENTRY => sack_entry,
+            SACK_RETRANSMIT => sack_retransmit,
+            FAST_RETRANSMIT_TIMER => fast_retransmit_restarts_timer,
+            SACK_PIPE => sack_pipe,
         );
         cfg
     }
@@ -252,6 +287,25 @@ mod tests {
         base.explicit.insert(ProfileKeys::FRTO);
         let cfg = Profile::Linux.rebase(&base);
         assert_eq!((cfg.loss_detection, cfg.frto), (LossDetection::Dupthresh, false));
+    }
+
+    #[test]
+    fn ns2_bundles_the_ns2_dialect_and_a_key_wins_over_it() {
+        let cfg = Profile::Ns2.config();
+        assert_eq!(
+            (cfg.ca_growth, cfg.fast_retransmit_window, cfg.newreno_exit, cfg.sack_entry, cfg.sack_retransmit),
+            (
+                CaGrowth::PerAck,
+                FastRetransmitWindow::CwndHalf,
+                NewRenoExit::KeepWindow,
+                SackEntry::Dupacks,
+                SackRetransmit::HolesBelowSacked
+            )
+        );
+        let mut base = Profile::Rfc.config();
+        base.explicit.insert(ProfileKeys::SACK_RETRANSMIT);
+        let cfg = Profile::Ns2.rebase(&base);
+        assert_eq!((cfg.sack_retransmit, cfg.sack_entry), (SackRetransmit::NextSeg, SackEntry::Dupacks));
     }
 
     #[test]

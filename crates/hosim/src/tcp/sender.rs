@@ -8,6 +8,7 @@ pub use super::window::WindowControl;
 use super::cc::hystart::{Growth, HyStart, CSS_GROWTH_DIVISOR};
 use super::cc::{AnyCc, Controller};
 use super::config::LossDetection;
+use super::config::{FastRetransmitWindow, RecoveryRate};
 use super::config::{RtoSsthresh, TcpConfig};
 use super::path::PathChange;
 use super::recovery::{AckInRecovery, AnyRecovery, LossRecovery, NextSeg, Outstanding, Rack};
@@ -519,7 +520,13 @@ impl TcpSender {
         // RFC 5681 §3.2 step 2, RFC 6675 (4.2): FlightSize without the data Limited
         // Transmit sent.
         let flight = seq.flight_size().saturating_sub(self.lt_bytes);
+        let cwnd_before = self.cc.cwnd();
         let first = self.recovery.enter(now, &mut self.cc, &self.rto, &self.board, seq, flight);
+        if self.cfg.fast_retransmit_window == FastRetransmitWindow::CwndHalf
+            && self.cfg.recovery_rate_in_effect() == RecoveryRate::Classic
+        {
+            self.ns2_halve_window(cwnd_before);
+        }
         self.stats.fast_recoveries += 1;
         // RFC 8985 §7.1: fast recovery resets the TLP episode.
         self.tlp = None;
@@ -528,7 +535,25 @@ impl TcpSender {
         self.ecn_recover_end = self.snd_max;
         if let Some(i) = first {
             self.resend(i, now, out);
+            if self.cfg.fast_retransmit_restarts_timer {
+                // ns-2 dialect: `dupack_action` calls `reset_rtx_timer(1, 0)`.
+                self.restart_timer(now);
+            }
         }
+    }
+
+    /// ns-2 dialect (`FastRetransmitWindow::CwndHalf`), after the recovery's own entry:
+    /// `TcpAgent::slowdown(CLOSE_SSTHRESH_HALF|CLOSE_CWND_HALF)` with `precision_reduce_`
+    /// halves W = min(cwnd_, wnd_), the window before the loss (ns-2's Limited Transmit,
+    /// `singledup_`, sends beyond it without growing cwnd_): cwnd_ = W / 2 with no floor,
+    /// ssthresh_ = (int)(W / 2) packets, at least 2. The recovery's inflation (Reno and
+    /// NewReno: DupThresh*SMSS, ns-2's `dupwnd_`) stays on top.
+    fn ns2_halve_window(&mut self, cwnd_before: u64) {
+        let mss = self.cfg.mss_bytes as u64;
+        let w = cwnd_before.min(self.peer_rwnd);
+        let inflation = self.cc.cwnd().saturating_sub(self.cc.ssthresh());
+        self.cc.set_ssthresh((w / 2 / mss).max(2) * mss);
+        self.cc.set_cwnd(w / 2 + inflation);
     }
 
     fn end_recovery(&mut self) {

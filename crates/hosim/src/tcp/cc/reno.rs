@@ -13,7 +13,9 @@ pub struct Reno {
     cwnd: u64,
     ssthresh: u64,
     growth: CaGrowth,
-    /// Bytes acknowledged since cwnd last grew by one SMSS in congestion avoidance.
+    /// Bytes acknowledged since cwnd last grew by one SMSS in congestion avoidance; with
+    /// `PerAckExact`, the remainder of SMSS*SMSS/cwnd carried to the next ACK (in 1/cwnd
+    /// bytes).
     ca_acked: u64,
 }
 
@@ -37,6 +39,15 @@ impl Reno {
     fn grow_per_ack(&mut self) {
         self.cwnd += (self.mss * self.mss / self.cwnd).max(1);
     }
+
+    /// RFC 5681 §3.1 eq. (3) without rounding, as ns-2's floating-point cwnd_ (in packets)
+    /// grows: `TcpAgent::opencwnd`, `cwnd_ += increase_num_ / cwnd_` with `windowOption_` 1.
+    /// SMSS*SMSS/cwnd bytes exactly: the part of a byte left over is carried to the next ACK.
+    fn grow_per_ack_exact(&mut self) {
+        let num = self.mss * self.mss + self.ca_acked.min(self.cwnd - 1);
+        self.ca_acked = num % self.cwnd;
+        self.cwnd += num / self.cwnd;
+    }
 }
 
 impl Controller for Reno {
@@ -56,6 +67,7 @@ impl Controller for Reno {
             match self.growth {
                 CaGrowth::Bytes => self.grow_by_bytes(acked_bytes),
                 CaGrowth::PerAck => self.grow_per_ack(),
+                CaGrowth::PerAckExact => self.grow_per_ack_exact(),
             }
         }
     }
@@ -79,6 +91,9 @@ impl Controller for Reno {
 
     fn set_cwnd(&mut self, cwnd: u64) {
         self.cwnd = cwnd;
+        if self.growth == CaGrowth::PerAckExact {
+            self.ca_acked = 0;
+        }
     }
 
     fn set_ssthresh(&mut self, ssthresh: u64) {
@@ -146,6 +161,26 @@ mod tests {
         // just under half of that with an ACK per two segments.
         assert_eq!(cwnd_after_rtts(CaGrowth::PerAck, 1, 10), 19_254);
         assert_eq!(cwnd_after_rtts(CaGrowth::PerAck, 2, 10), 14_824);
+    }
+
+    #[test]
+    fn congestion_avoidance_per_ack_exact_grows_like_ns2_float_cwnd() {
+        // ns-2: cwnd_ += 1/cwnd_ packets per ACK, a double. From 300 packets, 300 ACKs give
+        // 300 + sum of 1/cwnd_ = 300.998... packets; `per-ack` drops 1000*1000/cwnd's
+        // fraction on every ACK (3 bytes of 3.33) and falls 10 % short.
+        let run = |growth| {
+            let mut cc = Reno::new(1000, 300_000, 1000, growth);
+            for _ in 0..300 {
+                cc.on_ack(0, 1000, &rtt());
+            }
+            cc.cwnd()
+        };
+        let mut ns2 = 300.0_f64;
+        for _ in 0..300 {
+            ns2 += 1.0 / ns2;
+        }
+        assert_eq!(run(CaGrowth::PerAckExact), (ns2 * 1000.0) as u64);
+        assert_eq!(run(CaGrowth::PerAck), 300_900);
     }
 
     #[test]

@@ -186,6 +186,7 @@ impl AnyRecovery {
                 cfg.mss_bytes,
                 cfg.newreno_timer,
                 cfg.newreno_reentry,
+                cfg.newreno_exit,
             )),
             Recovery::Sack => {
                 let prr = match cfg.recovery_rate {
@@ -194,14 +195,10 @@ impl AnyRecovery {
                     RecoveryRate::PrrCrb => Some(ReductionBound::Conservative),
                 };
                 let rack = cfg.loss_detection == LossDetection::RackTlp;
-                AnyRecovery::Sack(Sack::new(
-                    cfg.dupack_threshold,
-                    cfg.mss_bytes,
-                    cfg.rescue_retransmission,
-                    prr,
-                    cfg.sack_pipe,
-                    rack,
-                ))
+                AnyRecovery::Sack(
+                    Sack::new(cfg.dupack_threshold, cfg.mss_bytes, cfg.rescue_retransmission, prr, cfg.sack_pipe, rack)
+                        .with_ns2_dialect(cfg.sack_entry, cfg.sack_retransmit),
+                )
             }
         }
     }

@@ -6,7 +6,7 @@
 use super::{first_unacked, AckInRecovery, LossRecovery, Outstanding, Reno};
 use crate::engine::time::SimTime;
 use crate::tcp::cc::{AnyCc, Controller};
-use crate::tcp::config::{NewRenoReentry, NewRenoTimer};
+use crate::tcp::config::{NewRenoExit, NewRenoReentry, NewRenoTimer};
 use crate::tcp::rto::RtoEstimator;
 use crate::tcp::scoreboard::Scoreboard;
 
@@ -21,10 +21,22 @@ pub struct NewReno {
     /// RFC 6582 §3.2 `recover`, stored as one past the highest byte sent.
     recover_end: Option<u64>,
     partial_acks: u32,
+    /// cwnd on a full ACK (RFC 6582, or ns-2's).
+    exit_rule: NewRenoExit,
+    /// The inflation part of cwnd during recovery, ns-2's `dupwnd_`: DupThresh*SMSS at
+    /// entry, one SMSS per further duplicate ACK, deflated first by partial ACKs
+    /// (`NewRenoTcpAgent::partialnewack`). Only `NewRenoExit::KeepWindow` reads it.
+    dupwnd: u64,
 }
 
 impl NewReno {
-    pub fn new(dupthresh: u32, mss_bytes: u32, timer: NewRenoTimer, reentry: NewRenoReentry) -> Self {
+    pub fn new(
+        dupthresh: u32,
+        mss_bytes: u32,
+        timer: NewRenoTimer,
+        reentry: NewRenoReentry,
+        exit_rule: NewRenoExit,
+    ) -> Self {
         NewReno {
             reno: Reno::new(dupthresh, mss_bytes),
             mss: mss_bytes as u64,
@@ -32,6 +44,8 @@ impl NewReno {
             reentry,
             recover_end: None,
             partial_acks: 0,
+            exit_rule,
+            dupwnd: 0,
         }
     }
 
@@ -43,6 +57,10 @@ impl NewReno {
             cwnd += self.mss;
         }
         cc.set_cwnd(cwnd.max(self.mss));
+        // ns-2 `partialnewack` with `partial_window_deflation_`: the same total, taken from
+        // dupwnd_ first (less one SMSS), then from cwnd_ with dupwnd_ left at one SMSS.
+        let deflate = acked_bytes.max(self.mss);
+        self.dupwnd = if self.dupwnd > deflate { self.dupwnd - (deflate - self.mss) } else { self.mss };
         self.reno.forget_delivered(acked_bytes);
         self.partial_acks += 1;
         // RFC 6582 §4: Impatient restarts the timer on the first partial ACK only;
@@ -85,6 +103,10 @@ impl LossRecovery for NewReno {
     }
 
     fn on_dupack(&mut self, now: SimTime, cc: &mut AnyCc, board: &mut Scoreboard, seq: Outstanding) -> bool {
+        if self.reno.in_recovery() {
+            // Reno inflates cwnd by one SMSS (ns-2: ++dupwnd_).
+            self.dupwnd += self.mss;
+        }
         self.reno.on_dupack(now, cc, board, seq) && self.may_enter(seq.snd_una)
     }
 
@@ -100,7 +122,10 @@ impl LossRecovery for NewReno {
         // RFC 6582 §3.2 step 2: recover = HighData.
         self.recover_end = Some(seq.snd_max);
         self.partial_acks = 0;
-        self.reno.enter(now, cc, rtt, board, seq, flight_size)
+        let first = self.reno.enter(now, cc, rtt, board, seq, flight_size);
+        // ns-2: dupwnd_ = numdupacks_.
+        self.dupwnd = cc.cwnd().saturating_sub(cc.ssthresh());
+        first
     }
 
     fn on_ack(
@@ -114,10 +139,20 @@ impl LossRecovery for NewReno {
         if seq.snd_una < self.recover_end.unwrap_or(0) {
             return self.on_partial_ack(cc, board, acked_bytes);
         }
-        // RFC 6582 §3.2 step 3, full ACK, option (1):
-        // cwnd = min(ssthresh, max(FlightSize, SMSS) + SMSS).
-        let flight = seq.flight_size();
-        cc.set_cwnd(cc.ssthresh().min(flight.max(self.mss) + self.mss));
+        match self.exit_rule {
+            NewRenoExit::Rfc6582 => {
+                // RFC 6582 §3.2 step 3, full ACK, option (1):
+                // cwnd = min(ssthresh, max(FlightSize, SMSS) + SMSS).
+                let flight = seq.flight_size();
+                cc.set_cwnd(cc.ssthresh().min(flight.max(self.mss) + self.mss));
+            }
+            NewRenoExit::KeepWindow => {
+                // ns-2 `NewRenoTcpAgent::recv`, `exit_recovery_fix_` 0: dupwnd_ = 0 and cwnd_
+                // kept, whatever is in flight.
+                cc.set_cwnd(cc.cwnd().saturating_sub(self.dupwnd).max(self.mss));
+            }
+        }
+        self.dupwnd = 0;
         AckInRecovery::Exit
     }
 

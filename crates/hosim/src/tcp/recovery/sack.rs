@@ -8,7 +8,7 @@ use super::prr::{Prr, ReductionBound};
 use super::{first_unacked, AckInRecovery, LossRecovery, NextSeg, Outstanding};
 use crate::engine::time::SimTime;
 use crate::tcp::cc::{AnyCc, Controller};
-use crate::tcp::config::SackPipe;
+use crate::tcp::config::{SackEntry, SackPipe, SackRetransmit};
 use crate::tcp::rto::RtoEstimator;
 use crate::tcp::scoreboard::Scoreboard;
 
@@ -42,6 +42,17 @@ pub struct Sack {
     /// RFC 8985: RACK marks lost segments (the sender runs it); IsLost() and the DupThresh
     /// entry rule are off, SetPipe reads RACK's marks.
     rack: bool,
+    /// ns-2 dialect: what starts recovery (RFC 6675 §5, or ns-2's third duplicate ACK only).
+    entry: SackEntry,
+    /// ns-2 dialect: NextSeg() or ns-2's holes below SACKed data.
+    retransmit: SackRetransmit,
+    /// ns-2 dialect (`SackPipe::Ns2Counter`): Sack1's `pipe_`, bytes; an int in ns-2, it may
+    /// go below 0 (then more than cwnd is sent).
+    ns2_pipe: i64,
+    /// The ACK being processed started this recovery (ns-2 counts it outside recovery).
+    ns2_entry_ack: bool,
+    /// snd.una after the last ACK, to tell a partial ACK.
+    ns2_last_una: u64,
 }
 
 impl Sack {
@@ -69,7 +80,19 @@ impl Sack {
             delivered_mark: 0,
             pipe_rule,
             rack,
+            entry: SackEntry::DupthreshOrIsLost,
+            retransmit: SackRetransmit::NextSeg,
+            ns2_pipe: 0,
+            ns2_entry_ack: false,
+            ns2_last_una: 0,
         }
+    }
+
+    /// The ns-2 dialect keys (`tcp.sack_entry`, `tcp.sack_retransmit`).
+    pub fn with_ns2_dialect(mut self, entry: SackEntry, retransmit: SackRetransmit) -> Self {
+        self.entry = entry;
+        self.retransmit = retransmit;
+        self
     }
 
     /// RFC 6675 §4 IsLost() for every segment, then SetPipe(); with `SackPipe::SackedOnly`
@@ -83,6 +106,11 @@ impl Sack {
             match self.pipe_rule {
                 SackPipe::IsLost => board.update_loss(self.dupthresh, self.mss, self.high_rxt_end),
                 SackPipe::SackedOnly => board.pipe_without_loss(self.high_rxt_end),
+                SackPipe::Ns2Counter => {
+                    // IsLost() marks still serve NextSeg(); the counter is the pipe.
+                    board.update_loss(self.dupthresh, self.mss, self.high_rxt_end);
+                    self.ns2_pipe.max(0) as u64
+                }
             }
         };
         self.pipe
@@ -126,8 +154,9 @@ impl LossRecovery for Sack {
         if self.dupacks >= self.dupthresh {
             return true;
         }
-        if self.pipe_rule == SackPipe::SackedOnly {
-            // Without IsLost() only DupThresh duplicate ACKs start recovery.
+        if self.pipe_rule != SackPipe::IsLost || self.entry == SackEntry::Dupacks {
+            // Without IsLost() only DupThresh duplicate ACKs start recovery (ns-2 Sack1:
+            // `++dupacks_ == numdupacks(cwnd_)`, never the scoreboard).
             return false;
         }
         board.update_loss(self.dupthresh, self.mss, self.high_rxt_end);
@@ -155,6 +184,11 @@ impl LossRecovery for Sack {
         }
         self.in_recovery = true;
         self.rescue_rxt = None;
+        // ns-2 dupack_action: pipe_ = maxseq_ - highest_ack_ - numdupacks(cwnd_); the fast
+        // retransmit itself (`output`, not `send_much`) is not counted.
+        self.ns2_pipe = seq.flight_size() as i64 - (self.dupthresh as u64 * self.mss as u64) as i64;
+        self.ns2_entry_ack = true;
+        self.ns2_last_una = seq.snd_una;
         // (4.3) Retransmit the first segment presumed lost (HighACK + 1); HighRxt follows it.
         // (4.4), sending more while cwnd - pipe >= 1 SMSS, is the sender's next `next_seg` loop.
         // With RACK: the first segment RACK marked lost.
@@ -195,6 +229,9 @@ impl LossRecovery for Sack {
     }
 
     fn on_ack_processed(&mut self, cc: &mut AnyCc, board: &mut Scoreboard, seq: Outstanding) {
+        if self.pipe_rule == SackPipe::Ns2Counter {
+            self.ns2_count_ack(seq);
+        }
         // RFC 6937 §3: DeliveredData = change_in(snd.una) + change_in(SACKd).
         let mark = seq.snd_una + board.sacked_bytes();
         let delivered = mark.saturating_sub(self.delivered_mark);
@@ -259,7 +296,13 @@ impl LossRecovery for Sack {
             let carried = self.pipe;
             assert_eq!(self.set_pipe(board), carried, "SetPipe carried over a sending loop");
         }
-        if cwnd < self.pipe + self.mss as u64 {
+        let full = if self.pipe_rule == SackPipe::Ns2Counter && !self.rack {
+            // ns-2 send_much: while pipe_ < int(cwnd_), pipe_ possibly below 0.
+            (cwnd as i64) < self.ns2_pipe + self.mss as i64
+        } else {
+            cwnd < self.pipe + self.mss as u64
+        };
+        if full {
             return None;
         }
         let high_rxt_end = self.high_rxt_end;
@@ -272,12 +315,39 @@ impl LossRecovery for Sack {
                 None => 0,
             });
         }
-        self.pipe += self.pipe_added(board, next, high_rxt_end, new_data_bytes);
+        let added = if self.pipe_rule == SackPipe::Ns2Counter && !self.rack {
+            // ns-2 send_much: pipe_++ per segment sent.
+            let added = match next {
+                Some(NextSeg::Retransmit(i)) => board.get(i).len(),
+                Some(NextSeg::NewData) => new_data_bytes,
+                None => 0,
+            };
+            self.ns2_pipe += added as i64;
+            self.pipe = self.ns2_pipe.max(0) as u64;
+            0
+        } else {
+            self.pipe_added(board, next, high_rxt_end, new_data_bytes)
+        };
+        self.pipe += added;
         next
     }
 }
 
 impl Sack {
+    /// ns-2 Sack1 `recv` in fast recovery: `--pipe_` for every ACK, and again for a partial
+    /// ACK (`partial_ack_` 0). The ACK that started recovery and the one that ends it are
+    /// counted outside recovery.
+    fn ns2_count_ack(&mut self, seq: Outstanding) {
+        let mss = self.mss as i64;
+        if std::mem::take(&mut self.ns2_entry_ack) || !self.in_recovery {
+            self.ns2_last_una = seq.snd_una;
+            return;
+        }
+        let partial = seq.snd_una > self.ns2_last_una;
+        self.ns2_last_una = seq.snd_una;
+        self.ns2_pipe -= if partial { 2 * mss } else { mss };
+    }
+
     /// What SetPipe() gains once the sender has made the transmission `next` (chosen while
     /// HighRxt ended at `high_rxt_end`), without a pass over the scoreboard: the sender's next
     /// call in the same loop starts from it (`continuing`). No SACK or ACK arrives in between,
@@ -321,6 +391,9 @@ impl Sack {
         }
         // (1) the first unSACKed S2 > HighRxt with IsLost(S2).
         let first_after_rxt = (board.first_starting_at(self.high_rxt_end)..n).find(|&i| !board.get(i).sacked);
+        if self.retransmit == SackRetransmit::HolesBelowSacked && !self.rack {
+            return self.choose_ns2(board, first_after_rxt, new_data);
+        }
         let scan = || first_after_rxt.and_then(|i0| (i0..n).find(|&i| board.get(i).lost && !board.get(i).sacked));
         let lost_after_rxt = if self.rack {
             // RACK's marks may fall anywhere.
@@ -356,6 +429,21 @@ impl Sack {
             }
         }
         None
+    }
+
+    /// ns-2 dialect (`SackRetransmit::HolesBelowSacked`): `Sack1TcpAgent::send_much` takes
+    /// `ScoreBoardRQ::GetNextRetran()`, the next hole above the last one retransmitted
+    /// (`h_seqno_`, HighRxt here) with SACKed data above it, lost by IsLost() or not; else new
+    /// data; else nothing: no NextSeg() rule (3) and no rescue retransmission.
+    fn choose_ns2(&mut self, board: &Scoreboard, first_after_rxt: Option<usize>, new_data: bool) -> Option<NextSeg> {
+        let highest_sacked = (0..board.len()).rev().find(|&i| board.get(i).sacked);
+        if let (Some(i), Some(h)) = (first_after_rxt, highest_sacked) {
+            if i < h {
+                self.high_rxt_end = board.get(i).end;
+                return Some(NextSeg::Retransmit(i));
+            }
+        }
+        new_data.then_some(NextSeg::NewData)
     }
 }
 

@@ -1,0 +1,167 @@
+#!/usr/bin/env python3
+"""hosim beside ns-2.35 on one workload, paired and interleaved (the method of bench/paired.py).
+
+Workload: the 8-flow dumbbell as a bench/ns3/families.py case (8 bulk flows, 100 Mb/s 2 ms
+access links, 12 Mb/s 20 ms bottleneck, 90-packet DropTail queue, SACK, delayed ACKs, the
+TCP settings of families.TCP_COMMON), generated for ns-2 by run_ns2.case_tcl and for hosim by
+bench/ns3/run_hosim.case_toml with run_hosim.NS2_MATCHED (``profile = "ns2"``), at 60 s and
+600 s of simulated time.
+
+Each repeat runs, one right after the other, each in a fresh process:
+  1. ns-2: ``ns case.tcl`` for the duration, and for a near-zero duration (1 ms): the whole
+     process's wall and CPU time; its run loop = whole - near-zero run (ns-2 reports no
+     run-loop time of its own);
+  2. hosim: ``python -m hosim.cli run case.toml --set ... --json``, the same two durations: the
+     whole process, and the core run loop from the summary (``wall_time_s``).
+Ratios (hosim / ns-2) are taken per repeat, then the median; the 1-minute load average is kept
+beside every repeat (the machine is shared).
+
+Usage: python bench/ns2/speed.py [--repeat 5] [--durations 60 600]
+       -> bench/results/ns2/speed.json and a table on stdout
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import importlib.util
+import json
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(HERE, "..", "ns3"))
+import run_ns2  # noqa: E402
+from families import _case  # noqa: E402
+
+_spec = importlib.util.spec_from_file_location("ns2_run_hosim", os.path.join(HERE, "run_hosim.py"))
+assert _spec is not None and _spec.loader is not None
+hosim_side = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(hosim_side)
+
+RESULTS = os.path.normpath(os.path.join(HERE, "..", "results", "ns2"))
+NEAR_ZERO_S = 0.001
+
+
+def workload(duration: float) -> dict:
+    c = _case("speed-dumbbell-8", flows=8, queue=90, duration_s=duration)
+    c["family"] = "speed"
+    return copy.deepcopy(c)
+
+
+def timed(cmd: list[str], cwd: str) -> tuple[float, float, str]:
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.perf_counter()
+    p = subprocess.run(cmd, capture_output=True, text=True, cwd=cwd, check=True)
+    wall = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return wall, cpu, p.stdout
+
+
+def ns2_process(c: dict, wd: str) -> tuple[float, float]:
+    path = os.path.join(wd, "case.tcl")
+    with open(path, "w") as fh:
+        fh.write(run_ns2.case_tcl(c, 1))
+    wall, cpu, _ = timed(["ns", path], wd)
+    return wall, cpu
+
+
+def hosim_process(c: dict, wd: str) -> tuple[float, float, float, int]:
+    path = os.path.join(wd, "case.toml")
+    with open(path, "w") as fh:
+        fh.write(hosim_side.ns3_side.case_toml(c))
+    cmd = [sys.executable, "-m", "hosim.cli", "run", path, "--json"]
+    for k, v in hosim_side.NS2_MATCHED.items():
+        cmd += ["--set", f"{k}={json.dumps(v) if isinstance(v, (str, bool)) else v}"]
+    wall, cpu, out = timed(cmd, wd)
+    s = json.loads(out)
+    return wall, cpu, s["wall_time_s"], s["events"]
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--durations", type=float, nargs="+", default=[60.0, 600.0])
+    ap.add_argument("--out", default=os.path.join(RESULTS, "speed.json"))
+    args = ap.parse_args()
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="ns2speed-") as wd:
+        for rep in range(args.repeat):
+            for dur in args.durations:
+                c, c0 = workload(dur), workload(NEAR_ZERO_S)
+                n_wall, n_cpu = ns2_process(c, wd)
+                n0_wall, n0_cpu = ns2_process(c0, wd)
+                h_wall, h_cpu, h_core, events = hosim_process(c, wd)
+                h0_wall, h0_cpu, _, _ = hosim_process(c0, wd)
+                row = {
+                    "repeat": rep,
+                    "duration_s": dur,
+                    "load1": os.getloadavg()[0],
+                    "ns2_process_wall_s": n_wall,
+                    "ns2_process_cpu_s": n_cpu,
+                    "ns2_startup_wall_s": n0_wall,
+                    "ns2_run_wall_s": max(n_wall - n0_wall, 0.0),
+                    "hosim_process_wall_s": h_wall,
+                    "hosim_process_cpu_s": h_cpu,
+                    "hosim_startup_wall_s": h0_wall,
+                    "hosim_core_wall_s": h_core,
+                    "hosim_events": events,
+                }
+                rows.append(row)
+                print(
+                    f"rep {rep} {dur:>5g} s: ns-2 {n_wall:.3f} s (start-up {n0_wall:.3f}), hosim {h_wall:.3f} s "
+                    f"(start-up {h0_wall:.3f}, run loop {h_core:.3f}), load {row['load1']:.2f}",
+                    flush=True,
+                )
+    summary = []
+    print(
+        f"\n{'duration':>8} {'ns-2 process':>13} {'hosim process':>14} {'ratio':>6} {'ns-2 loop':>10} "
+        f"{'hosim loop':>11} {'ratio':>6} {'ns-2 start':>11} {'hosim start':>12}"
+    )
+    for dur in args.durations:
+        rs = [r for r in rows if r["duration_s"] == dur]
+
+        def med(k: str, rs: list = rs) -> float:
+            return statistics.median(r[k] for r in rs)
+
+        s = {
+            "duration_s": dur,
+            "repeats": len(rs),
+            "ns2_process_wall_s": med("ns2_process_wall_s"),
+            "hosim_process_wall_s": med("hosim_process_wall_s"),
+            "ratio_process_wall_hosim_over_ns2": statistics.median(
+                r["hosim_process_wall_s"] / r["ns2_process_wall_s"] for r in rs
+            ),
+            "ns2_run_wall_s": med("ns2_run_wall_s"),
+            "hosim_core_wall_s": med("hosim_core_wall_s"),
+            "ratio_run_loop_hosim_over_ns2": statistics.median(
+                r["hosim_core_wall_s"] / r["ns2_run_wall_s"] for r in rs if r["ns2_run_wall_s"] > 0
+            ),
+            "ns2_startup_wall_s": med("ns2_startup_wall_s"),
+            "hosim_startup_wall_s": med("hosim_startup_wall_s"),
+            "load1_median": med("load1"),
+        }
+        summary.append(s)
+        print(
+            f"{dur:>7g}s {s['ns2_process_wall_s']:>12.3f}s {s['hosim_process_wall_s']:>13.3f}s "
+            f"{s['ratio_process_wall_hosim_over_ns2']:>6.2f} {s['ns2_run_wall_s']:>9.3f}s "
+            f"{s['hosim_core_wall_s']:>10.3f}s {s['ratio_run_loop_hosim_over_ns2']:>6.2f} "
+            f"{s['ns2_startup_wall_s']:>10.3f}s {s['hosim_startup_wall_s']:>11.3f}s"
+        )
+    os.makedirs(RESULTS, exist_ok=True)
+    with open(args.out, "w") as fh:
+        json.dump({"command": "python " + " ".join(sys.argv), "rows": rows, "summary": summary}, fh, indent=1)
+        fh.write("\n")
+    print(f"wrote {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,178 @@
+//! The ns-2 dialect keys (docs/tcp.md, "ns-2 dialect"): each test sets one key on an
+//! otherwise `rfc` sender and shows what ns-2.35 does differently; the same scenario with the
+//! RFC value is checked beside it, so each test fails under the RFC behaviour.
+
+use super::config::{FastRetransmitWindow, NewRenoExit, Recovery, SackEntry, SackPipe, SackRetransmit, TcpConfig};
+use super::fixtures::*;
+use super::sender::TcpSender;
+use crate::net::packet::SackBlocks;
+
+/// One ACK of cumulative point 0 that SACKs segments `lo..hi` at once.
+fn sack_range(s: &mut TcpSender, at_ms: u64, lo: u64, hi: u64) -> Vec<crate::tcp::sender::Segment> {
+    let mut blocks = SackBlocks::default();
+    blocks.push((lo * MSS, hi * MSS));
+    ack_with(s, at_ms, 0, &blocks)
+}
+
+#[test]
+fn fast_retransmit_restarts_timer_moves_the_deadline_to_the_retransmission() {
+    // The initial flight went at 100 ms (timer due at 1100 ms); segment 0 is lost and the
+    // third duplicate ACK arrives at 200 ms.
+    let run = |restart| {
+        let s = in_fast_recovery(TcpConfig { fast_retransmit_restarts_timer: restart, ..config(Recovery::NewReno) });
+        s.rto_deadline()
+    };
+    assert_eq!(run(false), Some(ms(1100)), "RFC 6298 (5.1): the running timer is kept");
+    assert_eq!(run(true), Some(ms(1200)), "ns-2 reset_rtx_timer(1, 0) at the fast retransmit");
+}
+
+#[test]
+fn sack_entry_dupacks_ignores_three_segments_sacked_by_one_ack() {
+    // Segment 0 lost; one ACK SACKs 1..4 (three segments above the hole).
+    let rfc = {
+        let mut s = established(config(Recovery::Sack));
+        let out = sack_range(&mut s, 200, 1, 4);
+        (out, s.in_recovery())
+    };
+    assert_eq!(rfc, (vec![retx(0)], true), "RFC 6675 §5: IsLost(HighACK + 1) starts recovery");
+
+    let cfg = TcpConfig { sack_entry: SackEntry::Dupacks, ..config(Recovery::Sack) };
+    let mut s = established(cfg);
+    assert!(sack_range(&mut s, 200, 1, 4).is_empty(), "ns-2 Sack1: one duplicate ACK, no recovery");
+    assert!(!s.in_recovery());
+    assert!(sack_range(&mut s, 201, 1, 5).is_empty(), "the second duplicate ACK");
+    assert_eq!(sack_range(&mut s, 202, 1, 6), vec![retx(0)], "the third duplicate ACK");
+    assert!(s.in_recovery());
+}
+
+/// Ten segments of application data, holes 1 and 8: segments 0, 2..7 arrive (recovery
+/// starts at segment 4's ACK and resends 1), then the original 9. Returns what the sender
+/// sent after the entry.
+fn window_limited_tail(
+    retransmit: SackRetransmit,
+) -> (Vec<crate::tcp::sender::Segment>, Vec<crate::tcp::sender::Segment>) {
+    let cfg = TcpConfig { sack_retransmit: retransmit, ..config(Recovery::Sack) };
+    let mut s = established_with_data(cfg, 10 * MSS);
+    let mut peer = SackPeer::default();
+    let mut before_9 = Vec::new();
+    for seg in [0, 2, 3, 4, 5, 6, 7] {
+        before_9.extend(peer.deliver(&mut s, 200, seg));
+    }
+    let after_9 = peer.deliver(&mut s, 210, 9);
+    (before_9, after_9)
+}
+
+#[test]
+fn sack_retransmit_holes_below_sacked_never_resends_the_highest_unsacked_segment() {
+    // RFC 6675 NextSeg rule (3) resends segment 8, which nothing SACKed lies above, before
+    // the original 9 arrives (and rule (4) resends it again after: `sack.rs` tests).
+    let (before, _) = window_limited_tail(SackRetransmit::NextSeg);
+    assert_eq!(before, vec![retx(1), retx(8)]);
+    // ns-2 Sack1 (ScoreBoardRQ::GetNextRetran) resends only holes below SACKed data: 8 once
+    // 9 is SACKed above it.
+    let (before, after) = window_limited_tail(SackRetransmit::HolesBelowSacked);
+    assert_eq!(before, vec![retx(1)]);
+    assert_eq!(after, vec![retx(8)]);
+}
+
+/// A SACK or NewReno sender with an initial window of 3 and Limited Transmit: segment 0 is
+/// lost; the duplicate ACKs of 1 and 2 release 3 and 4 (RFC 3042), the third (segment 3)
+/// starts recovery with cwnd = 3 segments before the loss.
+fn small_window_recovery(recovery: Recovery, window: FastRetransmitWindow) -> TcpSender {
+    let cfg = TcpConfig {
+        fast_retransmit_window: window,
+        initial_window_segments: 3,
+        limited_transmit: true,
+        ..config(recovery)
+    };
+    let mut s = TcpSender::new(cfg, u64::MAX);
+    let mut out = Vec::new();
+    s.connect(0, &mut out);
+    s.on_syn_ack(ms(100), &mut out);
+    let mut peer = SackPeer::default();
+    for seg in 1..=3 {
+        let out = if recovery == Recovery::Sack { peer.deliver(&mut s, 200, seg) } else { ack(&mut s, 200, 0) };
+        if seg == 3 {
+            assert_eq!(out.first(), Some(&retx(0)), "fast retransmit");
+        }
+    }
+    assert!(s.in_recovery());
+    s
+}
+
+#[test]
+fn fast_retransmit_cwnd_half_leaves_half_the_window_without_a_floor() {
+    // RFC 5681 §3.2 eq. (4): ssthresh = max(FlightSize / 2, 2*SMSS) = 2000 and cwnd =
+    // ssthresh with SACK.
+    let s = small_window_recovery(Recovery::Sack, FastRetransmitWindow::FlightHalf);
+    assert_eq!((s.cwnd(), s.ssthresh()), (2000, 2000));
+    // ns-2 slowdown(CLOSE_SSTHRESH_HALF|CLOSE_CWND_HALF): cwnd_ = 3 / 2 = 1.5 packets,
+    // ssthresh_ = (int) 1.5 = 1, raised to 2.
+    let s = small_window_recovery(Recovery::Sack, FastRetransmitWindow::CwndHalf);
+    assert_eq!((s.cwnd(), s.ssthresh()), (1500, 2000));
+    // NewReno keeps dupwnd_ = numdupacks_ on top: 1.5 + 3 packets.
+    let s = small_window_recovery(Recovery::NewReno, FastRetransmitWindow::CwndHalf);
+    assert_eq!((s.cwnd(), s.ssthresh()), (4500, 2000));
+}
+
+#[test]
+fn fast_retransmit_cwnd_half_keeps_ssthresh_in_whole_segments() {
+    // Segment 0's ACK grew cwnd to 11 segments before the loss of 1 and 5.
+    let (s, _, _) = sack_in_recovery_with(config(Recovery::Sack), &[1, 5]);
+    assert_eq!((s.cwnd(), s.ssthresh()), (5500, 5500));
+    let cfg = TcpConfig { fast_retransmit_window: FastRetransmitWindow::CwndHalf, ..config(Recovery::Sack) };
+    let (s, _, _) = sack_in_recovery_with(cfg, &[1, 5]);
+    assert_eq!((s.cwnd(), s.ssthresh()), (5500, 5000), "ssthresh_ = (int) 5.5 packets");
+}
+
+/// `newreno_in_fast_recovery` (losses 0 and 4, cwnd 8000 = ssthresh 5000 + 3 SMSS) with
+/// `exit`: segments 5..9 raise five more duplicate ACKs (cwnd 13000, segments 10..12 sent),
+/// the retransmitted 0 brings a partial ACK of 4000 (segment 4 resent, 13 sent), then an ACK
+/// of everything up to 13 leaves one segment in flight. Returns cwnd after it.
+fn newreno_exit_cwnd(exit: NewRenoExit) -> u64 {
+    let mut s = in_fast_recovery(TcpConfig { newreno_exit: exit, ..config(Recovery::NewReno) });
+    let mut sent = Vec::new();
+    for t in 0..5 {
+        sent.extend(ack(&mut s, 210 + t, 0));
+    }
+    assert_eq!(sent, vec![new_data(10), new_data(11), new_data(12)]);
+    assert_eq!(s.cwnd(), 13_000);
+    assert_eq!(ack(&mut s, 300, 4 * MSS), vec![retx(4), new_data(13)]);
+    assert_eq!(s.cwnd(), 10_000, "RFC 6582 §3.2 step 4 deflation, the same in ns-2");
+    ack(&mut s, 400, 13 * MSS);
+    assert!(!s.in_recovery());
+    s.cwnd()
+}
+
+#[test]
+fn newreno_exit_keep_window_keeps_the_halved_window_whatever_is_in_flight() {
+    // RFC 6582 §3.2 step 3 option (1): min(ssthresh, FlightSize + SMSS) = 1000 + 1000.
+    assert_eq!(newreno_exit_cwnd(NewRenoExit::Rfc6582), 2000);
+    // ns-2: dupwnd_ (8000 less the partial ACK's deflation, 5000) dropped, cwnd_ = 5 packets
+    // kept, with one in flight: four go at once.
+    assert_eq!(newreno_exit_cwnd(NewRenoExit::KeepWindow), 5000);
+}
+
+#[test]
+fn sack_pipe_ns2_counter_counts_acks_not_the_scoreboard() {
+    // Holes 1 and 5 of the initial flight; recovery starts at segment 4's ACK with cwnd 11
+    // segments before the loss (cwnd = ssthresh = 5500 under the RFC halving).
+    // RFC 6675 SetPipe(): segments 5..12 less the lost hole, plus the retransmitted 1.
+    let (s, _, _) = sack_in_recovery(&[1, 5]);
+    assert_eq!(s.inflight_bytes(), 8000);
+    // ns-2 Sack1: pipe_ = maxseq_ - highest_ack_ - numdupacks = 11 - 3 segments, the fast
+    // retransmit not counted.
+    let cfg = TcpConfig { sack_pipe: SackPipe::Ns2Counter, ..config(Recovery::Sack) };
+    let (mut s, mut peer, _) = sack_in_recovery_with(cfg, &[1, 5]);
+    assert_eq!(s.inflight_bytes(), 8000, "11000 outstanding less 3 segments (here SetPipe's value too)");
+    // Each further ACK takes one segment off pipe_, SACKed data or not: at 5 segments with
+    // cwnd 5.5, the next two ACKs make room for one segment each.
+    // (SetPipe() would resend 5 at segment 8's ACK, IsLost(5): `sack.rs` tests.)
+    for seg in 6..=8 {
+        assert!(peer.deliver(&mut s, 210, seg).is_empty(), "pipe_ still >= int(cwnd_)");
+    }
+    assert_eq!(s.inflight_bytes(), 5000);
+    let out = peer.deliver(&mut s, 211, 9);
+    assert_eq!(out, vec![retx(5)], "pipe_ 4 < 5: one segment, the lost hole");
+    assert_eq!(s.inflight_bytes(), 5000);
+}
