@@ -8,7 +8,7 @@ use super::error::{Check, ScenarioError};
 use crate::engine::time::s_to_ns;
 use crate::tcp::{
     CaGrowth, CcKind, LossDetection, NewRenoReentry, NewRenoTimer, Profile, ProfileKeys, Recovery, RecoveryRate,
-    RtoSsthresh, SackPipe, TcpConfig,
+    RtoRearm, RtoSsthresh, SackPipe, TcpConfig,
 };
 
 /// Largest packet: `mss_bytes + header_bytes` (the IPv4 total length; sizes are u32 inside).
@@ -83,6 +83,8 @@ pub struct TcpSection {
     pub delayed_ack_timeout_s: Option<f64>,
     pub rwnd_bytes: Option<u64>,
     pub ecn: Option<bool>,
+    // Linux dialect.
+    pub rto_rearm: Option<RtoRearm>,
 }
 
 #[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
@@ -256,6 +258,10 @@ impl TcpSection {
         if let Some(v) = self.hystart {
             cfg.hystart = v;
             set.insert(ProfileKeys::HYSTART);
+        }
+        if let Some(v) = self.rto_rearm {
+            cfg.rto_rearm = v;
+            set.insert(ProfileKeys::RTO_REARM);
         }
         if let Some(t) = self.newreno_timer {
             cfg.newreno_timer = match t {

@@ -176,6 +176,24 @@ pub enum NewRenoReentry {
     AtRecover,
 }
 
+// ---- Linux dialect ----------------------------------------------------------------------
+// Choices where Linux departs from the RFCs; the `linux` profile selects them (docs/tcp.md,
+// "Linux dialect").
+
+/// When the retransmission timer is restarted besides RFC 6298 (5.1) and (5.3).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RtoRearm {
+    /// RFC 6298 (5.3): only an ACK of new data restarts a running timer.
+    #[default]
+    NewAck,
+    /// Also a retransmission of the first unacknowledged segment restarts it with the current
+    /// RTO: Linux `tcp_xmit_retransmit_queue` (net/ipv4/tcp_output.c) calls
+    /// `tcp_reset_xmit_timer(ICSK_TIME_RETRANS, icsk_rto)` when the segment it resent is the
+    /// head of the retransmission queue.
+    HeadRetransmit,
+}
+
 /// Every field a profile bundles has a key in the scenario's `[tcp]` table; a key wins over
 /// the profile (`tcp/profile.rs`).
 #[derive(Clone, Debug)]
@@ -227,6 +245,8 @@ pub struct TcpConfig {
     pub delayed_ack_timeout_ns: SimTime,
     pub rwnd_bytes: u64,
     pub ecn: bool,
+    // Linux dialect (see the enums above).
+    pub rto_rearm: RtoRearm,
 }
 
 impl Default for TcpConfig {

@@ -49,8 +49,8 @@ mod newreno_timer_tests;
 mod rack_frto_tests;
 
 pub use config::{
-    CaGrowth, CcKind, LossDetection, NewRenoReentry, NewRenoTimer, Recovery, RecoveryRate, RtoSsthresh, SackPipe,
-    TcpConfig,
+    CaGrowth, CcKind, LossDetection, NewRenoReentry, NewRenoTimer, Recovery, RecoveryRate, RtoRearm, RtoSsthresh,
+    SackPipe, TcpConfig,
 };
 pub use path::{AccessKind, DelayShift, Handoff, PathChange};
 pub use profile::{Profile, ProfileKeys};

@@ -10,8 +10,8 @@
 use serde::{Deserialize, Serialize};
 
 use super::config::{
-    CaGrowth, CcKind, LossDetection, NewRenoReentry, NewRenoTimer, Recovery, RecoveryRate, RtoSsthresh, SackPipe,
-    TcpConfig,
+    CaGrowth, CcKind, LossDetection, NewRenoReentry, NewRenoTimer, Recovery, RecoveryRate, RtoRearm, RtoSsthresh,
+    SackPipe, TcpConfig,
 };
 use crate::engine::time::s_to_ns;
 
@@ -53,6 +53,8 @@ impl ProfileKeys {
     pub const LOSS_DETECTION: ProfileKeys = ProfileKeys(1 << 20);
     pub const FRTO: ProfileKeys = ProfileKeys(1 << 21);
     pub const HYSTART: ProfileKeys = ProfileKeys(1 << 22);
+    // Linux dialect keys, from the top bit down.
+    pub const RTO_REARM: ProfileKeys = ProfileKeys(1 << 31);
 
     pub fn insert(&mut self, k: ProfileKeys) {
         self.0 |= k.0;
@@ -120,6 +122,8 @@ impl Profile {
             delayed_ack_segments: 2,
             delayed_ack_timeout_ns: s_to_ns(0.2),
             rwnd_bytes: 4 * 1024 * 1024,
+            // Linux dialect: the RFC behaviour outside `linux`.
+            rto_rearm: RtoRearm::NewAck,
         };
         match self {
             Profile::Rfc => common,
@@ -179,6 +183,8 @@ impl Profile {
                 newreno_timer: NewRenoTimer::SlowButSteady,
                 rto_ssthresh: RtoSsthresh::KeepInRecovery,
                 rescue_retransmission: false,
+                // Linux dialect (docs/tcp.md).
+                rto_rearm: RtoRearm::HeadRetransmit,
                 ..common
             },
         }
@@ -221,6 +227,7 @@ impl Profile {
             LOSS_DETECTION => loss_detection,
             FRTO => frto,
             HYSTART => hystart,
+            RTO_REARM => rto_rearm,
         );
         cfg
     }

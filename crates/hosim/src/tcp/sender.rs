@@ -8,7 +8,7 @@ pub use super::window::WindowControl;
 use super::cc::hystart::{Growth, HyStart, CSS_GROWTH_DIVISOR};
 use super::cc::{AnyCc, Controller};
 use super::config::LossDetection;
-use super::config::{RtoSsthresh, TcpConfig};
+use super::config::{RtoRearm, RtoSsthresh, TcpConfig};
 use super::path::PathChange;
 use super::recovery::{AckInRecovery, AnyRecovery, LossRecovery, NextSeg, Outstanding, Rack};
 use super::rto::RtoEstimator;
@@ -877,7 +877,14 @@ impl TcpSender {
             ect: false,
             cwr: false,
         });
-        self.ensure_timer(now);
+        if i == 0 && self.cfg.rto_rearm == RtoRearm::HeadRetransmit {
+            // Linux `tcp_xmit_retransmit_queue`: resending the head of the retransmission
+            // queue restarts the timer, so a lost retransmission repaired late in a long
+            // recovery does not time out while its new copy is still on the way.
+            self.restart_timer(now);
+        } else {
+            self.ensure_timer(now);
+        }
     }
 
     /// Inlined at its calls, as the profile-guided build does (bench/README.md, "Kept: five

@@ -1,0 +1,50 @@
+//! The `linux` profile's dialect keys (docs/tcp.md, "Linux dialect"): each pinned on a run
+//! where the key changes what happens, against the RFC behaviour it replaces.
+
+mod common;
+
+use hosim::sim::World;
+
+/// Four bulk flows through a 10 Mb/s, 16 ms bottleneck with a 50-packet DropTail queue (base
+/// RTT 36 ms), `linux` profile plus `extra` in `[tcp]`, 30 s.
+fn four_flows_small_queue(extra: &str, seed: u64) -> World {
+    let text = format!(
+        r#"
+duration_s = 30.0
+topology = "dumbbell"
+[dumbbell]
+flows = 4
+bottleneck_bps = 10e6
+bottleneck_delay_s = 0.016
+queue_packets = 50
+access_bps = 100e6
+access_delay_s = 0.001
+app = "bulk"
+[tcp]
+profile = "linux"
+{extra}
+"#
+    );
+    common::run_world(&text, seed, false)
+}
+
+/// Segments that reached a receiver twice, over all flows.
+fn duplicates(w: &World) -> u64 {
+    w.flows.iter().map(|f| f.receiver.stats.duplicate_segments).sum()
+}
+
+#[test]
+fn linux_rto_rearm_on_head_retransmit_keeps_a_late_lost_retransmission_from_timing_out() {
+    // Seed 1: flow3's segment 2163 is dropped, its first retransmission is dropped too and
+    // RACK resends it 111 ms later; with the timer running from the last ACK of new data it
+    // expires 80 ms after that resend, before the resend's ACK is back: a spurious timeout
+    // whose go-back-N resends 21 segments the receiver already holds (likewise flow2 at
+    // 22.4 s). Linux restarts the timer on the resend of the head (`tcp_xmit_retransmit_queue`).
+    let old = four_flows_small_queue("rto_rearm = \"new-ack\"", 1);
+    assert_eq!(duplicates(&old), 35, "the defect, under the RFC 6298 (5.3) rule alone");
+    assert_eq!(old.flows.iter().map(|f| f.sender.stats.timeouts).sum::<u64>(), 2);
+    let new = four_flows_small_queue("", 1);
+    assert_eq!(new.flows[0].sender.cfg.rto_rearm, hosim::tcp::RtoRearm::HeadRetransmit);
+    assert_eq!(duplicates(&new), 0);
+    assert_eq!(new.flows.iter().map(|f| f.sender.stats.timeouts).sum::<u64>(), 0);
+}
