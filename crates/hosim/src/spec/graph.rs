@@ -10,6 +10,7 @@ use crate::tcp::{
     CaGrowth, CcKind, LossDetection, NewRenoReentry, NewRenoTimer, Profile, ProfileKeys, Recovery, RecoveryRate,
     RtoRearm, RtoSsthresh, SackPipe, TcpConfig,
 };
+use crate::tcp::{CubicAlpha, GrowthGate, RtoFormula, SlowStartGrowth};
 
 /// Largest packet: `mss_bytes + header_bytes` (the IPv4 total length; sizes are u32 inside).
 pub const MAX_PACKET_BYTES: u64 = 65_535;
@@ -85,6 +86,10 @@ pub struct TcpSection {
     pub ecn: Option<bool>,
     // Linux dialect.
     pub rto_rearm: Option<RtoRearm>,
+    pub slow_start_growth: Option<SlowStartGrowth>,
+    pub rto_formula: Option<RtoFormula>,
+    pub cubic_alpha: Option<CubicAlpha>,
+    pub growth_gate: Option<GrowthGate>,
 }
 
 #[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
@@ -262,6 +267,22 @@ impl TcpSection {
         if let Some(v) = self.rto_rearm {
             cfg.rto_rearm = v;
             set.insert(ProfileKeys::RTO_REARM);
+        }
+        if let Some(v) = self.slow_start_growth {
+            cfg.slow_start_growth = v;
+            set.insert(ProfileKeys::SLOW_START_GROWTH);
+        }
+        if let Some(v) = self.rto_formula {
+            cfg.rto_formula = v;
+            set.insert(ProfileKeys::RTO_FORMULA);
+        }
+        if let Some(v) = self.cubic_alpha {
+            cfg.cubic_alpha = v;
+            set.insert(ProfileKeys::CUBIC_ALPHA);
+        }
+        if let Some(v) = self.growth_gate {
+            cfg.growth_gate = v;
+            set.insert(ProfileKeys::GROWTH_GATE);
         }
         if let Some(t) = self.newreno_timer {
             cfg.newreno_timer = match t {

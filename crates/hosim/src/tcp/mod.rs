@@ -44,6 +44,8 @@ pub mod window;
 #[cfg(test)]
 mod fixtures;
 #[cfg(test)]
+mod linux_dialect_tests;
+#[cfg(test)]
 mod newreno_timer_tests;
 #[cfg(test)]
 mod rack_frto_tests;
@@ -52,6 +54,7 @@ pub use config::{
     CaGrowth, CcKind, LossDetection, NewRenoReentry, NewRenoTimer, Recovery, RecoveryRate, RtoRearm, RtoSsthresh,
     SackPipe, TcpConfig,
 };
+pub use config::{CubicAlpha, GrowthGate, RtoFormula, SlowStartGrowth};
 pub use path::{AccessKind, DelayShift, Handoff, PathChange};
 pub use profile::{Profile, ProfileKeys};
 pub use receiver::TcpReceiver;

@@ -10,8 +10,8 @@
 use serde::{Deserialize, Serialize};
 
 use super::config::{
-    CaGrowth, CcKind, LossDetection, NewRenoReentry, NewRenoTimer, Recovery, RecoveryRate, RtoRearm, RtoSsthresh,
-    SackPipe, TcpConfig,
+    CaGrowth, CcKind, CubicAlpha, GrowthGate, LossDetection, NewRenoReentry, NewRenoTimer, Recovery, RecoveryRate,
+    RtoFormula, RtoRearm, RtoSsthresh, SackPipe, SlowStartGrowth, TcpConfig,
 };
 use crate::engine::time::s_to_ns;
 
@@ -55,6 +55,10 @@ impl ProfileKeys {
     pub const HYSTART: ProfileKeys = ProfileKeys(1 << 22);
     // Linux dialect keys, from the top bit down.
     pub const RTO_REARM: ProfileKeys = ProfileKeys(1 << 31);
+    pub const SLOW_START_GROWTH: ProfileKeys = ProfileKeys(1 << 30);
+    pub const RTO_FORMULA: ProfileKeys = ProfileKeys(1 << 29);
+    pub const CUBIC_ALPHA: ProfileKeys = ProfileKeys(1 << 28);
+    pub const GROWTH_GATE: ProfileKeys = ProfileKeys(1 << 27);
 
     pub fn insert(&mut self, k: ProfileKeys) {
         self.0 |= k.0;
@@ -124,6 +128,10 @@ impl Profile {
             rwnd_bytes: 4 * 1024 * 1024,
             // Linux dialect: the RFC behaviour outside `linux`.
             rto_rearm: RtoRearm::NewAck,
+            slow_start_growth: SlowStartGrowth::Smss,
+            rto_formula: RtoFormula::Rfc6298,
+            cubic_alpha: CubicAlpha::Rfc9438,
+            growth_gate: GrowthGate::Always,
         };
         match self {
             Profile::Rfc => common,
@@ -185,6 +193,10 @@ impl Profile {
                 rescue_retransmission: false,
                 // Linux dialect (docs/tcp.md).
                 rto_rearm: RtoRearm::HeadRetransmit,
+                slow_start_growth: SlowStartGrowth::Acked,
+                rto_formula: RtoFormula::Linux,
+                cubic_alpha: CubicAlpha::Fixed,
+                growth_gate: GrowthGate::CwndLimited,
                 ..common
             },
         }
@@ -228,6 +240,10 @@ impl Profile {
             FRTO => frto,
             HYSTART => hystart,
             RTO_REARM => rto_rearm,
+            SLOW_START_GROWTH => slow_start_growth,
+            RTO_FORMULA => rto_formula,
+            CUBIC_ALPHA => cubic_alpha,
+            GROWTH_GATE => growth_gate,
         );
         cfg
     }

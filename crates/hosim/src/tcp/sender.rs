@@ -8,7 +8,7 @@ pub use super::window::WindowControl;
 use super::cc::hystart::{Growth, HyStart, CSS_GROWTH_DIVISOR};
 use super::cc::{AnyCc, Controller};
 use super::config::LossDetection;
-use super::config::{RtoRearm, RtoSsthresh, TcpConfig};
+use super::config::{GrowthGate, RtoRearm, RtoSsthresh, TcpConfig};
 use super::path::PathChange;
 use super::recovery::{AckInRecovery, AnyRecovery, LossRecovery, NextSeg, Outstanding, Rack};
 use super::rto::RtoEstimator;
@@ -157,12 +157,24 @@ pub struct TcpSender {
     eifel_pipe_prev: u64,
     /// RFC 9406 HyStart++, until the initial slow start ends.
     hystart: Option<HyStart>,
+    /// Linux `tcp_cwnd_validate` state for `GrowthGate::CwndLimited`: whether the current
+    /// window was cwnd-limited, the most bytes outstanding in it, and where it ends.
+    cwnd_usage: CwndUsage,
     pub stats: SenderStats,
+}
+
+/// Linux `tp->is_cwnd_limited`, `tp->max_packets_out` (in bytes) and `tp->cwnd_usage_seq`.
+#[derive(Clone, Copy, Debug, Default)]
+struct CwndUsage {
+    limited: bool,
+    max_flight_bytes: u64,
+    until_seq: u64,
 }
 
 impl TcpSender {
     pub fn new(cfg: TcpConfig, app_limit: u64) -> Self {
-        let rto = RtoEstimator::new(cfg.min_rto_ns, cfg.initial_rto_ns, cfg.max_rto_ns, cfg.clock_granularity_ns);
+        let rto = RtoEstimator::new(cfg.min_rto_ns, cfg.initial_rto_ns, cfg.max_rto_ns, cfg.clock_granularity_ns)
+            .with_formula(cfg.rto_formula);
         let cfg_rack = cfg.loss_detection_in_effect() == LossDetection::RackTlp;
         let cfg_hystart = cfg.hystart;
         TcpSender {
@@ -199,6 +211,7 @@ impl TcpSender {
             frto: Frto::Off,
             eifel_pipe_prev: 0,
             hystart: cfg_hystart.then(HyStart::default),
+            cwnd_usage: CwndUsage::default(),
             stats: SenderStats::default(),
         }
     }
@@ -336,6 +349,9 @@ impl TcpSender {
         }
         self.rto_deadline = None;
         self.try_send(now, out);
+        if self.cfg.growth_gate == GrowthGate::CwndLimited {
+            self.cwnd_validate(true);
+        }
     }
 
     /// RFC 6298 (5.5)-(5.6) for the SYN: back off and send it again.
@@ -439,7 +455,9 @@ impl TcpSender {
             self.recovery.reset_dupacks();
             // RFC 5681 §3.1: slow start or congestion avoidance.
             let acked = self.hystart_growth(ack, acked, rtt_sample);
-            self.cc.on_ack(now, acked, &self.rto);
+            if self.may_grow_cwnd() {
+                self.cc.on_ack(now, acked, &self.rto);
+            }
             true
         };
         if self.snd_una == self.snd_max {
@@ -655,6 +673,9 @@ impl TcpSender {
         self.rto.back_off();
         let seq = self.snd_una;
         self.try_send(now, out);
+        if self.cfg.growth_gate == GrowthGate::CwndLimited {
+            self.cwnd_validate(true);
+        }
         // (5.6) start the timer with the backed-off RTO.
         self.restart_timer(now);
         Some(seq)
@@ -702,7 +723,7 @@ impl TcpSender {
     }
 
     fn take_rtt_sample(&mut self, r_ns: SimTime) {
-        self.rto.sample(r_ns);
+        self.rto.sample_at(r_ns, self.snd_una, self.snd_max);
         self.last_rtt_sample_ns = Some(r_ns);
         self.stats.rtt_sum_ns += r_ns as u128;
         self.stats.rtt_samples += 1;
@@ -731,14 +752,45 @@ impl TcpSender {
         if self.state != SenderState::Established {
             return;
         }
+        let sent_before = out.len();
         if self.recovery.drives_transmission() {
             self.send_recovery_choices(now, out);
         } else {
             self.try_send(now, out);
         }
+        if self.cfg.growth_gate == GrowthGate::CwndLimited {
+            self.cwnd_validate(out.len() > sent_before);
+        }
         if self.rack.is_some() {
             self.update_pto(now);
         }
+    }
+
+    /// Linux `tcp_cwnd_validate` after a transmission attempt: the window is cwnd-limited when
+    /// what is in flight leaves no room for another full segment (`tcp_write_xmit`:
+    /// `tcp_packets_in_flight >= snd_cwnd`); otherwise the most bytes outstanding in the
+    /// window is tracked. Both are kept until snd_una passes the window's end.
+    fn cwnd_validate(&mut self, sent: bool) {
+        let flight = self.snd_max - self.snd_una;
+        let in_flight = flight.saturating_sub(self.board.sacked_bytes());
+        let limited = in_flight + self.cfg.mss_bytes as u64 > self.cc.cwnd();
+        if !sent && !limited {
+            return;
+        }
+        let u = &mut self.cwnd_usage;
+        if self.snd_una >= u.until_seq || limited || (!u.limited && flight > u.max_flight_bytes) {
+            *u = CwndUsage { limited, max_flight_bytes: flight, until_seq: self.snd_max };
+        }
+    }
+
+    /// Whether an ACK of new data outside recovery may grow cwnd: always, or (Linux
+    /// `tcp_is_cwnd_limited`) while the window is cwnd-limited, and in slow start while cwnd
+    /// is below twice the most bytes outstanding.
+    fn may_grow_cwnd(&self) -> bool {
+        if self.cfg.growth_gate == GrowthGate::Always || self.cwnd_usage.limited {
+            return true;
+        }
+        self.cc.cwnd() < self.cc.ssthresh() && self.cc.cwnd() < 2 * self.cwnd_usage.max_flight_bytes
     }
 
     /// RFC 3042: each of the first DupThresh-1 duplicate ACKs may release one new segment
