@@ -90,6 +90,7 @@ pub struct TcpSection {
     pub rto_formula: Option<RtoFormula>,
     pub cubic_alpha: Option<CubicAlpha>,
     pub growth_gate: Option<GrowthGate>,
+    pub linux_hystart: Option<bool>,
 }
 
 #[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
@@ -283,6 +284,10 @@ impl TcpSection {
         if let Some(v) = self.growth_gate {
             cfg.growth_gate = v;
             set.insert(ProfileKeys::GROWTH_GATE);
+        }
+        if let Some(v) = self.linux_hystart {
+            cfg.linux_hystart = v;
+            set.insert(ProfileKeys::LINUX_HYSTART);
         }
         if let Some(t) = self.newreno_timer {
             cfg.newreno_timer = match t {

@@ -306,6 +306,8 @@ pub struct TcpConfig {
     pub rto_formula: RtoFormula,
     pub cubic_alpha: CubicAlpha,
     pub growth_gate: GrowthGate,
+    /// Linux's HyStart (`tcp_cubic.c`), not RFC 9406 HyStart++ (`hystart`): `cc/hystart_linux.rs`.
+    pub linux_hystart: bool,
 }
 
 impl Default for TcpConfig {

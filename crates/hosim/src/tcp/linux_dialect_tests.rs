@@ -2,7 +2,7 @@
 //! replaces; the `rto_rearm` key is pinned on a whole run in tests/linux_dialect.rs.
 
 use super::cc::{Controller, Cubic, ALPHA_CUBIC};
-use super::config::{CubicAlpha, GrowthGate, Recovery, RtoFormula, SlowStartGrowth, TcpConfig};
+use super::config::{CcKind, CubicAlpha, GrowthGate, Recovery, RtoFormula, SlowStartGrowth, TcpConfig};
 use super::fixtures::{config, established, ms, MSS};
 use super::rto::RtoEstimator;
 use crate::net::packet::SackBlocks;
@@ -112,4 +112,33 @@ fn growth_gate_cwnd_limited_stops_growth_behind_a_small_receive_window() {
     // segments), and nothing while the receive window holds the flow at 5.
     assert_eq!(rwnd_limited_cwnd(GrowthGate::Always, 200), 210 * MSS);
     assert_eq!(rwnd_limited_cwnd(GrowthGate::CwndLimited, 200), 20 * MSS);
+}
+
+/// CUBIC in slow start, every segment acknowledged on its own `rtt_ms(k)` after it was sent
+/// (the ACKs of one flight arrive together), until 300 segments are acknowledged.
+fn cubic_slow_start(linux_hystart: bool, rtt_ms: impl Fn(u64) -> u64) -> super::sender::TcpSender {
+    let cfg = TcpConfig { cc: CcKind::Cubic, linux_hystart, ..config(Recovery::Sack) };
+    let mut s = established(cfg);
+    let mut sent_at: Vec<u64> = vec![100; 10];
+    let mut now = 0;
+    for k in 0..300 {
+        now = (sent_at[k as usize] + rtt_ms(k)).max(now);
+        for _ in super::fixtures::ack(&mut s, now, (k + 1) * MSS) {
+            sent_at.push(now);
+        }
+    }
+    s
+}
+
+#[test]
+fn linux_hystart_leaves_slow_start_at_once_on_a_delay_increase() {
+    // RTT 100 ms, then 120 ms from segment 40: above 100 + clamp(100/8, 4, 16) = 112.5 ms
+    // (tcp_cubic.c HYSTART_DELAY): ssthresh = cwnd at the ninth sample of that round.
+    let s = cubic_slow_start(true, |k| if k < 40 { 100 } else { 120 });
+    assert_eq!((s.stats.hystart_delay_exits, s.stats.hystart_train_exits), (1, 0));
+    assert!(s.ssthresh() < 100 * MSS && s.ssthresh() <= s.cwnd(), "{} {}", s.ssthresh(), s.cwnd());
+    let s = cubic_slow_start(true, |k| if k < 40 { 100 } else { 110 });
+    assert_eq!(s.ssthresh(), u64::MAX, "10 ms is below the 12.5 ms threshold");
+    let s = cubic_slow_start(false, |k| if k < 40 { 100 } else { 120 });
+    assert_eq!(s.ssthresh(), u64::MAX, "RFC 5681 slow start has no delay signal");
 }

@@ -59,6 +59,7 @@ impl ProfileKeys {
     pub const RTO_FORMULA: ProfileKeys = ProfileKeys(1 << 29);
     pub const CUBIC_ALPHA: ProfileKeys = ProfileKeys(1 << 28);
     pub const GROWTH_GATE: ProfileKeys = ProfileKeys(1 << 27);
+    pub const LINUX_HYSTART: ProfileKeys = ProfileKeys(1 << 26);
 
     pub fn insert(&mut self, k: ProfileKeys) {
         self.0 |= k.0;
@@ -132,6 +133,7 @@ impl Profile {
             rto_formula: RtoFormula::Rfc6298,
             cubic_alpha: CubicAlpha::Rfc9438,
             growth_gate: GrowthGate::Always,
+            linux_hystart: false,
         };
         match self {
             Profile::Rfc => common,
@@ -197,6 +199,8 @@ impl Profile {
                 rto_formula: RtoFormula::Linux,
                 cubic_alpha: CubicAlpha::Fixed,
                 growth_gate: GrowthGate::CwndLimited,
+                // tcp_cubic.c `hystart` = 1 (its own HyStart, `cc/hystart_linux.rs`).
+                linux_hystart: true,
                 ..common
             },
         }
@@ -244,6 +248,7 @@ impl Profile {
             RTO_FORMULA => rto_formula,
             CUBIC_ALPHA => cubic_alpha,
             GROWTH_GATE => growth_gate,
+            LINUX_HYSTART => linux_hystart,
         );
         cfg
     }

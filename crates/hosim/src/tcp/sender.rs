@@ -6,6 +6,7 @@
 pub use super::window::WindowControl;
 
 use super::cc::hystart::{Growth, HyStart, CSS_GROWTH_DIVISOR};
+use super::cc::hystart_linux::{Exit, LinuxHyStart};
 use super::cc::{AnyCc, Controller};
 use super::config::LossDetection;
 use super::config::{GrowthGate, RtoRearm, RtoSsthresh, TcpConfig};
@@ -94,6 +95,10 @@ pub struct SenderStats {
     pub frto_spurious: u64,
     /// RFC 9406 HyStart++: slow starts that ended through CSS (without a loss).
     pub hystart_css_exits: u64,
+    /// Linux HyStart exits by ACK train and by delay (`TCPHystartTrainDetect`,
+    /// `TCPHystartDelayDetect`).
+    pub hystart_train_exits: u64,
+    pub hystart_delay_exits: u64,
 }
 
 /// The earlier of two deadlines, either of which may be unarmed. (An array's
@@ -160,6 +165,8 @@ pub struct TcpSender {
     /// Linux `tcp_cwnd_validate` state for `GrowthGate::CwndLimited`: whether the current
     /// window was cwnd-limited, the most bytes outstanding in it, and where it ends.
     cwnd_usage: CwndUsage,
+    /// Linux's HyStart (`tcp.linux_hystart`).
+    linux_hystart: Option<LinuxHyStart>,
     pub stats: SenderStats,
 }
 
@@ -177,6 +184,8 @@ impl TcpSender {
             .with_formula(cfg.rto_formula);
         let cfg_rack = cfg.loss_detection_in_effect() == LossDetection::RackTlp;
         let cfg_hystart = cfg.hystart;
+        // Linux's HyStart is CUBIC's (tcp_cubic.c); Reno has none.
+        let cfg_linux_hystart = cfg.linux_hystart && cfg.cc == super::config::CcKind::Cubic;
         TcpSender {
             log_episodes: true,
             peer_rwnd: cfg.rwnd_bytes,
@@ -212,6 +221,7 @@ impl TcpSender {
             eifel_pipe_prev: 0,
             hystart: cfg_hystart.then(HyStart::default),
             cwnd_usage: CwndUsage::default(),
+            linux_hystart: cfg_linux_hystart.then(LinuxHyStart::default),
             stats: SenderStats::default(),
         }
     }
@@ -455,6 +465,7 @@ impl TcpSender {
             self.recovery.reset_dupacks();
             // RFC 5681 §3.1: slow start or congestion avoidance.
             let acked = self.hystart_growth(ack, acked, rtt_sample);
+            self.linux_hystart_check(now, rtt_sample);
             if self.may_grow_cwnd() {
                 self.cc.on_ack(now, acked, &self.rto);
             }
@@ -484,6 +495,22 @@ impl TcpSender {
                 restart_timer
             }
         }
+    }
+
+    /// Linux's HyStart (`cubictcp_acked`) on an ACK of new data outside recovery: an exit sets
+    /// ssthresh = cwnd. Linux's pacing rate (`tcp_update_pacing_rate`, 200 % in slow start)
+    /// sizes the ACK-train cushion.
+    fn linux_hystart_check(&mut self, now: SimTime, rtt_sample: Option<SimTime>) {
+        let Some(h) = self.linux_hystart.as_mut() else { return };
+        let (cwnd, ssthresh) = (self.cc.cwnd(), self.cc.ssthresh());
+        let pacing = self.rto.srtt_ns().map_or(0, |s| (2 * cwnd as u128 * 1_000_000_000 / s.max(1) as u128) as u64);
+        let mss = self.cfg.mss_bytes as u64;
+        match h.on_ack(now, self.snd_una, self.snd_max, cwnd, ssthresh, mss, rtt_sample, pacing) {
+            Some(Exit::AckTrain) => self.stats.hystart_train_exits += 1,
+            Some(Exit::Delay) => self.stats.hystart_delay_exits += 1,
+            None => return,
+        }
+        self.cc.set_ssthresh(cwnd);
     }
 
     /// RFC 9406 HyStart++ in the initial slow start: the bytes the controller's slow start
@@ -661,6 +688,9 @@ impl TcpSender {
             self.open_episode(EpisodeKind::Timeout, now);
         }
         self.cc.on_timeout(now, halved, set_ssthresh, &self.rto);
+        if let Some(h) = self.linux_hystart.as_mut() {
+            h.on_timeout(now, self.snd_max);
+        }
         self.consecutive_timeouts += 1;
         self.lt_bytes = 0;
         // RFC 6582 §3.2 step 1 / RFC 6675 §5.1: after an RTO, recover = RecoveryPoint = HighData.

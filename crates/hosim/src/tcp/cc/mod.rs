@@ -7,6 +7,7 @@
 
 mod cubic;
 pub mod hystart;
+pub mod hystart_linux;
 mod reno;
 
 pub use cubic::{Cubic, ALPHA_CUBIC};
