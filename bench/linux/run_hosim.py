@@ -9,7 +9,7 @@ case runs once per seed; ``--seeds`` runs several (the random loss and the flows
 change with the seed) and reports their spread like the kernel's repeats.
 
 Usage:
-  python bench/linux/run_hosim.py                  # -> bench/results/linux/hosim.json
+  python bench/linux/run_hosim.py                  # -> bench/results/linux/hosim-cubic.json
   python bench/linux/run_hosim.py --cases loss1 --seeds 5
 """
 
@@ -45,7 +45,7 @@ VARIANTS: dict[str, dict] = {
         "tcp.rto_formula": "rfc6298",
         "tcp.cubic_alpha": "rfc9438",
         "tcp.growth_gate": "always",
-        "tcp.linux_hystart": "false",
+        "tcp.linux_hystart": False,
     },
 }
 
@@ -93,6 +93,8 @@ COUNTERS = [
     "lost_retransmissions",
     "duplicate_segments",
     "scripted_drops",
+    "hystart_train_exits",
+    "hystart_delay_exits",
 ]
 
 
@@ -100,8 +102,10 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--cases", nargs="*")
     ap.add_argument("--seeds", type=int, default=5)
-    ap.add_argument("--out", default=os.path.join(RESULTS, "hosim.json"))
+    ap.add_argument("--cc", default="cubic", choices=["cubic", "reno"], help="tcp.cc (the kernel's --cc)")
+    ap.add_argument("--out", default=None, help="default: bench/results/linux/hosim-<cc>.json")
     args = ap.parse_args()
+    args.out = args.out or os.path.join(RESULTS, f"hosim-{args.cc}.json")
     results: dict = {}
     if os.path.exists(args.out) and args.cases:
         with open(args.out) as fh:
@@ -109,6 +113,7 @@ def main() -> int:
     for c in select(args.cases):
         entry = {"case": c}
         for variant, ov in VARIANTS.items():
+            ov = {**ov, "tcp.cc": args.cc}
             runs = [run_case(c, ov, seed) for seed in range(1, args.seeds + 1)]
             entry[variant] = runs
             gp = [r["goodput_bps"] / 1e6 for r in runs]
@@ -120,7 +125,7 @@ def main() -> int:
         results[c["name"]] = entry
     os.makedirs(os.path.dirname(args.out), exist_ok=True)
     with open(args.out, "w") as fh:
-        json.dump({"variants": VARIANTS, "cases": results}, fh, indent=1)
+        json.dump({"variants": VARIANTS, "cc": args.cc, "cases": results}, fh, indent=1)
     return 0
 
 
