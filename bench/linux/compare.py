@@ -2,7 +2,8 @@
 """Side-by-side table of the Linux referee: the kernel's runs against hosim's `linux` profile
 before and after the Linux dialect keys. Benchmark only.
 
-Reads bench/results/linux/kernel-<cc>.json and hosim-<cc>.json, writes
+Reads bench/results/linux/kernel-<cc>.json and hosim-<cc>.json (if there is one: not for
+BBR), writes
 bench/results/linux/compare-<cc>.md. Every cell is the mean and [min–max] over the kernel's
 repeats or hosim's seeds. Marks: goodput ✓ within 5 % of the kernel's mean; a count ✓ when
 hosim's mean lies within the kernel's [min, max], else ✗.
@@ -55,8 +56,12 @@ def main() -> int:
     args = ap.parse_args()
     with open(os.path.join(RESULTS, f"kernel-{args.cc}.json")) as fh:
         kernel = json.load(fh)
-    with open(os.path.join(RESULTS, f"hosim-{args.cc}.json")) as fh:
-        hosim = json.load(fh)
+    hosim_path = os.path.join(RESULTS, f"hosim-{args.cc}.json")
+    # BBR has no hosim counterpart: the kernel's rows alone.
+    hosim = {"cases": {}}
+    if os.path.exists(hosim_path):
+        with open(hosim_path) as fh:
+            hosim = json.load(fh)
     head = ["case", "stack", "goodput Mb/s", "Δ goodput"] + [c[0] for c in COUNTS]
     lines = [
         f'Kernel {kernel["kernel"]}, `{args.cc}`; hosim `linux` profile with `tcp.cc = "{args.cc}"`, '
@@ -67,8 +72,6 @@ def main() -> int:
     ]
     misses = {"before": 0, "after": 0}
     for name, k in kernel["cases"].items():
-        if name not in hosim["cases"]:
-            continue
         runs = k["runs"]
         kg = [r["goodput_bps"] / 1e6 for r in runs]
         kmean = statistics.mean(kg)
@@ -77,6 +80,8 @@ def main() -> int:
         row = [name, f"kernel ×{len(runs)} (load {lo[0]}–{lo[1]})", cell(kg, 3), ""]
         row += [cell(kc[col]) for col, _, _ in COUNTS]
         lines.append("| " + " | ".join(row) + " |")
+        if name not in hosim["cases"]:
+            continue
         for variant in ("before", "after"):
             hr = hosim["cases"][name][variant]
             hg = [r["goodput_bps"] / 1e6 for r in hr]
