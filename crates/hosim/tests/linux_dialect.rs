@@ -62,3 +62,48 @@ fn linux_profile_resends_nothing_the_receivers_already_hold_on_the_small_queue()
         assert_eq!(duplicates(&w), 0, "seed {seed}");
     }
 }
+
+#[test]
+fn linux_profile_selects_every_dialect_key_and_a_key_wins_over_it() {
+    use hosim::tcp::{CubicAlpha, GrowthGate, Profile, RtoFormula, RtoRearm, SlowStartGrowth};
+    let linux = Profile::Linux.config();
+    assert_eq!(
+        (linux.rto_rearm, linux.slow_start_growth, linux.rto_formula, linux.cubic_alpha, linux.growth_gate),
+        (
+            RtoRearm::HeadRetransmit,
+            SlowStartGrowth::Acked,
+            RtoFormula::Linux,
+            CubicAlpha::Fixed,
+            GrowthGate::CwndLimited
+        )
+    );
+    assert!(linux.linux_hystart);
+    for p in [Profile::Rfc, Profile::Ns2, Profile::Ns3] {
+        let c = p.config();
+        assert_eq!(
+            (c.rto_rearm, c.slow_start_growth, c.rto_formula, c.cubic_alpha, c.growth_gate, c.linux_hystart),
+            (
+                RtoRearm::NewAck,
+                SlowStartGrowth::Smss,
+                RtoFormula::Rfc6298,
+                CubicAlpha::Rfc9438,
+                GrowthGate::Always,
+                false
+            ),
+            "{p:?}"
+        );
+    }
+    let w = four_flows_small_queue("rto_formula = \"rfc6298\"\ngrowth_gate = \"always\"", 1);
+    let cfg = &w.flows[0].sender.cfg;
+    assert_eq!(
+        (cfg.rto_formula, cfg.growth_gate, cfg.cubic_alpha),
+        (RtoFormula::Rfc6298, GrowthGate::Always, CubicAlpha::Fixed)
+    );
+}
+
+#[test]
+fn a_bad_dialect_value_names_its_key() {
+    let text = "duration_s = 1.0\ntopology = \"dumbbell\"\n[tcp]\nprofile = \"linux\"\nrto_formula = \"bsd\"\n";
+    let err = hosim::scenario::load(text, "t", &[]).err().expect("rejected").to_string();
+    assert!(err.contains("rto_formula"), "{err}");
+}
