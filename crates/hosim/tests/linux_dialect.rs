@@ -104,6 +104,6 @@ fn linux_profile_selects_every_dialect_key_and_a_key_wins_over_it() {
 #[test]
 fn a_bad_dialect_value_names_its_key() {
     let text = "duration_s = 1.0\ntopology = \"dumbbell\"\n[tcp]\nprofile = \"linux\"\nrto_formula = \"bsd\"\n";
-    let err = hosim::scenario::load(text, "t", &[]).err().expect("rejected").to_string();
+    let err = hosim::scenario::load(text, "t", &[]).expect_err("rejected").to_string();
     assert!(err.contains("rto_formula"), "{err}");
 }
