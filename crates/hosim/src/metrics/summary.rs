@@ -182,6 +182,10 @@ pub fn summary(sim: &Sim, scenario: &str, seed: u64, wall_time_s: f64, violation
                 if s.cfg.hystart {
                     m.insert("hystart_css_exits".into(), json!(st.hystart_css_exits));
                 }
+                if s.cfg.linux_hystart {
+                    m.insert("hystart_train_exits".into(), json!(st.hystart_train_exits));
+                    m.insert("hystart_delay_exits".into(), json!(st.hystart_delay_exits));
+                }
                 if s.cfg.loss_detection_in_effect() == crate::tcp::LossDetection::RackTlp {
                     m.insert("tlp_probes".into(), json!(st.tlp_probes));
                     m.insert("tlp_loss_repairs".into(), json!(st.tlp_loss_repairs));

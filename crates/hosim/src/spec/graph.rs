@@ -8,9 +8,11 @@ use super::error::{Check, ScenarioError};
 use crate::engine::time::s_to_ns;
 use crate::tcp::{
     CaGrowth, CcKind, LossDetection, NewRenoReentry, NewRenoTimer, Profile, ProfileKeys, Recovery, RecoveryRate,
-    RtoSsthresh, SackPipe, TcpConfig,
+    RtoRearm, RtoSsthresh, SackPipe, TcpConfig,
 };
-use crate::tcp::{FastRetransmitWindow, NewRenoExit, SackEntry, SackRetransmit};
+use crate::tcp::{
+    CubicAlpha, FastRetransmitWindow, GrowthGate, NewRenoExit, RtoFormula, SackEntry, SackRetransmit, SlowStartGrowth,
+};
 
 /// Largest packet: `mss_bytes + header_bytes` (the IPv4 total length; sizes are u32 inside).
 pub const MAX_PACKET_BYTES: u64 = 65_535;
@@ -90,6 +92,13 @@ pub struct TcpSection {
     pub sack_entry: Option<SackEntry>,
     pub sack_retransmit: Option<SackRetransmit>,
     pub fast_retransmit_restarts_timer: Option<bool>,
+    // Linux dialect.
+    pub rto_rearm: Option<RtoRearm>,
+    pub slow_start_growth: Option<SlowStartGrowth>,
+    pub rto_formula: Option<RtoFormula>,
+    pub cubic_alpha: Option<CubicAlpha>,
+    pub growth_gate: Option<GrowthGate>,
+    pub linux_hystart: Option<bool>,
 }
 
 #[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
@@ -263,6 +272,30 @@ impl TcpSection {
         if let Some(v) = self.hystart {
             cfg.hystart = v;
             set.insert(ProfileKeys::HYSTART);
+        }
+        if let Some(v) = self.rto_rearm {
+            cfg.rto_rearm = v;
+            set.insert(ProfileKeys::RTO_REARM);
+        }
+        if let Some(v) = self.slow_start_growth {
+            cfg.slow_start_growth = v;
+            set.insert(ProfileKeys::SLOW_START_GROWTH);
+        }
+        if let Some(v) = self.rto_formula {
+            cfg.rto_formula = v;
+            set.insert(ProfileKeys::RTO_FORMULA);
+        }
+        if let Some(v) = self.cubic_alpha {
+            cfg.cubic_alpha = v;
+            set.insert(ProfileKeys::CUBIC_ALPHA);
+        }
+        if let Some(v) = self.growth_gate {
+            cfg.growth_gate = v;
+            set.insert(ProfileKeys::GROWTH_GATE);
+        }
+        if let Some(v) = self.linux_hystart {
+            cfg.linux_hystart = v;
+            set.insert(ProfileKeys::LINUX_HYSTART);
         }
         if let Some(t) = self.newreno_timer {
             cfg.newreno_timer = match t {

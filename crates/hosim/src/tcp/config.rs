@@ -241,6 +241,79 @@ pub enum SackRetransmit {
     HolesBelowSacked,
 }
 
+// ---- Linux dialect ----------------------------------------------------------------------
+// Choices where Linux departs from the RFCs; the `linux` profile selects them (docs/tcp.md,
+// "Linux dialect").
+
+/// When the retransmission timer is restarted besides RFC 6298 (5.1) and (5.3).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RtoRearm {
+    /// RFC 6298 (5.3): only an ACK of new data restarts a running timer.
+    #[default]
+    NewAck,
+    /// Also a retransmission of the first unacknowledged segment restarts it with the current
+    /// RTO: Linux `tcp_xmit_retransmit_queue` (net/ipv4/tcp_output.c) calls
+    /// `tcp_reset_xmit_timer(ICSK_TIME_RETRANS, icsk_rto)` when the segment it resent is the
+    /// head of the retransmission queue.
+    HeadRetransmit,
+}
+
+/// How cwnd grows in slow start per ACK of new data.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SlowStartGrowth {
+    /// RFC 5681 §3.1 eq. (2): cwnd += min(N, SMSS), N the bytes the ACK acknowledges.
+    #[default]
+    Smss,
+    /// cwnd += N, up to ssthresh, the rest of N counted by congestion avoidance: Linux
+    /// `tcp_slow_start` (net/ipv4/tcp_cong.c) grows cwnd by the packets acked, two per
+    /// delayed ACK.
+    Acked,
+}
+
+/// The retransmission timeout computed from the RTT samples.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RtoFormula {
+    /// RFC 6298 (2.2)-(2.4): RTO = SRTT + max(G, 4 RTTVAR), at least the minimum RTO.
+    #[default]
+    Rfc6298,
+    /// Linux `tcp_rtt_estimator` and `__tcp_set_rto` (net/ipv4/tcp_input.c): RTO = SRTT +
+    /// rttvar, where rttvar is the largest 4 mdev of the last round trip, floored at the
+    /// minimum RTO (`mdev_max_us` starts each round at `tcp_rto_min`), and decays by a quarter
+    /// of its excess per round; mdev falls with gain 1/32 on samples below SRTT. About
+    /// SRTT + max(4 RTTVAR, 200 ms).
+    Linux,
+}
+
+/// CUBIC's Reno-friendly additive increase α_cubic (RFC 9438 §4.3).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum CubicAlpha {
+    /// RFC 9438 §4.3: 3 (1 - β) / (1 + β) until W_est reaches cwnd_prior, then 1.
+    #[default]
+    Rfc9438,
+    /// Always 3 (1 - β) / (1 + β), 0.53 with β = 717/1024: Linux `tcp_cubic.c`
+    /// (`bictcp_update`, `tcp_friendliness`: `tcp_cwnd` grows by one per
+    /// `cwnd * beta_scale / 8` ACKed packets, beta_scale = 15).
+    Fixed,
+}
+
+/// When the controller may grow cwnd on an ACK of new data outside recovery.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum GrowthGate {
+    /// On every such ACK (RFC 5681 §3.1; RFC 7661 is not followed).
+    #[default]
+    Always,
+    /// Only while the flow is cwnd-limited: Linux `tcp_is_cwnd_limited` (include/net/tcp.h),
+    /// with `is_cwnd_limited` and `max_packets_out` tracked per window by
+    /// `tcp_cwnd_validate` (net/ipv4/tcp_output.c); in slow start also while cwnd < 2
+    /// max_packets_out. An rwnd- or application-limited flow keeps its cwnd.
+    CwndLimited,
+}
+
 /// Every field a profile bundles has a key in the scenario's `[tcp]` table; a key wins over
 /// the profile (`tcp/profile.rs`).
 #[derive(Clone, Debug)]
@@ -300,6 +373,14 @@ pub struct TcpConfig {
     /// The fast retransmit restarts the retransmission timer (ns-2 `dupack_action`:
     /// `reset_rtx_timer(1, 0)`); RFC 6298 (5.1) only starts a timer that is not running.
     pub fast_retransmit_restarts_timer: bool,
+    // Linux dialect (see the enums above).
+    pub rto_rearm: RtoRearm,
+    pub slow_start_growth: SlowStartGrowth,
+    pub rto_formula: RtoFormula,
+    pub cubic_alpha: CubicAlpha,
+    pub growth_gate: GrowthGate,
+    /// Linux's HyStart (`tcp_cubic.c`), not RFC 9406 HyStart++ (`hystart`): `cc/hystart_linux.rs`.
+    pub linux_hystart: bool,
 }
 
 impl Default for TcpConfig {

@@ -44,6 +44,8 @@ pub mod window;
 #[cfg(test)]
 mod fixtures;
 #[cfg(test)]
+mod linux_dialect_tests;
+#[cfg(test)]
 mod newreno_timer_tests;
 #[cfg(test)]
 mod ns2_dialect_tests;
@@ -51,8 +53,9 @@ mod ns2_dialect_tests;
 mod rack_frto_tests;
 
 pub use config::{
-    CaGrowth, CcKind, FastRetransmitWindow, LossDetection, NewRenoExit, NewRenoReentry, NewRenoTimer, Recovery,
-    RecoveryRate, RtoSsthresh, SackEntry, SackPipe, SackRetransmit, TcpConfig,
+    CaGrowth, CcKind, CubicAlpha, FastRetransmitWindow, GrowthGate, LossDetection, NewRenoExit, NewRenoReentry,
+    NewRenoTimer, Recovery, RecoveryRate, RtoFormula, RtoRearm, RtoSsthresh, SackEntry, SackPipe, SackRetransmit,
+    SlowStartGrowth, TcpConfig,
 };
 pub use path::{AccessKind, DelayShift, Handoff, PathChange};
 pub use profile::{Profile, ProfileKeys};

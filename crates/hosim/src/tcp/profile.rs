@@ -10,8 +10,9 @@
 use serde::{Deserialize, Serialize};
 
 use super::config::{
-    CaGrowth, CcKind, FastRetransmitWindow, LossDetection, NewRenoExit, NewRenoReentry, NewRenoTimer, Recovery,
-    RecoveryRate, RtoSsthresh, SackEntry, SackPipe, SackRetransmit, TcpConfig,
+    CaGrowth, CcKind, CubicAlpha, FastRetransmitWindow, GrowthGate, LossDetection, NewRenoExit, NewRenoReentry,
+    NewRenoTimer, Recovery, RecoveryRate, RtoFormula, RtoRearm, RtoSsthresh, SackEntry, SackPipe, SackRetransmit,
+    SlowStartGrowth, TcpConfig,
 };
 use crate::engine::time::s_to_ns;
 
@@ -27,7 +28,7 @@ pub enum Profile {
 
 /// The set of profile-governed fields that a key set explicitly, one bit per field.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct ProfileKeys(u32);
+pub struct ProfileKeys(u64);
 
 impl ProfileKeys {
     pub const MSS: ProfileKeys = ProfileKeys(1 << 0);
@@ -54,12 +55,19 @@ impl ProfileKeys {
     pub const FRTO: ProfileKeys = ProfileKeys(1 << 21);
     pub const HYSTART: ProfileKeys = ProfileKeys(1 << 22);
     // ns-2 dialect
-    pub const FAST_RETRANSMIT_WINDOW: ProfileKeys = ProfileKeys(1 << 28);
-    pub const NEWRENO_EXIT: ProfileKeys = ProfileKeys(1 << 29);
-    pub const SACK_ENTRY: ProfileKeys = ProfileKeys(1 << 30);
-    pub const SACK_RETRANSMIT: ProfileKeys = ProfileKeys(1 << 31);
+    pub const FAST_RETRANSMIT_WINDOW: ProfileKeys = ProfileKeys(1 << 23);
+    pub const NEWRENO_EXIT: ProfileKeys = ProfileKeys(1 << 24);
+    pub const SACK_ENTRY: ProfileKeys = ProfileKeys(1 << 25);
+    pub const SACK_RETRANSMIT: ProfileKeys = ProfileKeys(1 << 26);
     pub const FAST_RETRANSMIT_TIMER: ProfileKeys = ProfileKeys(1 << 27);
-    pub const SACK_PIPE: ProfileKeys = ProfileKeys(1 << 26);
+    pub const SACK_PIPE: ProfileKeys = ProfileKeys(1 << 28);
+    // Linux dialect
+    pub const RTO_REARM: ProfileKeys = ProfileKeys(1 << 29);
+    pub const SLOW_START_GROWTH: ProfileKeys = ProfileKeys(1 << 30);
+    pub const RTO_FORMULA: ProfileKeys = ProfileKeys(1 << 31);
+    pub const CUBIC_ALPHA: ProfileKeys = ProfileKeys(1 << 32);
+    pub const GROWTH_GATE: ProfileKeys = ProfileKeys(1 << 33);
+    pub const LINUX_HYSTART: ProfileKeys = ProfileKeys(1 << 34);
 
     pub fn insert(&mut self, k: ProfileKeys) {
         self.0 |= k.0;
@@ -133,6 +141,13 @@ impl Profile {
             sack_entry: SackEntry::DupthreshOrIsLost,
             sack_retransmit: SackRetransmit::NextSeg,
             fast_retransmit_restarts_timer: false,
+            // Linux dialect: the RFC behaviour outside `linux`.
+            rto_rearm: RtoRearm::NewAck,
+            slow_start_growth: SlowStartGrowth::Smss,
+            rto_formula: RtoFormula::Rfc6298,
+            cubic_alpha: CubicAlpha::Rfc9438,
+            growth_gate: GrowthGate::Always,
+            linux_hystart: false,
         };
         match self {
             Profile::Rfc => common,
@@ -207,6 +222,14 @@ impl Profile {
                 newreno_timer: NewRenoTimer::SlowButSteady,
                 rto_ssthresh: RtoSsthresh::KeepInRecovery,
                 rescue_retransmission: false,
+                // Linux dialect (docs/tcp.md).
+                rto_rearm: RtoRearm::HeadRetransmit,
+                slow_start_growth: SlowStartGrowth::Acked,
+                rto_formula: RtoFormula::Linux,
+                cubic_alpha: CubicAlpha::Fixed,
+                growth_gate: GrowthGate::CwndLimited,
+                // tcp_cubic.c `hystart` = 1 (its own HyStart, `cc/hystart_linux.rs`).
+                linux_hystart: true,
                 ..common
             },
         }
@@ -256,6 +279,12 @@ impl Profile {
             SACK_RETRANSMIT => sack_retransmit,
             FAST_RETRANSMIT_TIMER => fast_retransmit_restarts_timer,
             SACK_PIPE => sack_pipe,
+            RTO_REARM => rto_rearm,
+            SLOW_START_GROWTH => slow_start_growth,
+            RTO_FORMULA => rto_formula,
+            CUBIC_ALPHA => cubic_alpha,
+            GROWTH_GATE => growth_gate,
+            LINUX_HYSTART => linux_hystart,
         );
         cfg
     }

@@ -1,6 +1,18 @@
-//! The retransmission timeout estimator of RFC 6298.
+//! The retransmission timeout estimator of RFC 6298, and Linux's variant of it
+//! (`tcp.rto_formula = "linux"`, `RtoFormula::Linux`).
 
 use crate::engine::time::SimTime;
+use crate::tcp::config::RtoFormula;
+
+/// Linux `tcp_rtt_estimator` state (net/ipv4/tcp_input.c), in ns: `mdev_us` (4 mdev),
+/// `mdev_max_us`, `rttvar_us` and `rtt_seq`.
+#[derive(Clone, Copy, Debug, Default)]
+struct LinuxVar {
+    mdev4_ns: u64,
+    mdev_max_ns: u64,
+    rttvar_ns: u64,
+    rtt_seq: u64,
+}
 
 #[derive(Clone, Debug)]
 pub struct RtoEstimator {
@@ -18,6 +30,8 @@ pub struct RtoEstimator {
     latest_rtt_ns: Option<SimTime>,
     /// The smallest R since creation or the last `reset`.
     min_rtt_ns: Option<SimTime>,
+    /// Some: Linux's formula (`RtoFormula::Linux`) and its state.
+    linux: Option<LinuxVar>,
 }
 
 impl RtoEstimator {
@@ -34,14 +48,79 @@ impl RtoEstimator {
             base_ns: initial_ns.clamp(min_ns.min(initial_ns), max_ns),
             latest_rtt_ns: None,
             min_rtt_ns: None,
+            linux: None,
         }
+    }
+
+    /// The formula the RTO is computed with (`tcp.rto_formula`).
+    pub fn with_formula(mut self, formula: RtoFormula) -> Self {
+        self.linux = (formula == RtoFormula::Linux).then(LinuxVar::default);
+        self
     }
 
     /// Back to the state before any measurement: RFC 6298 (2.1), RTO = initial RTO "until a
     /// round-trip time (RTT) measurement has been made", no backoff. For a sender whose path
     /// changed so much that the old estimates say nothing about the new one.
     pub fn reset(&mut self) {
-        *self = RtoEstimator::new(self.min_ns, self.initial_ns, self.max_ns, self.granularity_ns);
+        let formula = if self.linux.is_some() { RtoFormula::Linux } else { RtoFormula::Rfc6298 };
+        *self = RtoEstimator::new(self.min_ns, self.initial_ns, self.max_ns, self.granularity_ns).with_formula(formula);
+    }
+
+    /// Feeds one RTT measurement R taken by an ACK that moved snd_una to `snd_una`, with
+    /// `snd_nxt` the highest sequence sent: the round trip Linux's formula tracks.
+    pub fn sample_at(&mut self, r_ns: SimTime, snd_una: u64, snd_nxt: u64) {
+        if self.linux.is_some() {
+            self.sample_linux(r_ns, snd_una, snd_nxt);
+        } else {
+            self.sample(r_ns);
+        }
+    }
+
+    /// Linux `tcp_rtt_estimator` and `__tcp_set_rto`: RTO = SRTT + rttvar, rttvar the largest
+    /// 4 mdev seen in the current round trip and never below the minimum RTO.
+    fn sample_linux(&mut self, m: SimTime, snd_una: u64, snd_nxt: u64) {
+        self.latest_rtt_ns = Some(m);
+        self.min_rtt_ns = Some(self.min_rtt_ns.map_or(m, |x| x.min(m)));
+        let mut v = self.linux.unwrap_or_default();
+        match self.srtt_ns {
+            None => {
+                // "no previous measure": srtt = m, mdev = m/2 (4 mdev = 2m), rttvar at least
+                // tcp_rto_min.
+                self.srtt_ns = Some(m);
+                v.mdev4_ns = 2 * m;
+                v.rttvar_ns = v.mdev4_ns.max(self.min_ns);
+                v.mdev_max_ns = v.rttvar_ns;
+                v.rtt_seq = snd_nxt;
+            }
+            Some(srtt) => {
+                // srtt += (m - srtt) / 8
+                let err = m as i64 - srtt as i64;
+                self.srtt_ns = Some((srtt as i64 + err / 8).max(1) as u64);
+                // mdev = 3/4 mdev + 1/4 |err|, with gain 1/32 when m < srtt and |err| > mdev.
+                let mut e = err.abs() - (v.mdev4_ns / 4) as i64;
+                if err < 0 && e > 0 {
+                    e >>= 3;
+                }
+                v.mdev4_ns = (v.mdev4_ns as i64 + e).max(0) as u64;
+                if v.mdev4_ns > v.mdev_max_ns {
+                    v.mdev_max_ns = v.mdev4_ns;
+                    v.rttvar_ns = v.rttvar_ns.max(v.mdev_max_ns);
+                }
+                if snd_una > v.rtt_seq {
+                    // A round trip has passed: rttvar decays towards this round's mdev_max.
+                    if v.mdev_max_ns < v.rttvar_ns {
+                        v.rttvar_ns -= (v.rttvar_ns - v.mdev_max_ns) / 4;
+                    }
+                    v.rtt_seq = snd_nxt;
+                    v.mdev_max_ns = self.min_ns;
+                }
+            }
+        }
+        self.linux = Some(v);
+        self.rttvar_ns = v.mdev4_ns / 4;
+        // `tcp_set_rto` / `tcp_bound_rto`: srtt + rttvar, at most TCP_RTO_MAX.
+        self.base_ns = (self.srtt_ns.unwrap_or(0) + v.rttvar_ns).min(self.max_ns);
+        self.backoff = 0;
     }
 
     /// Feeds one RTT measurement R. The caller applies Karn's rule (RFC 6298 §3): it never

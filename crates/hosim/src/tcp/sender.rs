@@ -6,10 +6,10 @@
 pub use super::window::WindowControl;
 
 use super::cc::hystart::{Growth, HyStart, CSS_GROWTH_DIVISOR};
+use super::cc::hystart_linux::{Exit, LinuxHyStart};
 use super::cc::{AnyCc, Controller};
 use super::config::LossDetection;
-use super::config::{FastRetransmitWindow, RecoveryRate};
-use super::config::{RtoSsthresh, TcpConfig};
+use super::config::{FastRetransmitWindow, GrowthGate, RecoveryRate, RtoRearm, RtoSsthresh, TcpConfig};
 use super::path::PathChange;
 use super::recovery::{AckInRecovery, AnyRecovery, LossRecovery, NextSeg, Outstanding, Rack};
 use super::rto::RtoEstimator;
@@ -95,6 +95,10 @@ pub struct SenderStats {
     pub frto_spurious: u64,
     /// RFC 9406 HyStart++: slow starts that ended through CSS (without a loss).
     pub hystart_css_exits: u64,
+    /// Linux HyStart exits by ACK train and by delay (`TCPHystartTrainDetect`,
+    /// `TCPHystartDelayDetect`).
+    pub hystart_train_exits: u64,
+    pub hystart_delay_exits: u64,
 }
 
 /// The earlier of two deadlines, either of which may be unarmed. (An array's
@@ -158,14 +162,30 @@ pub struct TcpSender {
     eifel_pipe_prev: u64,
     /// RFC 9406 HyStart++, until the initial slow start ends.
     hystart: Option<HyStart>,
+    /// Linux `tcp_cwnd_validate` state for `GrowthGate::CwndLimited`: whether the current
+    /// window was cwnd-limited, the most bytes outstanding in it, and where it ends.
+    cwnd_usage: CwndUsage,
+    /// Linux's HyStart (`tcp.linux_hystart`).
+    linux_hystart: Option<LinuxHyStart>,
     pub stats: SenderStats,
+}
+
+/// Linux `tp->is_cwnd_limited`, `tp->max_packets_out` (in bytes) and `tp->cwnd_usage_seq`.
+#[derive(Clone, Copy, Debug, Default)]
+struct CwndUsage {
+    limited: bool,
+    max_flight_bytes: u64,
+    until_seq: u64,
 }
 
 impl TcpSender {
     pub fn new(cfg: TcpConfig, app_limit: u64) -> Self {
-        let rto = RtoEstimator::new(cfg.min_rto_ns, cfg.initial_rto_ns, cfg.max_rto_ns, cfg.clock_granularity_ns);
+        let rto = RtoEstimator::new(cfg.min_rto_ns, cfg.initial_rto_ns, cfg.max_rto_ns, cfg.clock_granularity_ns)
+            .with_formula(cfg.rto_formula);
         let cfg_rack = cfg.loss_detection_in_effect() == LossDetection::RackTlp;
         let cfg_hystart = cfg.hystart;
+        // Linux's HyStart is CUBIC's (tcp_cubic.c); Reno has none.
+        let cfg_linux_hystart = cfg.linux_hystart && cfg.cc == super::config::CcKind::Cubic;
         TcpSender {
             log_episodes: true,
             peer_rwnd: cfg.rwnd_bytes,
@@ -200,6 +220,8 @@ impl TcpSender {
             frto: Frto::Off,
             eifel_pipe_prev: 0,
             hystart: cfg_hystart.then(HyStart::default),
+            cwnd_usage: CwndUsage::default(),
+            linux_hystart: cfg_linux_hystart.then(LinuxHyStart::default),
             stats: SenderStats::default(),
         }
     }
@@ -337,6 +359,9 @@ impl TcpSender {
         }
         self.rto_deadline = None;
         self.try_send(now, out);
+        if self.cfg.growth_gate == GrowthGate::CwndLimited {
+            self.cwnd_validate(true);
+        }
     }
 
     /// RFC 6298 (5.5)-(5.6) for the SYN: back off and send it again.
@@ -440,7 +465,10 @@ impl TcpSender {
             self.recovery.reset_dupacks();
             // RFC 5681 §3.1: slow start or congestion avoidance.
             let acked = self.hystart_growth(ack, acked, rtt_sample);
-            self.cc.on_ack(now, acked, &self.rto);
+            self.linux_hystart_check(now, rtt_sample);
+            if self.may_grow_cwnd() {
+                self.cc.on_ack(now, acked, &self.rto);
+            }
             true
         };
         if self.snd_una == self.snd_max {
@@ -467,6 +495,22 @@ impl TcpSender {
                 restart_timer
             }
         }
+    }
+
+    /// Linux's HyStart (`cubictcp_acked`) on an ACK of new data outside recovery: an exit sets
+    /// ssthresh = cwnd. Linux's pacing rate (`tcp_update_pacing_rate`, 200 % in slow start)
+    /// sizes the ACK-train cushion.
+    fn linux_hystart_check(&mut self, now: SimTime, rtt_sample: Option<SimTime>) {
+        let Some(h) = self.linux_hystart.as_mut() else { return };
+        let (cwnd, ssthresh) = (self.cc.cwnd(), self.cc.ssthresh());
+        let pacing = self.rto.srtt_ns().map_or(0, |s| (2 * cwnd as u128 * 1_000_000_000 / s.max(1) as u128) as u64);
+        let mss = self.cfg.mss_bytes as u64;
+        match h.on_ack(now, self.snd_una, self.snd_max, cwnd, ssthresh, mss, rtt_sample, pacing) {
+            Some(Exit::AckTrain) => self.stats.hystart_train_exits += 1,
+            Some(Exit::Delay) => self.stats.hystart_delay_exits += 1,
+            None => return,
+        }
+        self.cc.set_ssthresh(cwnd);
     }
 
     /// RFC 9406 HyStart++ in the initial slow start: the bytes the controller's slow start
@@ -668,6 +712,9 @@ impl TcpSender {
             self.open_episode(EpisodeKind::Timeout, now);
         }
         self.cc.on_timeout(now, halved, set_ssthresh, &self.rto);
+        if let Some(h) = self.linux_hystart.as_mut() {
+            h.on_timeout(now, self.snd_max);
+        }
         self.consecutive_timeouts += 1;
         self.lt_bytes = 0;
         // RFC 6582 §3.2 step 1 / RFC 6675 §5.1: after an RTO, recover = RecoveryPoint = HighData.
@@ -680,6 +727,9 @@ impl TcpSender {
         self.rto.back_off();
         let seq = self.snd_una;
         self.try_send(now, out);
+        if self.cfg.growth_gate == GrowthGate::CwndLimited {
+            self.cwnd_validate(true);
+        }
         // (5.6) start the timer with the backed-off RTO.
         self.restart_timer(now);
         Some(seq)
@@ -727,7 +777,7 @@ impl TcpSender {
     }
 
     fn take_rtt_sample(&mut self, r_ns: SimTime) {
-        self.rto.sample(r_ns);
+        self.rto.sample_at(r_ns, self.snd_una, self.snd_max);
         self.last_rtt_sample_ns = Some(r_ns);
         self.stats.rtt_sum_ns += r_ns as u128;
         self.stats.rtt_samples += 1;
@@ -756,14 +806,45 @@ impl TcpSender {
         if self.state != SenderState::Established {
             return;
         }
+        let sent_before = out.len();
         if self.recovery.drives_transmission() {
             self.send_recovery_choices(now, out);
         } else {
             self.try_send(now, out);
         }
+        if self.cfg.growth_gate == GrowthGate::CwndLimited {
+            self.cwnd_validate(out.len() > sent_before);
+        }
         if self.rack.is_some() {
             self.update_pto(now);
         }
+    }
+
+    /// Linux `tcp_cwnd_validate` after a transmission attempt: the window is cwnd-limited when
+    /// what is in flight leaves no room for another full segment (`tcp_write_xmit`:
+    /// `tcp_packets_in_flight >= snd_cwnd`); otherwise the most bytes outstanding in the
+    /// window is tracked. Both are kept until snd_una passes the window's end.
+    fn cwnd_validate(&mut self, sent: bool) {
+        let flight = self.snd_max - self.snd_una;
+        let in_flight = flight.saturating_sub(self.board.sacked_bytes());
+        let limited = in_flight + self.cfg.mss_bytes as u64 > self.cc.cwnd();
+        if !sent && !limited {
+            return;
+        }
+        let u = &mut self.cwnd_usage;
+        if self.snd_una >= u.until_seq || limited || (!u.limited && flight > u.max_flight_bytes) {
+            *u = CwndUsage { limited, max_flight_bytes: flight, until_seq: self.snd_max };
+        }
+    }
+
+    /// Whether an ACK of new data outside recovery may grow cwnd: always, or (Linux
+    /// `tcp_is_cwnd_limited`) while the window is cwnd-limited, and in slow start while cwnd
+    /// is below twice the most bytes outstanding.
+    fn may_grow_cwnd(&self) -> bool {
+        if self.cfg.growth_gate == GrowthGate::Always || self.cwnd_usage.limited {
+            return true;
+        }
+        self.cc.cwnd() < self.cc.ssthresh() && self.cc.cwnd() < 2 * self.cwnd_usage.max_flight_bytes
     }
 
     /// RFC 3042: each of the first DupThresh-1 duplicate ACKs may release one new segment
@@ -902,7 +983,14 @@ impl TcpSender {
             ect: false,
             cwr: false,
         });
-        self.ensure_timer(now);
+        if i == 0 && self.cfg.rto_rearm == RtoRearm::HeadRetransmit {
+            // Linux `tcp_xmit_retransmit_queue`: resending the head of the retransmission
+            // queue restarts the timer, so a lost retransmission repaired late in a long
+            // recovery does not time out while its new copy is still on the way.
+            self.restart_timer(now);
+        } else {
+            self.ensure_timer(now);
+        }
     }
 
     /// Inlined at its calls, as the profile-guided build does (bench/README.md, "Kept: five

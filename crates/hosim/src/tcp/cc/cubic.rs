@@ -7,6 +7,7 @@
 
 use super::Controller;
 use crate::engine::time::SimTime;
+use crate::tcp::config::{CubicAlpha, SlowStartGrowth};
 use crate::tcp::rto::RtoEstimator;
 
 /// RFC 9438 §4.1: C = 0.4 (segments / s³).
@@ -54,6 +55,8 @@ pub struct Cubic {
     epoch: Option<Epoch>,
     /// W_max and cwnd_prior before the last timeout's reduction, for RFC 9438 §4.9.
     before_timeout: Option<(f64, f64)>,
+    slow_start: SlowStartGrowth,
+    alpha: CubicAlpha,
 }
 
 impl Cubic {
@@ -66,7 +69,17 @@ impl Cubic {
             cwnd_prior: 0.0,
             epoch: None,
             before_timeout: None,
+            slow_start: SlowStartGrowth::Smss,
+            alpha: CubicAlpha::Rfc9438,
         }
+    }
+
+    /// The slow-start growth rule (`tcp.slow_start_growth`) and the Reno-friendly α rule
+    /// (`tcp.cubic_alpha`).
+    pub fn with_rules(mut self, slow_start: SlowStartGrowth, alpha: CubicAlpha) -> Self {
+        self.slow_start = slow_start;
+        self.alpha = alpha;
+        self
     }
 
     /// W_max, segments.
@@ -110,8 +123,8 @@ impl Cubic {
         let cwnd = self.segs(self.cwnd);
         let acked = self.segs(acked_bytes as f64);
         // §4.3 eq. 4: W_est += α_cubic · segments_acked / cwnd; α_cubic becomes 1 once W_est
-        // has reached cwnd_prior.
-        let alpha = if e.w_est >= self.cwnd_prior { 1.0 } else { ALPHA_CUBIC };
+        // has reached cwnd_prior (Linux's `tcp_cubic.c` keeps α_cubic: `cubic_alpha = fixed`).
+        let alpha = if e.w_est >= self.cwnd_prior && self.alpha == CubicAlpha::Rfc9438 { 1.0 } else { ALPHA_CUBIC };
         e.w_est += alpha * acked / cwnd;
         let t = (now - e.start_ns) as f64 / 1e9;
         let rtt_s = rtt.srtt_ns().unwrap_or(0) as f64 / 1e9;
@@ -150,11 +163,22 @@ impl Controller for Cubic {
     }
 
     fn on_ack(&mut self, now: SimTime, acked_bytes: u64, rtt: &RtoEstimator) {
-        if (self.cwnd as u64) < self.ssthresh {
-            // RFC 9438 §4.10 → RFC 5681 §3.1 eq. (2): cwnd += min(N, SMSS) in slow start.
-            self.cwnd += acked_bytes.min(self.mss) as f64;
-        } else {
+        if (self.cwnd as u64) >= self.ssthresh {
             self.congestion_avoidance(now, acked_bytes, rtt);
+            return;
+        }
+        match self.slow_start {
+            // RFC 9438 §4.10 → RFC 5681 §3.1 eq. (2): cwnd += min(N, SMSS) in slow start.
+            SlowStartGrowth::Smss => self.cwnd += acked_bytes.min(self.mss) as f64,
+            // Linux `tcp_slow_start` from `bictcp_cong_avoid`: cwnd += N up to ssthresh, the
+            // rest to congestion avoidance.
+            SlowStartGrowth::Acked => {
+                let grown = acked_bytes.min(self.ssthresh - self.cwnd as u64);
+                self.cwnd += grown as f64;
+                if acked_bytes > grown {
+                    self.congestion_avoidance(now, acked_bytes - grown, rtt);
+                }
+            }
         }
     }
 

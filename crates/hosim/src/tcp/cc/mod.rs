@@ -7,9 +7,10 @@
 
 mod cubic;
 pub mod hystart;
+pub mod hystart_linux;
 mod reno;
 
-pub use cubic::Cubic;
+pub use cubic::{Cubic, ALPHA_CUBIC};
 pub use reno::Reno;
 
 use super::config::{CcKind, TcpConfig};
@@ -55,8 +56,14 @@ impl AnyCc {
     pub fn new(cfg: &TcpConfig) -> Self {
         let iw = cfg.initial_window_segments as u64 * cfg.mss_bytes as u64;
         match cfg.cc {
-            CcKind::Reno => AnyCc::Reno(Reno::new(cfg.mss_bytes, iw, cfg.initial_ssthresh_bytes, cfg.ca_growth)),
-            CcKind::Cubic => AnyCc::Cubic(Cubic::new(cfg.mss_bytes, iw, cfg.initial_ssthresh_bytes)),
+            CcKind::Reno => AnyCc::Reno(
+                Reno::new(cfg.mss_bytes, iw, cfg.initial_ssthresh_bytes, cfg.ca_growth)
+                    .with_slow_start(cfg.slow_start_growth),
+            ),
+            CcKind::Cubic => AnyCc::Cubic(
+                Cubic::new(cfg.mss_bytes, iw, cfg.initial_ssthresh_bytes)
+                    .with_rules(cfg.slow_start_growth, cfg.cubic_alpha),
+            ),
         }
     }
 }

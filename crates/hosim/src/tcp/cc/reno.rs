@@ -3,7 +3,7 @@
 
 use super::Controller;
 use crate::engine::time::SimTime;
-use crate::tcp::config::CaGrowth;
+use crate::tcp::config::{CaGrowth, SlowStartGrowth};
 use crate::tcp::rto::RtoEstimator;
 
 #[derive(Clone, Debug)]
@@ -13,6 +13,7 @@ pub struct Reno {
     cwnd: u64,
     ssthresh: u64,
     growth: CaGrowth,
+    slow_start: SlowStartGrowth,
     /// Bytes acknowledged since cwnd last grew by one SMSS in congestion avoidance; with
     /// `PerAckExact`, the remainder of SMSS*SMSS/cwnd carried to the next ACK (in 1/cwnd
     /// bytes).
@@ -21,7 +22,28 @@ pub struct Reno {
 
 impl Reno {
     pub fn new(mss_bytes: u32, initial_window_bytes: u64, initial_ssthresh: u64, growth: CaGrowth) -> Self {
-        Reno { mss: mss_bytes as u64, cwnd: initial_window_bytes, ssthresh: initial_ssthresh, growth, ca_acked: 0 }
+        Reno {
+            mss: mss_bytes as u64,
+            cwnd: initial_window_bytes,
+            ssthresh: initial_ssthresh,
+            growth,
+            slow_start: SlowStartGrowth::Smss,
+            ca_acked: 0,
+        }
+    }
+
+    /// The slow-start growth rule (`tcp.slow_start_growth`).
+    pub fn with_slow_start(mut self, rule: SlowStartGrowth) -> Self {
+        self.slow_start = rule;
+        self
+    }
+
+    fn congestion_avoidance(&mut self, acked_bytes: u64) {
+        match self.growth {
+            CaGrowth::Bytes => self.grow_by_bytes(acked_bytes),
+            CaGrowth::PerAck => self.grow_per_ack(),
+            CaGrowth::PerAckExact => self.grow_per_ack_exact(),
+        }
     }
 
     /// RFC 5681 §3.1, congestion avoidance by byte counting: cwnd grows by one SMSS once a
@@ -60,14 +82,21 @@ impl Controller for Reno {
     }
 
     fn on_ack(&mut self, _now: SimTime, acked_bytes: u64, _rtt: &RtoEstimator) {
-        if self.cwnd < self.ssthresh {
+        if self.cwnd >= self.ssthresh {
+            self.congestion_avoidance(acked_bytes);
+            return;
+        }
+        match self.slow_start {
             // RFC 5681 §3.1 eq. (2): cwnd += min(N, SMSS) per ACK in slow start.
-            self.cwnd += acked_bytes.min(self.mss);
-        } else {
-            match self.growth {
-                CaGrowth::Bytes => self.grow_by_bytes(acked_bytes),
-                CaGrowth::PerAck => self.grow_per_ack(),
-                CaGrowth::PerAckExact => self.grow_per_ack_exact(),
+            SlowStartGrowth::Smss => self.cwnd += acked_bytes.min(self.mss),
+            // Linux `tcp_slow_start`: cwnd += N up to ssthresh; `tcp_reno_cong_avoid` gives
+            // the rest to congestion avoidance.
+            SlowStartGrowth::Acked => {
+                let grown = acked_bytes.min(self.ssthresh - self.cwnd);
+                self.cwnd += grown;
+                if acked_bytes > grown {
+                    self.congestion_avoidance(acked_bytes - grown);
+                }
             }
         }
     }

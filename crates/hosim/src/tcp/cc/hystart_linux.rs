@@ -1,0 +1,172 @@
+//! Linux's HyStart (`tcp.linux_hystart`, a Linux dialect key): the slow-start exit of
+//! net/ipv4/tcp_cubic.c (`hystart_update`, `bictcp_hystart_reset`, `cubictcp_acked`), which is
+//! not RFC 9406 HyStart++ (`hystart.rs`). Per round trip (until snd_una passes the snd_nxt of
+//! the round's start) it watches two signals once cwnd >= `hystart_low_window` (16 segments):
+//!
+//! - ACK train: ACKs no more than `hystart_ack_delta_us` (2 ms) apart since the round began,
+//!   the train lasting longer than (delay_min + ack_delay) / 2 (`SK_PACING_NONE`: CUBIC
+//!   without fq);
+//! - delay: the smallest RTT of the round, after `HYSTART_MIN_SAMPLES` (8) samples, above
+//!   delay_min + clamp(delay_min / 8, 4 ms, 16 ms).
+//!
+//! Either sets ssthresh = cwnd at once (no Conservative Slow Start). delay_min is the
+//! smallest RTT sample of the connection. A timeout re-arms it (`cubictcp_state` on
+//! `TCP_CA_Loss`: `bictcp_reset`, `bictcp_hystart_reset`).
+
+use crate::engine::time::SimTime;
+
+/// `hystart_low_window`, segments.
+pub const LOW_WINDOW_SEGS: u64 = 16;
+/// `hystart_ack_delta_us`, ns.
+pub const ACK_DELTA_NS: SimTime = 2_000_000;
+/// `HYSTART_MIN_SAMPLES`.
+pub const MIN_SAMPLES: u32 = 8;
+/// `HYSTART_DELAY_MIN` and `HYSTART_DELAY_MAX`, ns.
+pub const DELAY_MIN_NS: SimTime = 4_000_000;
+pub const DELAY_MAX_NS: SimTime = 16_000_000;
+/// `GSO_MAX_SIZE` (bytes) and the 1 ms cap of `hystart_ack_delay`.
+const GSO_MAX_SIZE: u64 = 65_536;
+const ACK_DELAY_CAP_NS: SimTime = 1_000_000;
+
+/// Which signal ended slow start.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Exit {
+    AckTrain,
+    Delay,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct LinuxHyStart {
+    found: bool,
+    round_start_ns: SimTime,
+    last_ack_ns: SimTime,
+    end_seq: u64,
+    curr_rtt_ns: SimTime,
+    sample_cnt: u32,
+    delay_min_ns: Option<SimTime>,
+}
+
+impl LinuxHyStart {
+    /// `bictcp_hystart_reset`: a new round starts at `now`, ending at `snd_nxt`.
+    pub fn reset_round(&mut self, now: SimTime, snd_nxt: u64) {
+        self.round_start_ns = now;
+        self.last_ack_ns = now;
+        self.end_seq = snd_nxt;
+        self.curr_rtt_ns = SimTime::MAX;
+        self.sample_cnt = 0;
+    }
+
+    /// A timeout: `bictcp_reset` clears `found` and the round restarts.
+    pub fn on_timeout(&mut self, now: SimTime, snd_nxt: u64) {
+        self.found = false;
+        self.reset_round(now, snd_nxt);
+    }
+
+    /// `cubictcp_acked` for an ACK of new data with RTT sample `rtt_ns` (Linux's `ca_rtt_us`,
+    /// from the newest segment acked). `cwnd_bytes`/`ssthresh_bytes` before the ACK's growth;
+    /// `pacing_bps` is Linux's `sk_pacing_rate` in bytes/s (0 if unknown). Returns the signal
+    /// that ended slow start, if one did: the caller sets ssthresh = cwnd.
+    #[allow(clippy::too_many_arguments)]
+    pub fn on_ack(
+        &mut self,
+        now: SimTime,
+        snd_una: u64,
+        snd_nxt: u64,
+        cwnd_bytes: u64,
+        ssthresh_bytes: u64,
+        mss: u64,
+        rtt_ns: Option<SimTime>,
+        pacing_bytes_per_s: u64,
+    ) -> Option<Exit> {
+        let delay = rtt_ns?.max(1);
+        let delay_min = self.delay_min_ns.map_or(delay, |d| d.min(delay));
+        self.delay_min_ns = Some(delay_min);
+        if self.found || cwnd_bytes >= ssthresh_bytes {
+            return None;
+        }
+        // hystart_update
+        if snd_una > self.end_seq {
+            self.reset_round(now, snd_nxt);
+        }
+        if cwnd_bytes < LOW_WINDOW_SEGS * mss {
+            return None;
+        }
+        if now.saturating_sub(self.last_ack_ns) <= ACK_DELTA_NS {
+            self.last_ack_ns = now;
+            let ack_delay = (GSO_MAX_SIZE * 4 * 1_000_000_000)
+                .checked_div(pacing_bytes_per_s)
+                .map_or(0, |d| d.min(ACK_DELAY_CAP_NS));
+            let threshold = (delay_min + ack_delay) / 2;
+            if now - self.round_start_ns > threshold {
+                self.found = true;
+                return Some(Exit::AckTrain);
+            }
+        }
+        self.curr_rtt_ns = self.curr_rtt_ns.min(delay);
+        if self.sample_cnt < MIN_SAMPLES {
+            self.sample_cnt += 1;
+        } else if self.curr_rtt_ns > delay_min + (delay_min / 8).clamp(DELAY_MIN_NS, DELAY_MAX_NS) {
+            self.found = true;
+            return Some(Exit::Delay);
+        }
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MS: u64 = 1_000_000;
+    const MSS: u64 = 1000;
+
+    /// Slow start at 20 segments; the round began at 0 (ending at 100 kB).
+    fn armed() -> LinuxHyStart {
+        let mut h = LinuxHyStart::default();
+        h.reset_round(0, 100_000);
+        h
+    }
+
+    #[test]
+    fn delay_exit_after_eight_samples_above_delay_min_plus_the_clamped_eighth() {
+        // delay_min 40 ms: threshold 40 + clamp(5, 4, 16) = 45 ms. ACKs 5 ms apart (no train).
+        let mut h = armed();
+        let mut exit = None;
+        for i in 0..12u64 {
+            let rtt = if i == 0 { 40 } else { 46 };
+            exit = exit.or(h.on_ack((i + 1) * 5 * MS, 1000, 100_000, 20 * MSS, u64::MAX, MSS, Some(rtt * MS), 0));
+        }
+        assert_eq!(exit, None, "the round's minimum is 40 ms");
+        let mut h = armed();
+        h.on_ack(1, 0, 100_000, 5 * MSS, u64::MAX, MSS, Some(40 * MS), 0);
+        let exits: Vec<_> = (1..=10u64)
+            .map(|i| h.on_ack(i * 5 * MS, 1000, 100_000, 20 * MSS, u64::MAX, MSS, Some(46 * MS), 0))
+            .collect();
+        assert_eq!(exits.iter().position(|e| e.is_some()), Some(8), "the ninth sample, above 45 ms");
+        assert_eq!(exits[8], Some(Exit::Delay));
+    }
+
+    #[test]
+    fn ack_train_exit_once_close_acks_span_half_of_delay_min() {
+        // delay_min 40 ms, no pacing rate: threshold 20 ms. ACKs 1 ms apart from the round's
+        // start: the train passes 20 ms at the 21st.
+        let mut h = armed();
+        let exits: Vec<_> =
+            (1..=25u64).map(|i| h.on_ack(i * MS, 1000, 100_000, 20 * MSS, u64::MAX, MSS, Some(40 * MS), 0)).collect();
+        assert_eq!(exits.iter().position(|e| e.is_some()), Some(20));
+        assert_eq!(exits[20], Some(Exit::AckTrain));
+    }
+
+    #[test]
+    fn no_exit_below_the_low_window_or_with_acks_more_than_2_ms_apart() {
+        let mut h = armed();
+        for i in 1..=40u64 {
+            assert_eq!(h.on_ack(i * MS, 1000, 100_000, 15 * MSS, u64::MAX, MSS, Some(60 * MS), 0), None);
+        }
+        let mut h = armed();
+        for i in 1..=40u64 {
+            let at = i * 3 * MS;
+            assert_eq!(h.on_ack(at, 1000, 100_000, 20 * MSS, u64::MAX, MSS, Some(40 * MS), 0), None);
+        }
+    }
+}

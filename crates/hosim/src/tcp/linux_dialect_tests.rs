@@ -1,0 +1,144 @@
+//! The Linux dialect keys (docs/tcp.md, "Linux dialect"), each against the RFC behaviour it
+//! replaces; the `rto_rearm` key is pinned on a whole run in tests/linux_dialect.rs.
+
+use super::cc::{Controller, Cubic, ALPHA_CUBIC};
+use super::config::{CcKind, CubicAlpha, GrowthGate, Recovery, RtoFormula, SlowStartGrowth, TcpConfig};
+use super::fixtures::{config, established, ms, MSS};
+use super::rto::RtoEstimator;
+use crate::net::packet::SackBlocks;
+
+#[test]
+fn slow_start_acked_grows_cwnd_by_both_segments_of_a_delayed_ack() {
+    // A delayed ACK of segments 0 and 1: RFC 5681 eq. (2) adds min(N, SMSS), Linux
+    // `tcp_slow_start` the packets acked.
+    for (rule, want) in [(SlowStartGrowth::Smss, 11 * MSS), (SlowStartGrowth::Acked, 12 * MSS)] {
+        let mut s = established(TcpConfig { slow_start_growth: rule, ..config(Recovery::Sack) });
+        super::fixtures::ack(&mut s, 200, 2 * MSS);
+        assert_eq!(s.cwnd(), want, "{rule:?}");
+    }
+}
+
+#[test]
+fn slow_start_acked_stops_at_ssthresh_and_counts_the_rest_in_congestion_avoidance() {
+    let cfg = TcpConfig {
+        slow_start_growth: SlowStartGrowth::Acked,
+        initial_ssthresh_bytes: 11 * MSS,
+        ..config(Recovery::Sack)
+    };
+    let mut s = established(cfg);
+    super::fixtures::ack(&mut s, 200, 2 * MSS);
+    assert_eq!(s.cwnd(), 11 * MSS, "one segment to reach ssthresh, the other to byte counting");
+}
+
+/// RTO after `n` samples of `rtt_ms`, each taken one round trip after the last.
+fn rto_after(formula: RtoFormula, samples: &[u64]) -> u64 {
+    let mut r = RtoEstimator::new(ms(200), ms(1000), ms(120_000), ms(1)).with_formula(formula);
+    for (i, &rtt) in samples.iter().enumerate() {
+        let round = (i as u64 + 1) * 100;
+        r.sample_at(ms(rtt), round, round + 50);
+    }
+    r.rto_ns()
+}
+
+#[test]
+fn linux_rto_is_srtt_plus_rttvar_floored_at_the_minimum_rto() {
+    // A steady 40 ms path: RFC 6298 gives SRTT + 4 RTTVAR -> 40 ms, raised to the 200 ms
+    // minimum; Linux keeps rttvar >= tcp_rto_min, so SRTT + 200 ms.
+    let steady = [40; 30];
+    assert_eq!(rto_after(RtoFormula::Rfc6298, &steady), ms(200));
+    assert_eq!(rto_after(RtoFormula::Linux, &steady), ms(240));
+    // The first sample: RFC 3 R (raised to 200 ms), Linux R + max(2 R, 200 ms).
+    assert_eq!(rto_after(RtoFormula::Rfc6298, &[40]), ms(200));
+    assert_eq!(rto_after(RtoFormula::Linux, &[40]), ms(240));
+    assert_eq!(rto_after(RtoFormula::Linux, &[150]), ms(450));
+}
+
+#[test]
+fn linux_rto_follows_a_large_variation_then_decays_towards_the_floor() {
+    // RTT jumping between 40 and 240 ms: 4 mdev exceeds 200 ms and rttvar follows it.
+    let jumpy: Vec<u64> = (0..20).map(|i| if i % 2 == 0 { 40 } else { 240 }).collect();
+    let high = rto_after(RtoFormula::Linux, &jumpy);
+    assert!(high > ms(450), "{high}");
+    let mut calm = jumpy.clone();
+    calm.extend([90; 40]);
+    let settled = rto_after(RtoFormula::Linux, &calm);
+    assert!((ms(289)..=ms(291)).contains(&settled), "decays to SRTT + 200 ms: {settled} from {high}");
+}
+
+/// Reno-friendly W_est after `rounds` round trips of 10 ms in congestion avoidance, starting
+/// from a loss at 100 segments (cwnd = ssthresh = 70, W_max = cwnd_prior = 100).
+fn w_est_after(alpha: CubicAlpha, rounds: u64) -> f64 {
+    let mut rtt = RtoEstimator::new(ms(200), ms(1000), ms(60_000), ms(1));
+    rtt.sample(ms(10));
+    let mut cc = Cubic::new(MSS as u32, 100 * MSS, u64::MAX).with_rules(SlowStartGrowth::Smss, alpha);
+    let ssthresh = cc.on_congestion_event(0, 100 * MSS, &rtt);
+    cc.set_cwnd(ssthresh);
+    for r in 0..rounds {
+        let segs = cc.cwnd() / MSS;
+        for _ in 0..segs {
+            cc.on_ack(ms(10 * r + 1), MSS, &rtt);
+        }
+    }
+    cc.w_est().expect("in congestion avoidance")
+}
+
+#[test]
+fn cubic_alpha_fixed_keeps_the_reno_friendly_increase_at_0_53() {
+    // W_est reaches cwnd_prior = 100 after about 30 / 0.53 = 57 rounds; RFC 9438 §4.3 then
+    // grows it by one segment per round, Linux by α_cubic still.
+    let fixed = w_est_after(CubicAlpha::Fixed, 100);
+    let rfc = w_est_after(CubicAlpha::Rfc9438, 100);
+    assert!((fixed - (70.0 + 100.0 * ALPHA_CUBIC)).abs() < 1.0, "{fixed}");
+    assert!(rfc > fixed + 15.0, "rfc {rfc}, fixed {fixed}");
+}
+
+/// ACKs of one segment each from a receiver whose window is 5 segments, `n` of them.
+fn rwnd_limited_cwnd(gate: GrowthGate, n: u64) -> u64 {
+    let mut s = established(TcpConfig { growth_gate: gate, ..config(Recovery::Sack) });
+    let mut acked = 0;
+    let mut out = Vec::new();
+    for i in 0..n {
+        acked += MSS;
+        out.clear();
+        s.on_ack(ms(200 + i), acked, &SackBlocks::default(), false, 5 * MSS, &mut out);
+    }
+    s.cwnd()
+}
+
+#[test]
+fn growth_gate_cwnd_limited_stops_growth_behind_a_small_receive_window() {
+    // RFC 5681 grows cwnd on every ACK of new data; Linux `tcp_is_cwnd_limited` lets slow
+    // start grow it only to twice the most that was in flight (the initial window, 10
+    // segments), and nothing while the receive window holds the flow at 5.
+    assert_eq!(rwnd_limited_cwnd(GrowthGate::Always, 200), 210 * MSS);
+    assert_eq!(rwnd_limited_cwnd(GrowthGate::CwndLimited, 200), 20 * MSS);
+}
+
+/// CUBIC in slow start, every segment acknowledged on its own `rtt_ms(k)` after it was sent
+/// (the ACKs of one flight arrive together), until 300 segments are acknowledged.
+fn cubic_slow_start(linux_hystart: bool, rtt_ms: impl Fn(u64) -> u64) -> super::sender::TcpSender {
+    let cfg = TcpConfig { cc: CcKind::Cubic, linux_hystart, ..config(Recovery::Sack) };
+    let mut s = established(cfg);
+    let mut sent_at: Vec<u64> = vec![100; 10];
+    let mut now = 0;
+    for k in 0..300 {
+        now = (sent_at[k as usize] + rtt_ms(k)).max(now);
+        for _ in super::fixtures::ack(&mut s, now, (k + 1) * MSS) {
+            sent_at.push(now);
+        }
+    }
+    s
+}
+
+#[test]
+fn linux_hystart_leaves_slow_start_at_once_on_a_delay_increase() {
+    // RTT 100 ms, then 120 ms from segment 40: above 100 + clamp(100/8, 4, 16) = 112.5 ms
+    // (tcp_cubic.c HYSTART_DELAY): ssthresh = cwnd at the ninth sample of that round.
+    let s = cubic_slow_start(true, |k| if k < 40 { 100 } else { 120 });
+    assert_eq!((s.stats.hystart_delay_exits, s.stats.hystart_train_exits), (1, 0));
+    assert!(s.ssthresh() < 100 * MSS && s.ssthresh() <= s.cwnd(), "{} {}", s.ssthresh(), s.cwnd());
+    let s = cubic_slow_start(true, |k| if k < 40 { 100 } else { 110 });
+    assert_eq!(s.ssthresh(), u64::MAX, "10 ms is below the 12.5 ms threshold");
+    let s = cubic_slow_start(false, |k| if k < 40 { 100 } else { 120 });
+    assert_eq!(s.ssthresh(), u64::MAX, "RFC 5681 slow start has no delay signal");
+}

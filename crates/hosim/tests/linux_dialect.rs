@@ -1,0 +1,109 @@
+//! The `linux` profile's dialect keys (docs/tcp.md, "Linux dialect"): each pinned on a run
+//! where the key changes what happens, against the RFC behaviour it replaces.
+
+mod common;
+
+use hosim::sim::World;
+
+/// Four bulk flows through a 10 Mb/s, 16 ms bottleneck with a 50-packet DropTail queue (base
+/// RTT 36 ms), `linux` profile plus `extra` in `[tcp]`, 30 s.
+fn four_flows_small_queue(extra: &str, seed: u64) -> World {
+    let text = format!(
+        r#"
+duration_s = 30.0
+topology = "dumbbell"
+[dumbbell]
+flows = 4
+bottleneck_bps = 10e6
+bottleneck_delay_s = 0.016
+queue_packets = 50
+access_bps = 100e6
+access_delay_s = 0.001
+app = "bulk"
+[tcp]
+profile = "linux"
+{extra}
+"#
+    );
+    common::run_world(&text, seed, false)
+}
+
+/// The other Linux dialect keys at their RFC values: the `linux` profile before issue 35.
+const RFC_KEYS: &str = "slow_start_growth = \"smss\"\nrto_formula = \"rfc6298\"\ncubic_alpha = \"rfc9438\"\n\
+                        growth_gate = \"always\"\nlinux_hystart = false";
+
+/// Segments that reached a receiver twice, over all flows.
+fn duplicates(w: &World) -> u64 {
+    w.flows.iter().map(|f| f.receiver.stats.duplicate_segments).sum()
+}
+
+#[test]
+fn linux_rto_rearm_on_head_retransmit_keeps_a_late_lost_retransmission_from_timing_out() {
+    // Seed 1: flow3's segment 2163 is dropped, its first retransmission is dropped too and
+    // RACK resends it 111 ms later; with the timer running from the last ACK of new data it
+    // expires 80 ms after that resend, before the resend's ACK is back: a spurious timeout
+    // whose go-back-N resends 21 segments the receiver already holds (likewise flow2 at
+    // 22.4 s). Linux restarts the timer on the resend of the head (`tcp_xmit_retransmit_queue`).
+    let old = four_flows_small_queue(&format!("{RFC_KEYS}\nrto_rearm = \"new-ack\""), 1);
+    assert_eq!(duplicates(&old), 35, "the defect, under the RFC 6298 (5.3) rule alone");
+    assert_eq!(old.flows.iter().map(|f| f.sender.stats.timeouts).sum::<u64>(), 2);
+    let new = four_flows_small_queue(RFC_KEYS, 1);
+    assert_eq!(new.flows[0].sender.cfg.rto_rearm, hosim::tcp::RtoRearm::HeadRetransmit);
+    assert_eq!(duplicates(&new), 0);
+    assert_eq!(new.flows.iter().map(|f| f.sender.stats.timeouts).sum::<u64>(), 0);
+}
+
+#[test]
+fn linux_profile_resends_nothing_the_receivers_already_hold_on_the_small_queue() {
+    // The whole profile, seeds 1-5 (under the old profile seeds 1, 2, 4 and 5 had 10-35
+    // duplicates): every retransmission repairs a drop.
+    for seed in 1..=5 {
+        let w = four_flows_small_queue("", seed);
+        assert_eq!(duplicates(&w), 0, "seed {seed}");
+    }
+}
+
+#[test]
+fn linux_profile_selects_every_dialect_key_and_a_key_wins_over_it() {
+    use hosim::tcp::{CubicAlpha, GrowthGate, Profile, RtoFormula, RtoRearm, SlowStartGrowth};
+    let linux = Profile::Linux.config();
+    assert_eq!(
+        (linux.rto_rearm, linux.slow_start_growth, linux.rto_formula, linux.cubic_alpha, linux.growth_gate),
+        (
+            RtoRearm::HeadRetransmit,
+            SlowStartGrowth::Acked,
+            RtoFormula::Linux,
+            CubicAlpha::Fixed,
+            GrowthGate::CwndLimited
+        )
+    );
+    assert!(linux.linux_hystart);
+    for p in [Profile::Rfc, Profile::Ns2, Profile::Ns3] {
+        let c = p.config();
+        assert_eq!(
+            (c.rto_rearm, c.slow_start_growth, c.rto_formula, c.cubic_alpha, c.growth_gate, c.linux_hystart),
+            (
+                RtoRearm::NewAck,
+                SlowStartGrowth::Smss,
+                RtoFormula::Rfc6298,
+                CubicAlpha::Rfc9438,
+                GrowthGate::Always,
+                false
+            ),
+            "{p:?}"
+        );
+    }
+    let w = four_flows_small_queue("rto_formula = \"rfc6298\"\ngrowth_gate = \"always\"", 1);
+    let cfg = &w.flows[0].sender.cfg;
+    assert_eq!(
+        (cfg.rto_formula, cfg.growth_gate, cfg.cubic_alpha),
+        (RtoFormula::Rfc6298, GrowthGate::Always, CubicAlpha::Fixed)
+    );
+}
+
+#[test]
+fn a_bad_dialect_value_names_its_key() {
+    let text = "duration_s = 1.0\ntopology = \"dumbbell\"\n[tcp]\nprofile = \"linux\"\nrto_formula = \"bsd\"\n";
+    let err = hosim::scenario::load(text, "t", &[]).expect_err("rejected").to_string();
+    assert!(err.contains("rto_formula"), "{err}");
+}
