@@ -294,6 +294,55 @@ impl Profile {
 mod tests {
     use super::*;
 
+    /// Two dialects were added at once and both took bits 26-31: every key needs its own bit,
+    /// or setting one key would mark another as explicitly set.
+    #[test]
+    fn every_profile_key_has_a_bit_of_its_own() {
+        let keys = [
+            ProfileKeys::MSS,
+            ProfileKeys::HEADER,
+            ProfileKeys::INITIAL_WINDOW,
+            ProfileKeys::MIN_RTO,
+            ProfileKeys::INITIAL_RTO,
+            ProfileKeys::MAX_RTO,
+            ProfileKeys::CLOCK_GRANULARITY,
+            ProfileKeys::DELAYED_ACK,
+            ProfileKeys::DELAYED_ACK_SEGMENTS,
+            ProfileKeys::DELAYED_ACK_TIMEOUT,
+            ProfileKeys::QUICKACK,
+            ProfileKeys::RWND,
+            ProfileKeys::LIMITED_TRANSMIT,
+            ProfileKeys::NEWRENO_TIMER,
+            ProfileKeys::NEWRENO_REENTRY,
+            ProfileKeys::CA_GROWTH,
+            ProfileKeys::RTO_SSTHRESH,
+            ProfileKeys::RESCUE,
+            ProfileKeys::CC,
+            ProfileKeys::RECOVERY_RATE,
+            ProfileKeys::LOSS_DETECTION,
+            ProfileKeys::FRTO,
+            ProfileKeys::HYSTART,
+            ProfileKeys::FAST_RETRANSMIT_WINDOW,
+            ProfileKeys::NEWRENO_EXIT,
+            ProfileKeys::SACK_ENTRY,
+            ProfileKeys::SACK_RETRANSMIT,
+            ProfileKeys::FAST_RETRANSMIT_TIMER,
+            ProfileKeys::SACK_PIPE,
+            ProfileKeys::RTO_REARM,
+            ProfileKeys::SLOW_START_GROWTH,
+            ProfileKeys::RTO_FORMULA,
+            ProfileKeys::CUBIC_ALPHA,
+            ProfileKeys::GROWTH_GATE,
+            ProfileKeys::LINUX_HYSTART,
+        ];
+        let mut seen = 0u64;
+        for k in keys {
+            assert_eq!(k.0.count_ones(), 1, "{k:?}");
+            assert_eq!(seen & k.0, 0, "{k:?} shares its bit");
+            seen |= k.0;
+        }
+    }
+
     #[test]
     fn rebase_keeps_fields_set_by_a_key_and_takes_the_rest() {
         let mut base = Profile::Rfc.config();
