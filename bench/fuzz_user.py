@@ -227,6 +227,17 @@ def error_line_ok(msg: str) -> bool:
         m in msg for m in ("key `", "line ", ".toml", ": ", "--set", "option"))
 
 
+def crash_cause(stderr: str) -> str:
+    """The line of a crash's stderr that says what happened (a panic, a failed allocation)."""
+    lines = stderr.splitlines()
+    for i, line in enumerate(lines):
+        if "panicked at" in line:
+            return " ".join(lines[i:i + 2])
+        if "memory allocation" in line or "Traceback" in line or "error:" in line:
+            return line
+    return stderr[-300:]
+
+
 def run_cli(case: Case, tmp: Path, hosim: str, timeout: float) -> Outcome:
     if case.text:
         path = tmp / case.source
@@ -252,7 +263,7 @@ def run_cli(case: Case, tmp: Path, hosim: str, timeout: float) -> Outcome:
     peak = usage.ru_maxrss / 1024
     stderr = (tmp / "err").read_text(encoding="utf-8", errors="replace")
     if os.WIFSIGNALED(status):
-        return Outcome("fail", f"signal {os.WTERMSIG(status)}: {stderr[-300:]}", peak)
+        return Outcome("fail", f"signal {os.WTERMSIG(status)}: {crash_cause(stderr)}", peak)
     code = os.WEXITSTATUS(status)
     if code == 0:
         try:
@@ -265,7 +276,7 @@ def run_cli(case: Case, tmp: Path, hosim: str, timeout: float) -> Outcome:
         if len(lines) == 1 and error_line_ok(lines[0]):
             return Outcome("input", lines[0], peak)
         return Outcome("fail", f"exit 2 but not one line naming a key: {stderr[:400]!r}", peak)
-    return Outcome("fail", f"exit {code}: {stderr[-400:]!r}", peak)
+    return Outcome("fail", f"exit {code}: {crash_cause(stderr)!r}", peak)
 
 
 WORKER = r"""
@@ -324,7 +335,7 @@ class Worker:
             p.wait()
             err = self.err_path.read_text(encoding="utf-8", errors="replace")
             self.stop()
-            return Outcome("fail", f"worker died (exit {p.returncode}): {err[-300:]!r}")
+            return Outcome("fail", f"worker died (exit {p.returncode}): {crash_cause(err)!r}")
         r = json.loads(line)
         return Outcome(r["cls"], r.get("detail", ""), r["maxrss_kb"] / 1024, r.get("summary"))
 
@@ -344,10 +355,11 @@ def case_duration(case: Case) -> float | None:
                 duration = float(line.split("= ")[1])
     for k, v in case.sets:
         if k == "duration_s":
-            try:
-                duration = float(v)
-            except ValueError:
-                pass
+            from hosim.api import parse_toml_value
+
+            value = parse_toml_value(v)  # as the core reads it: 0x10 is 16, 1_000 is 1000
+            if isinstance(value, (int, float)) and not isinstance(value, bool):
+                duration = float(value)
     return duration
 
 

@@ -55,6 +55,9 @@ def test_the_fuzzers_checks_catch_a_wrapped_start_a_goodput_above_the_link_and_t
     assert "delivered" in fz.implausible(case, {**good, "flows": [{**flow, "bytes_delivered": 1461}]})
     assert "sim_time_s" in fz.implausible(case, {**good, "sim_time_s": 3.0})
     assert "conserved" in fz.implausible(case, {**good, "invariants": {**inv, "packets_dropped": 0}})
+    # A duration read as the core reads it (hex), so a run of 16 s is not "longer than 2 s".
+    hexed = fz.Case(0, "cli", "preset:hsdpa", sets=[("duration_s", "2"), ("duration_s", "0x10")])
+    assert fz.case_duration(hexed) == 16.0
     assert fz.error_line_ok("x.toml: key `a.b`: must be > 0, got -1")
     assert not fz.error_line_ok("x.toml: key `a`\nTraceback (most recent call last):")
     assert not fz.error_line_ok("")
