@@ -34,7 +34,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections import Counter
+from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -408,6 +408,7 @@ def main() -> int:
     ap.add_argument("--verbose", action="store_true", help="print every case's outcome on stderr")
     args = ap.parse_args()
     counts: Counter[tuple[str, str]] = Counter()
+    peaks: dict[tuple[str, str], float] = defaultdict(float)
     failures: list[str] = []
     slow: list[str] = []
     t0 = time.monotonic()
@@ -432,6 +433,7 @@ def main() -> int:
             if o.cls in ("ok", "input") and o.peak_mb > memory_bound_mb(case):
                 o = Outcome("fail", f"peak {o.peak_mb:.0f} MB > bound {memory_bound_mb(case):.0f} MB", o.peak_mb)
             counts[(case.mode, o.cls)] += 1
+            peaks[(case.mode, o.cls)] = max(peaks[(case.mode, o.cls)], o.peak_mb)
             what = f"case {i} [{case.mode} {case.label} sets={case.sets}]"
             if args.verbose:
                 print(f"{o.cls} {o.peak_mb:.0f} MB {what}: {o.detail[:160]}", file=sys.stderr, flush=True)
@@ -442,9 +444,9 @@ def main() -> int:
                 slow.append(f"{what}: {o.detail}")
         worker.stop()
     print(f"{args.count} cases (seed {args.seed}, from {args.start}) in {time.monotonic() - t0:.0f} s")
-    print("| mode | class | cases |\n|---|---|---|")
+    print("| mode | class | cases | largest peak RSS (MB) |\n|---|---|---|---|")
     for (mode, cls), n in sorted(counts.items()):
-        print(f"| {mode} | {cls} | {n} |")
+        print(f"| {mode} | {cls} | {n} | {peaks[(mode, cls)]:.0f} |")
     for s in slow:
         print(f"slow: {s}")
     for f in failures:
