@@ -4,8 +4,12 @@ Each case is an explicit graph (nodes, links, flows, sometimes a Mahimahi trace 
 preset with ``--set`` overrides, with values drawn from pools of ordinary, huge, tiny,
 negative, NaN/inf, non-ASCII and multi-line values. A case runs either through the ``hosim``
 command (a subprocess per case: exit code, stderr, peak RSS from ``wait4``) or through
-``hosim.run_text`` / ``hosim.run`` in a worker process (restarted if it dies). Checked per case:
+``hosim.run_text`` / ``hosim.run`` in a worker process (restarted if it dies); with
+``--pcap-share``, a share of the graphs runs with ``--out DIR --pcap all --pcap-format pcap``
+and its capture files are read back. Checked per case:
 
+- with ``--pcap-share``: a file per captured link, none cut short, as many records as the
+  summary's packets;
 - the exit class: ``ok`` (exit 0), ``input`` (exit 2, or ``hosim.ScenarioError``), else a failure;
 - an input error is one line and names a key, a line, a file or an option;
 - peak memory against a bound computed from the input (``memory_bound_mb``);
@@ -17,7 +21,8 @@ command (a subprocess per case: exit code, stderr, peak RSS from ``wait4``) or t
     python bench/fuzz_user.py --count 10000 --seed 39 --timeout 20 > bench/results/fuzz_user.txt
 
 prints a table of cases per class and every failure (exit 1 when any). ``tests/test_fuzz_user.py``
-runs a short slice. ``--out`` and signals are not exercised here (the CLI's own work).
+runs a short slice. Other ``--out`` cases (used, read-only and full directories) and signals
+are not exercised here: they are the CLI's own work.
 """
 
 from __future__ import annotations
@@ -238,6 +243,40 @@ def crash_cause(stderr: str) -> str:
     return stderr[-300:]
 
 
+def pcap_records(path: Path) -> int:
+    """Records of a classic pcap file; raises ValueError if it is cut short."""
+    data = path.read_bytes()
+    if len(data) < 24 or data[:4] not in (b"\xd4\xc3\xb2\xa1", b"\xa1\xb2\xc3\xd4"):
+        raise ValueError("no pcap header")
+    order = "little" if data[:4] == b"\xd4\xc3\xb2\xa1" else "big"
+    at, n = 24, 0
+    while at < len(data):
+        if at + 16 > len(data):
+            raise ValueError(f"cut short at byte {at}")
+        at += 16 + int.from_bytes(data[at + 8:at + 12], order)
+        n += 1
+    if at != len(data):
+        raise ValueError(f"cut short: record ends at byte {at} of {len(data)}")
+    return n
+
+
+def capture_problem(outdir: Path, summary: dict[str, Any]) -> str | None:
+    """What is wrong with a run's classic pcap files: a file per captured link, each whole,
+    holding as many records as the summary says the link started to transmit."""
+    links = summary.get("capture", {}).get("links", [])
+    files = [link["file"] for link in links]
+    if len(set(files)) != len(files):
+        return f"two links share a file: {sorted(files)}"
+    for link in links:
+        try:
+            n = pcap_records(outdir / link["file"])
+        except (OSError, ValueError) as e:
+            return f"{link['file']}: {e}"
+        if n != link["packets"]:
+            return f"{link['file']}: {n} records, the summary says {link['packets']}"
+    return None
+
+
 def run_cli(case: Case, tmp: Path, hosim: str, timeout: float) -> Outcome:
     if case.text:
         path = tmp / case.source
@@ -245,7 +284,12 @@ def run_cli(case: Case, tmp: Path, hosim: str, timeout: float) -> Outcome:
         scen = str(path)
     else:
         scen = case.source
-    argv = [hosim, "run", scen, "--json"]
+    outdir = tmp / "run-out"
+    shutil.rmtree(outdir, ignore_errors=True)
+    if case.mode == "pcap":
+        argv = [hosim, "run", scen, "--out", str(outdir), "--no-traces", "--pcap", "all", "--pcap-format", "pcap"]
+    else:
+        argv = [hosim, "run", scen, "--json"]
     for k, v in case.sets:
         argv += ["--set", f"{k}={v}"]
     t0 = time.monotonic()
@@ -266,10 +310,15 @@ def run_cli(case: Case, tmp: Path, hosim: str, timeout: float) -> Outcome:
         return Outcome("fail", f"signal {os.WTERMSIG(status)}: {crash_cause(stderr)}", peak)
     code = os.WEXITSTATUS(status)
     if code == 0:
+        summary_file = outdir / "summary.json" if case.mode == "pcap" else tmp / "out"
         try:
-            summary = json.loads((tmp / "out").read_text(encoding="utf-8"))
-        except ValueError as e:
+            summary = json.loads(summary_file.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as e:
             return Outcome("fail", f"exit 0 without a JSON summary: {e}", peak)
+        if case.mode == "pcap":
+            wrong = capture_problem(outdir, summary)
+            if wrong:
+                return Outcome("fail", f"capture: {wrong}", peak)
         return Outcome("ok", "", peak, summary)
     if code == 2:
         lines = [ln for ln in stderr.splitlines() if ln.strip() and not ln.startswith("hosim: warning")]
@@ -405,6 +454,9 @@ def main() -> int:
     ap.add_argument("--timeout", type=float, default=20.0)
     ap.add_argument("--limit-mb", type=int, default=2048, help="address-space limit of the worker")
     ap.add_argument("--hosim", default=shutil.which("hosim") or "hosim")
+    ap.add_argument("--pcap-share", type=float, default=0.0,
+                    help="share of the graphs run by `hosim run --out DIR --pcap all --pcap-format pcap`, "
+                    "whose files are checked (a separate mode: 0 by default)")
     ap.add_argument("--verbose", action="store_true", help="print every case's outcome on stderr")
     args = ap.parse_args()
     counts: Counter[tuple[str, str]] = Counter()
@@ -417,7 +469,12 @@ def main() -> int:
         worker = Worker(sys.executable, args.limit_mb, tmp / "worker.err")
         for i in range(args.start, args.start + args.count):
             case = make_case(args.seed, i, tmp)
-            o = run_cli(case, tmp, args.hosim, args.timeout) if case.mode == "cli" else worker.run(case, args.timeout)
+            if case.text and random.Random(args.seed * 31 + i).random() < args.pcap_share:
+                case.mode = "pcap"
+            if case.mode == "py":
+                o = worker.run(case, args.timeout)
+            else:
+                o = run_cli(case, tmp, args.hosim, args.timeout)
             if o.cls == "ok" and o.summary is not None:
                 why = implausible(case, o.summary)
                 if why:

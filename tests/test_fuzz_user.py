@@ -34,11 +34,12 @@ def hosim_command() -> str:
 def test_a_slice_of_user_level_cases_ends_in_success_or_one_line_input_errors() -> None:
     proc = subprocess.run(
         [sys.executable, str(BENCH / "fuzz_user.py"), "--count", "40", "--seed", "39", "--timeout", "30",
-         "--hosim", hosim_command()],
+         "--pcap-share", "0.3", "--hosim", hosim_command()],
         capture_output=True, text=True, timeout=600,
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert "| py | ok |" in proc.stdout and "| py | input |" in proc.stdout, proc.stdout
+    for row in ("| py | ok |", "| py | input |", "| pcap | ok |"):
+        assert row in proc.stdout, proc.stdout
 
 
 def test_the_fuzzers_checks_catch_a_wrapped_start_a_goodput_above_the_link_and_two_line_errors() -> None:
@@ -61,3 +62,18 @@ def test_the_fuzzers_checks_catch_a_wrapped_start_a_goodput_above_the_link_and_t
     assert fz.error_line_ok("x.toml: key `a.b`: must be > 0, got -1")
     assert not fz.error_line_ok("x.toml: key `a`\nTraceback (most recent call last):")
     assert not fz.error_line_ok("")
+
+
+def test_the_capture_check_catches_a_shared_file_a_cut_file_and_a_wrong_count(tmp_path: Path) -> None:
+    fz = load_fuzzer()
+    header = bytes.fromhex("d4c3b2a1") + bytes(20)
+    record = (0).to_bytes(8, "little") + (4).to_bytes(4, "little") * 2 + b"abcd"
+    (tmp_path / "a.pcap").write_bytes(header + record * 2)
+    (tmp_path / "b.pcap").write_bytes(header + record + record[:10])
+    links = [{"name": "a", "file": "a.pcap", "packets": 2}]
+    assert fz.capture_problem(tmp_path, {"capture": {"links": links}}) is None
+    shared = links + [{"name": "a2", "file": "a.pcap", "packets": 2}]
+    assert "share" in fz.capture_problem(tmp_path, {"capture": {"links": shared}})
+    cut = [{"name": "b", "file": "b.pcap", "packets": 2}]
+    assert "cut short" in fz.capture_problem(tmp_path, {"capture": {"links": cut}})
+    assert "records" in fz.capture_problem(tmp_path, {"capture": {"links": [{**links[0], "packets": 3}]}})
