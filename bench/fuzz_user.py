@@ -244,19 +244,25 @@ def crash_cause(stderr: str) -> str:
 
 
 def pcap_records(path: Path) -> int:
-    """Records of a classic pcap file; raises ValueError if it is cut short."""
-    data = path.read_bytes()
-    if len(data) < 24 or data[:4] not in (b"\xd4\xc3\xb2\xa1", b"\xa1\xb2\xc3\xd4"):
-        raise ValueError("no pcap header")
-    order = "little" if data[:4] == b"\xd4\xc3\xb2\xa1" else "big"
-    at, n = 24, 0
-    while at < len(data):
-        if at + 16 > len(data):
-            raise ValueError(f"cut short at byte {at}")
-        at += 16 + int.from_bytes(data[at + 8:at + 12], order)
-        n += 1
-    if at != len(data):
-        raise ValueError(f"cut short: record ends at byte {at} of {len(data)}")
+    """Records of a classic pcap file; raises ValueError if it is cut short. Reads only the
+    headers: a whole file in memory would raise this process's peak RSS, which Linux then
+    counts in the peak of every child it forks (the child's mm starts as a copy of ours)."""
+    size = path.stat().st_size
+    with open(path, "rb") as f:
+        head = f.read(24)
+        if len(head) < 24 or head[:4] not in (b"\xd4\xc3\xb2\xa1", b"\xa1\xb2\xc3\xd4"):
+            raise ValueError("no pcap header")
+        order = "little" if head[:4] == b"\xd4\xc3\xb2\xa1" else "big"
+        at, n = 24, 0
+        while at < size:
+            rec = f.read(16)
+            if len(rec) < 16:
+                raise ValueError(f"cut short at byte {at}")
+            at += 16 + int.from_bytes(rec[8:12], order)
+            f.seek(at)
+            n += 1
+    if at != size:
+        raise ValueError(f"cut short: record ends at byte {at} of {size}")
     return n
 
 
