@@ -178,7 +178,7 @@ def test_classic_pcap_writes_one_file_per_link_with_microsecond_stamps(tmp_path:
                  "--set", "tcp.recovery=sack"])
     assert code == 0
     summary = json.loads((tmp_path / "summary.json").read_text())
-    assert summary["capture"]["files"] == ["router-_senb.pcap", "senb-_router.pcap"]
+    assert summary["capture"]["files"] == ["router-%3Esenb.pcap", "senb-%3Erouter.pcap"]
     for link in summary["capture"]["links"]:
         with open(tmp_path / link["file"], "rb") as f:
             reader = dpkt.pcap.Reader(f)

@@ -206,6 +206,21 @@ fn start_capture(
         };
         links[i] = true;
     }
+    if format == CaptureFormat::Pcap {
+        // A file per link, named after it: a name too long for a file is refused before the run.
+        let too_long =
+            world.links.iter().zip(&links).find(|(l, on)| {
+                **on && observe::pcap::pcap_file_name(&l.name).len() > observe::pcap::MAX_FILE_NAME_BYTES
+            });
+        if let Some((l, _)) = too_long {
+            let shown: String = l.name.chars().take(40).collect();
+            let problem = format!(
+                "the pcap file name of link {shown:?}... would be longer than {} bytes; capture it with format \"pcapng\"",
+                observe::pcap::MAX_FILE_NAME_BYTES
+            );
+            return Err(ScenarioError::new(source, "capture.format", &problem).into());
+        }
+    }
     let flows = world
         .flows
         .iter()

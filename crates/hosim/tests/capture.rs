@@ -102,3 +102,98 @@ fn unknown_capture_link_is_an_input_error_naming_the_key() {
         "{msg}"
     );
 }
+
+/// Two links whose names differ only in characters a file name cannot hold (`a>b` and `a<b`,
+/// which were both `a_b.pcap`) and non-ASCII names each get a file of their own, whose name
+/// reads back as the link's, and each file holds all its link's packets.
+#[test]
+fn classic_pcap_file_names_are_unique_and_give_back_the_link_name() {
+    let text = r#"
+        duration_s = 1.0
+        [[nodes]]
+        name = "h1"
+        kind = "host"
+        [[nodes]]
+        name = "h2"
+        kind = "host"
+        [[nodes]]
+        name = "r"
+        kind = "router"
+        [[links]]
+        name = "a>b"
+        from = "h1"
+        to = "r"
+        rate_bps = 10e6
+        delay_s = 0.001
+        [[links]]
+        name = "a<b"
+        from = "r"
+        to = "h2"
+        rate_bps = 10e6
+        delay_s = 0.001
+        [[flows]]
+        src = "h1"
+        dst = "h2"
+    "#;
+    // Overrides cannot rename links, so the non-ASCII names come from a second text.
+    let text2 = text.replace("a>b", "ü/x").replace("a<b", "ü_x");
+    for (i, text) in [text.to_string(), text2].iter().enumerate() {
+        let dir = temp_dir(&format!("names{i}"));
+        let capture =
+            CaptureOptions { dir: Some(dir.clone()), links: Some(vec!["all".into()]), format: Some("pcap".into()) };
+        let out = hosim::run(text, "names.toml", &RunOptions { capture, ..Default::default() }).expect("run");
+        let want = expected(&out.summary);
+        let files: Vec<String> = out.summary["capture"]["files"]
+            .as_array()
+            .expect("files")
+            .iter()
+            .map(|f| f.as_str().expect("a name").to_string())
+            .collect();
+        assert_eq!(files.len(), want.len(), "a file per captured link: {files:?}");
+        for (name, n) in &want {
+            let file = hosim::observe::pcap::pcap_file_name(name);
+            assert!(files.contains(&file), "{file} in {files:?}");
+            assert_eq!(percent_decode(file.strip_suffix(".pcap").expect(".pcap")), *name);
+            let mut reader = PcapReader::new(std::fs::File::open(dir.join(&file)).expect("file")).expect("pcap");
+            let mut count = 0;
+            while let Some(p) = reader.next_packet() {
+                p.expect("a whole record: the file was not shared");
+                count += 1;
+            }
+            assert_eq!(count, *n, "{file}");
+        }
+        std::fs::remove_dir_all(dir).expect("clean up");
+    }
+}
+
+fn percent_decode(s: &str) -> String {
+    let (mut out, b) = (Vec::new(), s.as_bytes());
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'%' {
+            out.push(u8::from_str_radix(&s[i + 1..i + 3], 16).expect("hex"));
+            i += 3;
+        } else {
+            out.push(b[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8(out).expect("UTF-8")
+}
+
+#[test]
+fn a_link_name_too_long_for_a_pcap_file_is_refused_before_the_run() {
+    let dir = temp_dir("long");
+    let capture =
+        CaptureOptions { dir: Some(dir.clone()), links: Some(vec!["all".into()]), format: Some("pcap".into()) };
+    // 100 `>` become 300 bytes of `%3E`.
+    let long = format!(
+        "duration_s = 1.0\n[[nodes]]\nname = \"a\"\nkind = \"host\"\n[[nodes]]\nname = \"b\"\nkind = \"host\"\n\
+         [[links]]\nname = \"{}\"\nfrom = \"a\"\nto = \"b\"\nrate_bps = 1e6\ndelay_s = 0.01\n[[flows]]\nsrc = \"a\"\ndst = \"b\"\n",
+        ">".repeat(100)
+    );
+    let err = hosim::run(&long, "long.toml", &RunOptions { capture, ..Default::default() }).err().expect("refused");
+    let msg = err.to_string();
+    assert!(matches!(err, hosim::Error::Scenario(_)) && msg.contains("capture.format") && !msg.contains('\n'), "{msg}");
+    assert!(!dir.join(hosim::observe::pcap::pcap_file_name(&">".repeat(100))).exists());
+}

@@ -19,3 +19,12 @@ pub mod inter_rat;
 pub mod lte_x2;
 pub mod ran;
 pub mod vertical;
+
+/// Most handovers a run may plan (on average, over all its mobiles). Each one is an event, a
+/// log entry and a summary record of a few kilobytes (an fcp run of 250,000 handovers peaked at
+/// 1.6 GB), so their number, not the simulated time, would otherwise set the memory of a run.
+pub const MAX_HANDOVERS_PER_RUN: f64 = 1e5;
+
+/// Most samples of a periodic measurement (a delivery time series): each is kept to the end of
+/// the run.
+pub const MAX_SAMPLES_PER_RUN: f64 = 1e6;

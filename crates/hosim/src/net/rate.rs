@@ -26,6 +26,9 @@ use crate::engine::time::{SimTime, NS_PER_S};
 /// Capacity of one Mahimahi delivery opportunity.
 pub const MAHIMAHI_OPPORTUNITY_BYTES: u64 = 1500;
 
+/// The latest timestamp a Mahimahi trace may give: 1e9 s, the longest time of a scenario.
+pub const MAX_TRACE_MS: u64 = 1_000_000_000_000;
+
 #[derive(Clone, Debug, PartialEq)]
 pub enum LevelDist {
     /// Uniform on [min_bps, max_bps].
@@ -85,7 +88,9 @@ pub enum RateModel {
 
 impl RateModel {
     /// Parses a Mahimahi trace: one non-negative integer millisecond timestamp per line,
-    /// non-decreasing, last one > 0. Blank lines are ignored. Errors name the line.
+    /// non-decreasing, last one > 0 and at most [`MAX_TRACE_MS`]. Blank lines are ignored.
+    /// Errors name the line. Memory and time grow with the number of lines, not with the
+    /// timestamps: a gap between two opportunities is one segment at rate 0.
     pub fn from_mahimahi(text: &str) -> Result<RateModel, String> {
         let mut stamps: Vec<u64> = Vec::new();
         for (i, line) in text.lines().enumerate() {
@@ -93,9 +98,16 @@ impl RateModel {
             if s.is_empty() {
                 continue;
             }
-            let t: u64 = s
-                .parse()
-                .map_err(|_| format!("line {}: expected a millisecond timestamp (integer >= 0), got \"{s}\"", i + 1))?;
+            let t: u64 = s.parse().map_err(|_| {
+                let shown: String = s.chars().take(40).collect();
+                format!("line {}: expected a millisecond timestamp (integer >= 0), got {shown:?}", i + 1)
+            })?;
+            if t > MAX_TRACE_MS {
+                return Err(format!(
+                    "line {}: timestamp {t} ms is beyond the longest time ({MAX_TRACE_MS} ms = 1e9 s)",
+                    i + 1
+                ));
+            }
             if stamps.last().is_some_and(|&p| t < p) {
                 return Err(format!(
                     "line {}: timestamps must not decrease ({t} after {})",
@@ -110,19 +122,30 @@ impl RateModel {
             Some(0) => return Err("the last timestamp must be > 0 (it sets the period of the loop)".into()),
             Some(&p) => p,
         };
-        let mut per_ms = vec![0u64; period_ms as usize];
-        for &t in &stamps {
-            let slot = if t == 0 { period_ms - 1 } else { t - 1 };
-            per_ms[slot as usize] += 1;
+        // Opportunities per millisecond slot [t-1, t), in slot order; t = 0 counts in the last
+        // slot, the one of t = period, which is the last entry.
+        let zeros = stamps.partition_point(|&t| t == 0) as u64;
+        let mut slots: Vec<(u64, u64)> = Vec::new();
+        for &t in &stamps[zeros as usize..] {
+            match slots.last_mut() {
+                Some((slot, n)) if *slot == t - 1 => *n += 1,
+                _ => slots.push((t - 1, 1)),
+            }
         }
+        slots.last_mut().expect("the last timestamp is > 0").1 += zeros;
         let ms = NS_PER_S / 1000;
         let mut segments: Vec<(u64, SimTime)> = Vec::new();
-        for n in per_ms {
-            let rate = n * MAHIMAHI_OPPORTUNITY_BYTES * 8 * 1000;
-            match segments.last_mut() {
-                Some((r, d)) if *r == rate => *d += ms,
-                _ => segments.push((rate, ms)),
+        let mut push = |rate: u64, d: SimTime| match segments.last_mut() {
+            Some((r, len)) if *r == rate => *len += d,
+            _ => segments.push((rate, d)),
+        };
+        let mut next_slot = 0;
+        for (slot, n) in slots {
+            if slot > next_slot {
+                push(0, (slot - next_slot) * ms);
             }
+            push(n * MAHIMAHI_OPPORTUNITY_BYTES * 8 * 1000, ms);
+            next_slot = slot + 1;
         }
         Ok(RateModel::Trace { segments, period_ns: period_ms * ms, opportunities: stamps.len() as u64 })
     }
@@ -418,6 +441,25 @@ mod tests {
         let (mean, switches) = run(m, 10 * ms);
         assert!((mean * 0.010 - 8.0 * 1500.0 * 8.0).abs() < 1e-6, "{mean}");
         assert_eq!(switches, vec![ms, 2 * ms, 4 * ms, 5 * ms, 6 * ms, 7 * ms, 9 * ms]);
+    }
+
+    #[test]
+    fn mahimahi_memory_grows_with_the_lines_not_the_timestamps() {
+        let ms = 1_000_000;
+        // A last timestamp of 5e9 ms took a 40 GB table of milliseconds before.
+        let m = RateModel::from_mahimahi("0\n1\n3\n5000000000\n").unwrap();
+        match &m {
+            RateModel::Trace { segments, period_ns, opportunities } => {
+                assert_eq!((*period_ns, *opportunities), (5_000_000_000 * ms, 4));
+                let want =
+                    vec![(12_000_000, ms), (0, ms), (12_000_000, ms), (0, (5_000_000_000 - 4) * ms), (24_000_000, ms)];
+                assert_eq!(segments, &want, "t = 0 counts in the last millisecond");
+            }
+            _ => unreachable!(),
+        }
+        let e = RateModel::from_mahimahi("1\n18446744073709551615\n").unwrap_err();
+        assert!(e.starts_with("line 2:") && e.contains("beyond the longest time"), "{e}");
+        assert!(RateModel::from_mahimahi(&format!("{}\n", MAX_TRACE_MS)).is_ok());
     }
 
     #[test]

@@ -2,7 +2,7 @@
 
 use serde::Deserialize;
 
-use crate::spec::graph::{link, node, validate_app, AppKind, FlowSpec, Graph, NodeKindName};
+use crate::spec::graph::{link, node, validate_app, AppKind, FlowSpec, Graph, NodeKindName, MAX_LINK_RATE_BPS};
 use crate::spec::template::{no_agents, Preset, Sectioned};
 use crate::spec::{Check, ScenarioError};
 
@@ -134,8 +134,22 @@ impl DumbbellSection {
             return Err(c.err("dumbbell.loss", "must be < 1 (every packet lost)"));
         }
         c.positive("dumbbell.access_bps", self.access_bps)?;
+        for (key, v) in [("dumbbell.bottleneck_bps", self.bottleneck_bps), ("dumbbell.access_bps", self.access_bps)] {
+            if v > MAX_LINK_RATE_BPS {
+                return Err(c.err(key, &format!("must be <= {MAX_LINK_RATE_BPS:e} bit/s, got {v:e}")));
+            }
+        }
         c.non_negative("dumbbell.access_delay_s", self.access_delay_s)?;
         c.non_negative("dumbbell.start_stagger_s", self.start_stagger_s)?;
+        // The last flow starts at (flows - 1) x start_stagger_s: a time like any other.
+        let last_start_s = (self.flows - 1) as f64 * self.start_stagger_s;
+        if last_start_s > crate::engine::time::MAX_TIME_S {
+            let m = format!(
+                "the last flow would start at (flows - 1) x start_stagger_s = {last_start_s:e} s, beyond the longest time ({:e} s)",
+                crate::engine::time::MAX_TIME_S
+            );
+            return Err(c.err("dumbbell.start_stagger_s", &m));
+        }
         c.non_negative("dumbbell.start_jitter_s", self.start_jitter_s)?;
         validate_app(c, "dumbbell", self.app, self.bytes, self.rate_bps)
     }

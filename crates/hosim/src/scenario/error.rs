@@ -9,9 +9,21 @@ pub fn apply_override(table: &mut toml::Table, source: &str, path: &str, raw: &s
     if path.is_empty() || keys.iter().any(|k| k.is_empty()) {
         return Err(ScenarioError::new(source, path, "invalid --set key path"));
     }
+    if path.chars().any(char::is_control) {
+        return Err(ScenarioError::new(source, path, "invalid --set key path (it holds a control character)"));
+    }
+    // A line break would let the value's text go on as more TOML (`1\n[dumbbell]\nflows=3`),
+    // which was silently dropped: one --set is one value on one line.
+    if raw.contains(['\n', '\r']) {
+        return Err(ScenarioError::new(
+            source,
+            path,
+            "the --set value holds a line break; give one value on one line (in a TOML string, write \\n)",
+        ));
+    }
     let value = match toml::from_str::<toml::Table>(&format!("v = {raw}")) {
-        Ok(mut t) => t.remove("v").expect("parsed key"),
-        Err(_) => toml::Value::String(raw.to_string()),
+        Ok(mut t) if t.len() == 1 => t.remove("v").expect("parsed key"),
+        _ => toml::Value::String(raw.to_string()),
     };
     let mut cur = table;
     for (i, key) in keys.iter().enumerate() {

@@ -156,9 +156,21 @@ fn resolve_spurious_in(flow: &mut Flow, pkt: &Packet) {
     note_timeouts_last(flow);
 }
 
+/// Most unresolved timeouts a flow keeps. A genuine timeout stays in the list (a copy sent
+/// before it might still arrive and show it spurious), so the list grows with the flow's
+/// timeouts; past this many the oldest is forgotten, and can then no longer be counted as
+/// spurious. A run that reaches it has had more than this many timeouts of one flow.
+pub const MAX_UNRESOLVED_TIMEOUTS: usize = 1024;
+
 /// A timeout of the segment at `seq`, at `now`: unresolved until a copy of the segment reaches
 /// the receiver.
 pub(super) fn note_timeout(flow: &mut Flow, seq: u64, now: SimTime) {
+    if flow.timeouts.len() >= MAX_UNRESOLVED_TIMEOUTS {
+        // The lowest segment's entry goes: long acknowledged, most likely a genuine timeout
+        // that no late copy will ever resolve. Without a bound the list grew by one entry per
+        // timeout (an RTO of 1 ns: 15 GB in ten minutes).
+        flow.timeouts.remove(0);
+    }
     let at = flow.timeouts.partition_point(|&e| e <= (seq, now));
     flow.timeouts.insert(at, (seq, now));
     note_timeouts_last(flow);
@@ -221,6 +233,19 @@ mod tests {
         p.seq = seq;
         p.len = len;
         p
+    }
+
+    #[test]
+    fn the_unresolved_timeouts_of_a_flow_are_bounded_and_the_newest_are_kept() {
+        let mut f = flow();
+        // Genuine timeouts of one segment every ns (an RTO of 1 ns): the list grew without end.
+        for t in 0..3 * MAX_UNRESOLVED_TIMEOUTS as u64 {
+            note_timeout(&mut f, 1000 + t / 100, t);
+        }
+        assert_eq!(f.timeouts.len(), MAX_UNRESOLVED_TIMEOUTS);
+        assert_eq!(f.timeouts_last, 1000 + (3 * MAX_UNRESOLVED_TIMEOUTS as u64 - 1) / 100);
+        let oldest_kept = f.timeouts[0].1;
+        assert_eq!(oldest_kept, 2 * MAX_UNRESOLVED_TIMEOUTS as u64, "the oldest entries went first");
     }
 
     #[test]

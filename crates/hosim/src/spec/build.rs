@@ -5,7 +5,7 @@ use std::collections::{HashMap, VecDeque};
 use std::fmt;
 
 use super::error::{Check, Field, ScenarioError};
-use super::graph::{validate_app, AppKind, Graph, NodeKindName, QueueKind, TcpSection};
+use super::graph::{validate_app, AppKind, Graph, NodeKindName, QueueKind, TcpSection, MAX_LINK_RATE_BPS};
 use super::rate::RateChange;
 use crate::app::App;
 use crate::engine::rng::{stream_rng, StreamKind};
@@ -48,6 +48,7 @@ pub fn build(
 
     let default_queue = tcp.profile.unwrap_or_default().default_queue_packets();
     build_links(&mut world, graph, c, seed, default_queue, &lookup)?;
+    check_route_tables(&world, c)?;
     compute_routes(&mut world);
 
     let base = tcp.apply(&TcpConfig::default(), c, "tcp")?;
@@ -67,7 +68,10 @@ pub fn build(
         if !world.reaches(src, dst) || !world.reaches(dst, src) {
             return Err(c.err(&format!("flows[{i}]"), &format!("no route between \"{}\" and \"{}\"", f.src, f.dst)));
         }
-        c.non_negative(&key("start_s"), f.start_s)?;
+        // A template computes start times (flow i at i x a stagger): checked here, as computed,
+        // with the jitter that is added to them, so that no start time wraps the u64 clock.
+        c.time(&key("start_s"), f.start_s)?;
+        c.time(&key("start_s"), f.start_s + graph.start_jitter_s)?;
         validate_app(c, format_args!("flows[{i}]"), f.app, f.bytes, f.rate_bps)?;
         let cfg = match &f.tcp {
             Some(t) => t.apply(&base, c, &key("tcp").to_string())?,
@@ -166,8 +170,13 @@ fn build_links(
             if l.rate_bps < 1.0 {
                 return Err(c.err(&key("rate_bps"), &format!("must be >= 1 bit/s, got {}", l.rate_bps)));
             }
+            if l.rate_bps > MAX_LINK_RATE_BPS {
+                // Faster would only add events: a 1500-byte packet takes 12 ns at the bound.
+                let m = format!("must be <= {MAX_LINK_RATE_BPS:e} bit/s, got {:e}", l.rate_bps);
+                return Err(c.err(&key("rate_bps"), &m));
+            }
         }
-        c.non_negative(&key("delay_s"), l.delay_s)?;
+        c.time(&key("delay_s"), l.delay_s)?;
         let limit = match (l.queue_packets, l.queue_bytes) {
             (Some(_), Some(_)) => return Err(c.err(&key("queue_bytes"), "give queue_packets or queue_bytes, not both")),
             (Some(p), None) => {
@@ -247,7 +256,7 @@ fn build_links(
         };
         c.probability(&key("duplicate"), l.duplicate)?;
         c.probability(&key("reorder"), l.reorder)?;
-        c.non_negative(&key("reorder_delay_s"), l.reorder_delay_s)?;
+        c.time(&key("reorder_delay_s"), l.reorder_delay_s)?;
         let impair = (l.duplicate > 0.0 || l.reorder > 0.0).then(|| Impairments {
             duplicate: l.duplicate,
             reorder: l.reorder,
@@ -301,6 +310,35 @@ fn build_links(
     Ok(())
 }
 
+/// Most route-table entries a topology may need (8 bytes each: 256 MiB): a table per router
+/// with an entry per node grows with the square of the nodes (40,000 routers needed 1.6e9).
+pub const MAX_ROUTE_ENTRIES: u64 = 1 << 25;
+
+/// Refuses a topology whose route tables would not fit [`MAX_ROUTE_ENTRIES`], before any is built.
+fn check_route_tables(world: &World, c: &Check) -> Result<(), ScenarioError> {
+    let out = crate::net::out_links(&world.nodes, &world.links);
+    let tables = (0..world.nodes.len()).filter(|&n| single_link(world, &out, n).is_none()).count() as u64;
+    let entries = tables * world.nodes.len() as u64;
+    if entries > MAX_ROUTE_ENTRIES {
+        let problem = format!(
+            "{tables} nodes with more than one link need a route table of {} entries each ({entries} in all); at most {MAX_ROUTE_ENTRIES}",
+            world.nodes.len()
+        );
+        return Err(c.err("nodes", &problem));
+    }
+    Ok(())
+}
+
+/// The one link a node sends everything by, when it needs no route table.
+fn single_link(world: &World, out: &[Vec<u32>], src: usize) -> Option<u32> {
+    // The far end keeps a full table, so an unreachable destination is dropped there and
+    // never bounces between two table-less nodes.
+    match out[src][..] {
+        [only] if out[world.links[only as usize].to as usize].len() != 1 => Some(only),
+        _ => None,
+    }
+}
+
 /// Static routes: for every node, the first link of a minimum-hop path to every other node
 /// (breadth-first search; ties go to the link declared first). Hosts never relay. A node with
 /// a single outgoing link needs no table (every minimum-hop path starts with that link), so a
@@ -308,13 +346,7 @@ fn build_links(
 pub fn compute_routes(world: &mut World) {
     let out = crate::net::out_links(&world.nodes, &world.links);
     for src in 0..world.nodes.len() {
-        // The far end keeps a full table, so an unreachable destination is dropped there and
-        // never bounces between two table-less nodes.
-        let single = match out[src][..] {
-            [only] if out[world.links[only as usize].to as usize].len() != 1 => Some(only),
-            _ => None,
-        };
-        if let Some(only) = single {
+        if let Some(only) = single_link(world, &out, src) {
             world.nodes[src].routes = Vec::new();
             world.nodes[src].via = Some(only);
         } else {

@@ -19,10 +19,20 @@ fn one_line(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
+/// `s` with its control characters escaped (`\n`, `\u{1b}`): a key or a file name given by the
+/// user is quoted in an error, which must stay one line whatever they hold.
+fn escape_controls(s: &str) -> String {
+    if !s.chars().any(char::is_control) {
+        return s.to_string();
+    }
+    s.chars().map(|ch| if ch.is_control() { ch.escape_debug().to_string() } else { ch.to_string() }).collect()
+}
+
 impl ScenarioError {
     /// An error about key `path` (dotted; empty for the top level).
     pub fn new(source: &str, path: &str, problem: &str) -> Self {
         let problem = one_line(problem);
+        let (source, path) = (escape_controls(source), escape_controls(path));
         let message = if path.is_empty() || path == "." {
             format!("{source}: {problem}")
         } else {
@@ -34,6 +44,7 @@ impl ScenarioError {
     /// A TOML syntax error, located by line and column.
     pub fn from_toml(source: &str, text: &str, e: &toml::de::Error) -> Self {
         let problem = one_line(e.message());
+        let source = escape_controls(source);
         let message = match e.span() {
             Some(span) => {
                 let before = &text[..span.start.min(text.len())];
@@ -107,6 +118,18 @@ impl Check<'_> {
         } else {
             Err(self.err(key, &format!("must be a probability in [0, 1], got {v}")))
         }
+    }
+
+    /// A time in seconds computed from the input (a template's product, a sum): finite, >= 0,
+    /// at most [`MAX_TIME_S`](crate::engine::time::MAX_TIME_S), so that it converts to u64
+    /// nanoseconds and can be added to another such time without wrapping.
+    pub fn time(&self, key: &(impl fmt::Display + ?Sized), v: f64) -> Result<(), ScenarioError> {
+        use crate::engine::time::MAX_TIME_S;
+        self.non_negative(key, v)?;
+        if v > MAX_TIME_S {
+            return Err(self.err(key, &format!("must be <= {MAX_TIME_S:e} s, got {v}")));
+        }
+        Ok(())
     }
 
     pub fn at_least(&self, key: &(impl fmt::Display + ?Sized), v: u64, min: u64) -> Result<(), ScenarioError> {

@@ -5,7 +5,7 @@
 use serde::Deserialize;
 
 use super::error::{Check, ScenarioError};
-use crate::engine::time::s_to_ns;
+use crate::engine::time::{ns_to_s, s_to_ns};
 use crate::tcp::{
     CaGrowth, CcKind, LossDetection, NewRenoReentry, NewRenoTimer, Profile, ProfileKeys, Recovery, RecoveryRate,
     RtoRearm, RtoSsthresh, SackPipe, TcpConfig,
@@ -20,6 +20,19 @@ pub const MAX_PACKET_BYTES: u64 = 65_535;
 /// Largest receive window and initial ssthresh a scenario may give (1 TiB): window arithmetic
 /// in bytes stays far from u64 overflow.
 pub const MAX_WINDOW_BYTES: u64 = 1 << 40;
+
+/// The smallest `max_rto_s`: 1 ms, far below any stack's (Linux's `tcp_rto_max_ms` takes
+/// 1-120 s), and the backed-off retransmission timer fires at most a thousand times a second.
+pub const MIN_MAX_RTO_NS: u64 = 1_000_000;
+
+/// The largest initial window, in segments: it is sent in one burst, with a record of each
+/// segment, and the SACK recovery that follows its losses scans the records per ACK (a 2 s
+/// dumbbell run took 1 s at 10,000 and over a minute at 100,000, unoptimized build). RFC 6928
+/// allows 10.
+pub const MAX_INITIAL_WINDOW_SEGMENTS: u32 = 10_000;
+
+/// The fastest link (1 Tb/s), as for rate models and rate sources.
+pub const MAX_LINK_RATE_BPS: f64 = 1e12;
 
 /// An explicit graph: what a `topology = "graph"` scenario states and what templates produce.
 #[derive(Clone, Debug, Default)]
@@ -360,6 +373,13 @@ impl TcpSection {
         }
         if let Some(v) = self.initial_window_segments {
             c.at_least(&k("initial_window_segments"), v as u64, 1)?;
+            if v > MAX_INITIAL_WINDOW_SEGMENTS {
+                // The initial window leaves in one burst, a record per segment.
+                return Err(c.err(
+                    &k("initial_window_segments"),
+                    &format!("must be <= {MAX_INITIAL_WINDOW_SEGMENTS} (the first burst of segments), got {v}"),
+                ));
+            }
             cfg.initial_window_segments = v;
             set.insert(ProfileKeys::INITIAL_WINDOW);
         }
@@ -436,6 +456,17 @@ impl TcpSection {
         }
         if cfg.max_rto_ns < cfg.min_rto_ns {
             return Err(c.err(&k("max_rto_s"), "must be >= min_rto_s"));
+        }
+        if cfg.max_rto_ns < MIN_MAX_RTO_NS {
+            // The backed-off timer fires every max_rto_s while nothing gets through: at 1 ns
+            // that was 1e9 timeouts per simulated second and flow.
+            return Err(c.err(
+                &k("max_rto_s"),
+                &format!(
+                    "must be >= 0.001 s (RFC 6298 (2.5) allows a maximum of at least 60 s), got {} s",
+                    ns_to_s(cfg.max_rto_ns)
+                ),
+            ));
         }
         if cfg.rwnd_bytes < cfg.mss_bytes as u64 {
             return Err(

@@ -248,21 +248,23 @@ impl FcpSection {
             (None, None) => {}
         }
         if let (true, Some(iv)) = (self.handovers, self.interval_s()) {
-            // Each handover is an event and a log record: bound their number per mobile.
+            // Each handover is an event and a log record: bound their number in the run.
             let key = if self.handover_interval_s.is_some() {
                 "fcp.handover_interval_s"
             } else {
                 "fcp.handover_interval_rtt"
             };
-            let min_s = (duration_s / MAX_HANDOVERS_PER_MOBILE).max(MIN_HANDOVER_INTERVAL_S);
+            let most = crate::mobility::MAX_HANDOVERS_PER_RUN;
+            let min_s = (duration_s * self.mobiles as f64 / most).max(MIN_HANDOVER_INTERVAL_S);
             if iv.is_nan() || iv < min_s {
                 return Err(c.err(
                     key,
                     &format!(
-                        "the mean handover interval must be >= {min_s:e} s (>= 1 us and at most {MAX_HANDOVERS_PER_MOBILE:e} handovers per mobile in duration_s), got {iv:e} s"
+                        "the mean handover interval must be >= {min_s:e} s (>= 1 us, and at most {most:e} handovers in the run: mobiles x duration_s / interval), got {iv:e} s"
                     ),
                 ));
             }
+            c.time(key, iv)?;
         }
         if let Some(t) = self.first_handover_s {
             c.non_negative("fcp.first_handover_s", t)?;
@@ -272,14 +274,21 @@ impl FcpSection {
             return Err(c.err("fcp.warmup_s", &format!("must be < duration_s ({duration_s}), got {}", self.warmup_s)));
         }
         c.non_negative("fcp.start_stagger_s", self.start_stagger_s)?;
+        // The last flow starts at (mobiles - 1) x start_stagger_s: a time like any other.
+        let last_start_s = self.mobiles.saturating_sub(1) as f64 * self.start_stagger_s;
+        if last_start_s > crate::engine::time::MAX_TIME_S {
+            let m = format!(
+                "the last flow would start at (mobiles - 1) x start_stagger_s = {last_start_s:e} s, beyond the longest time ({:e} s)",
+                crate::engine::time::MAX_TIME_S
+            );
+            return Err(c.err("fcp.start_stagger_s", &m));
+        }
         Ok(())
     }
 }
 
 /// Shortest mean handover interval.
 const MIN_HANDOVER_INTERVAL_S: f64 = 1e-6;
-/// Most handovers of one mobile in a run (on average).
-const MAX_HANDOVERS_PER_MOBILE: f64 = 1e6;
 
 /// Node names of the template, used by the handover mechanism.
 pub const SENDER: &str = "sender";

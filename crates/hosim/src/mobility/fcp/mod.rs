@@ -149,7 +149,9 @@ impl FcpHandover {
             IntervalDistribution::Fixed => mean,
             IntervalDistribution::Exponential => {
                 let u: f64 = self.rngs[m].gen();
-                (-(1.0 - u).ln() * mean as f64).round().max(1.0) as SimTime
+                // A draw is up to ~37 means: capped at 2e18 ns (past any run's end, 1e6 s),
+                // so that adding it to the clock cannot wrap.
+                (-(1.0 - u).ln() * mean as f64).round().clamp(1.0, 2e18) as SimTime
             }
         })
     }

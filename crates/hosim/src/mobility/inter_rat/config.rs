@@ -251,6 +251,16 @@ impl InterRatSection {
                 &format!("must be <= convergence_window_s ({}), got {}", self.convergence_window_s, self.sample_s),
             ));
         }
+        // Delivery is sampled every sample_s from pre_window_s before the handover to the end.
+        let sampled_s = duration_s - (self.handover_at_s - self.pre_window_s).max(0.0);
+        let most = crate::mobility::MAX_SAMPLES_PER_RUN;
+        if sampled_s / self.sample_s > most {
+            let m = format!(
+                "at most {most:e} samples in a run: (duration_s - handover_at_s + pre_window_s) / sample_s = {:e}; make it longer",
+                sampled_s / self.sample_s
+            );
+            return Err(c.err(&k("sample_s"), &m));
+        }
         if self.handover_at_s + self.interruption_s >= duration_s {
             return Err(c.err(
                 &k("handover_at_s"),

@@ -172,8 +172,9 @@ impl LteX2 {
         let command_ns = decision_ns + 2 * cfg.x2_latency_ns;
         let path_switch_sent_ns = match cfg.path_switch {
             PathSwitch::Predicted => {
-                let predicted = command_ns as i64 - prediction_error_ns;
-                Some((predicted - cfg.prediction_lead_ns as i64).max(0) as SimTime)
+                // Saturating: an error drawn from a huge prediction_error_std_s may be near i64's ends.
+                let predicted = (command_ns as i64).saturating_sub(prediction_error_ns);
+                Some(predicted.saturating_sub(cfg.prediction_lead_ns as i64).max(0) as SimTime)
             }
             PathSwitch::Standard | PathSwitch::Fast => None,
         };

@@ -222,6 +222,16 @@ impl VerticalSection {
 
     pub fn validate(&self, c: &Check, duration_s: f64) -> Result<(), ScenarioError> {
         c.positive("vertical.interval_s", self.interval_s)?;
+        // A handoff every interval_s: each is an event and a log record, so their number is bounded.
+        let most = crate::mobility::MAX_HANDOVERS_PER_RUN;
+        let min_s = (duration_s / most).max(1e-6);
+        if self.interval_s < min_s {
+            let m = format!(
+                "must be >= {min_s:e} s (>= 1 us, and at most {most:e} handoffs in the run: duration_s / interval_s), got {:e} s",
+                self.interval_s
+            );
+            return Err(c.err("vertical.interval_s", &m));
+        }
         for (k, v) in [
             ("wifi_bps", self.wifi_bps),
             ("cellular_bps", self.cellular_bps),

@@ -51,13 +51,25 @@ impl CaptureFormat {
 /// The name of the pcapng capture file.
 pub const PCAPNG_FILE: &str = "capture.pcapng";
 
-/// The file name of link `name`'s classic pcap: characters other than letters, digits,
-/// `-`, `_` and `.` become `_`.
+/// The file name of link `name`'s classic pcap: letters, digits, `-`, `_` and `.` stay, every
+/// other byte of the name's UTF-8 becomes `%XX` (its hex value), so two links never share a file
+/// and the link's name reads back from the file's (percent-decoding, as in a URL).
 pub fn pcap_file_name(link: &str) -> String {
-    let safe: String =
-        link.chars().map(|c| if c.is_ascii_alphanumeric() || "-_.".contains(c) { c } else { '_' }).collect();
-    format!("{safe}.pcap")
+    use std::fmt::Write as _;
+    let mut out = String::with_capacity(link.len() + 5);
+    for b in link.bytes() {
+        if b.is_ascii_alphanumeric() || b"-_.".contains(&b) {
+            out.push(b as char);
+        } else {
+            let _ = write!(out, "%{b:02X}");
+        }
+    }
+    out.push_str(".pcap");
+    out
 }
+
+/// The longest file name most file systems take, in bytes.
+pub const MAX_FILE_NAME_BYTES: usize = 255;
 
 type Out = BufWriter<File>;
 
