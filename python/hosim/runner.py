@@ -142,7 +142,7 @@ def estimated_cost(task: Task) -> float:
     runs, from its scenario text and overrides, by the core: each template counts the flows
     of its own section (``dumbbell.flows``, a cell's UEs), a graph its ``[[flows]]``; at least
     1 flow, 10 s when the text gives no duration."""
-    from hosim import _native
+    import hosim._native as _native
 
     return float(_native.estimated_cost(task.scenario, list(task.overrides)))
 
