@@ -157,11 +157,12 @@ fn the_preset_moves_every_ue_through_the_three_cells() {
     let cells = s["cellular"]["cells"].as_array().unwrap();
     assert!(cells.iter().all(|c| f(&c["load"]) > 0.1), "{cells:?}");
     for ho in hos {
-        // Every original the source held after the command was sent or discarded, each with a
-        // copy forwarded; in full shared buffers a copy may be lost, so at most the packets
-        // the source sent are discarded as duplicates.
+        // Every original the source held after the command was sent, discarded at release or
+        // refused by the source's full buffer, each with a copy forwarded; a copy may be lost
+        // in the target's full buffer, so at most the packets the source sent are discarded
+        // as duplicates.
         let by_source = u(&ho["overlap_radio_packets"][0]);
-        assert_eq!(u(&ho["forwarded_copies"]) - u(&ho["source_discarded_packets"]), by_source, "{ho}");
+        assert!(u(&ho["forwarded_copies"]) - u(&ho["source_discarded_packets"]) >= by_source, "{ho}");
         assert!(u(&ho["duplicates_discarded"]) <= by_source, "{ho}");
     }
 }

@@ -110,6 +110,9 @@ pub struct CellularSection {
     /// Number of UEs, each with its own server.
     #[serde(default = "d_ues")]
     pub ues: u32,
+    /// Each flow starts at a uniform random time in [0, start_window_s) (per seed).
+    #[serde(default = "d_start_window_s")]
+    pub start_window_s: f64,
     /// Bulk TCP downloads per UE (server -> UE), each with the scenario's `[tcp]`.
     #[serde(default = "d_flows_per_ue")]
     pub flows_per_ue: u32,
@@ -186,6 +189,9 @@ fn d_server_queue_packets() -> u32 {
 }
 fn d_ues() -> u32 {
     1
+}
+fn d_start_window_s() -> f64 {
+    1.0
 }
 fn d_flows_per_ue() -> u32 {
     1
@@ -280,6 +286,7 @@ impl CellularSection {
             ("target_access_delay_s", self.target_access_delay_s),
             ("source_release_delay_s", self.source_release_delay_s),
             ("interruption_s", self.interruption_s()),
+            ("start_window_s", self.start_window_s),
         ] {
             c.non_negative(&k(name), v)?;
         }

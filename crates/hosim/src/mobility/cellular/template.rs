@@ -10,7 +10,7 @@
 //! `cell{i}`, UEs `ue{u}`; the core's queue is `core->gw`, the S1 links `gw<->cell{i}`, the X2
 //! links `cell{i}<->cell{i+1}`, radio links `cell{i}->ue{u}` and `ue{u}->cell{i}`. A server's
 //! link carries half the server RTT each way. Flows `ue{u}.f{k}` are bulk downloads
-//! `srv{u}` -> `ue{u}`.
+//! `srv{u}` -> `ue{u}`, each starting at a random time in `[0, start_window_s)`.
 
 use super::config::{BufferSharing, CellularSection, SchedulerName};
 use super::{Cellular, Motion, Params, Timer};
@@ -38,7 +38,7 @@ fn flow_name(u: usize, k: u32) -> String {
 }
 
 pub fn expand(d: &CellularSection) -> Graph {
-    let mut g = Graph::default();
+    let mut g = Graph { start_jitter_s: d.start_window_s, ..Graph::default() };
     for n in ["core", "gw"] {
         g.nodes.push(node(n.into(), NodeKindName::Router));
     }
