@@ -185,3 +185,12 @@ fn bad_cellular_keys_are_refused_naming_the_key() {
         assert!(e.contains(key) && !e.contains('\n'), "{kv:?}: {e}");
     }
 }
+
+#[test]
+fn the_documented_ran_engineer_scenario_is_the_preset() {
+    let doc = include_str!("../../../docs/examples/ran-engineer.toml");
+    let keys = |t: &'static str| -> Vec<&'static str> {
+        t.lines().filter(|l| !l.starts_with('#') && !l.starts_with("name =")).collect()
+    };
+    assert_eq!(keys(doc), keys(text()), "docs/examples/ran-engineer.toml and presets/cellular.toml differ");
+}
