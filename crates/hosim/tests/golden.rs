@@ -54,6 +54,10 @@ const CASES: &[Case] = &[
         &[("hsdpa.bandwidth", "random"), ("hsdpa.period_s", "0.2"), ("hsdpa.proxy", "true"), ("duration_s", "60")],
     ),
     ("hsdpa-random-s2", "hsdpa", 2, &[("hsdpa.bandwidth", "random"), ("hsdpa.period_s", "0.2"), ("duration_s", "60")]),
+    // One border crossed by every UE (12 s): the three schemes on the same network.
+    ("cellular-daps-s1", "cellular", 1, &[("duration_s", "12")]),
+    ("cellular-forward-s1", "cellular", 1, &[("duration_s", "12"), ("cellular.scheme", "forward")]),
+    ("cellular-drop-s1", "cellular", 1, &[("duration_s", "12"), ("cellular.scheme", "drop")]),
     ("vertical-s1", "vertical", 1, &[]),
     // Two handoffs (at 15 and 30 s) each: the summary's series grow with the duration.
     ("vertical-clah-s1", "vertical", 1, &[("duration_s", "35"), ("vertical.adaptation", "clah")]),

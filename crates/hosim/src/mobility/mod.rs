@@ -10,9 +10,12 @@
 //!   notification (Sinky & Hamdaoui).
 //! - `inter_rat/`: LTE <-> UMTS handover with forwarding, bicasting or neither (3GPP
 //!   contribution on back-to-back loss at inter-RAT handover);
+//! - `cellular/`: N cells in a line, M UEs moving along them, handovers from a schedule or
+//!   an A3-like rule on distance, by `drop`, `forward` or `daps` (issue 37's first slice);
 //! - `ran/`: the RAN kit the cellular mechanisms are built on (cells, their schedulers,
 //!   radios and per-UE buffers, UEs attached to a set of cells, GTP-U tunnels, typed timers).
 
+pub mod cellular;
 pub mod fcp;
 pub mod hsdpa_proxy;
 pub mod inter_rat;

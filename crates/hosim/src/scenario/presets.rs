@@ -11,6 +11,7 @@ pub const PRESETS: &[Preset] = &[
     crate::mobility::hsdpa_proxy::PRESET,
     crate::mobility::vertical::PRESET,
     crate::mobility::inter_rat::PRESET,
+    crate::mobility::cellular::PRESET,
 ];
 
 pub fn find(name: &str) -> Option<&'static str> {

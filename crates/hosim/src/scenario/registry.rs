@@ -77,6 +77,7 @@ impl Registry {
                 Box::new(crate::mobility::hsdpa_proxy::TEMPLATE),
                 Box::new(crate::mobility::vertical::TEMPLATE),
                 Box::new(crate::mobility::inter_rat::TEMPLATE),
+                Box::new(crate::mobility::cellular::TEMPLATE),
             ],
         }
     }

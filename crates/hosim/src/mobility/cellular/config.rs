@@ -1,0 +1,372 @@
+//! The `[cellular]` scenario section: cells in a line, UEs, the network around them, how
+//! handovers come about and the handover scheme. docs/scenarios.md lists every key with its
+//! default and unit.
+
+use serde::Deserialize;
+
+use crate::spec::{Check, ScenarioError};
+
+#[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum SchemeName {
+    /// The source drops what it holds for the UE at the HO command.
+    Drop,
+    /// The source forwards what it holds, and what still arrives, to the target over X2.
+    #[default]
+    Forward,
+    /// Dual active protocol stack handover (TS 38.300 §9.2.3.2).
+    Daps,
+}
+
+impl SchemeName {
+    pub fn name(self) -> &'static str {
+        match self {
+            SchemeName::Drop => "drop",
+            SchemeName::Forward => "forward",
+            SchemeName::Daps => "daps",
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum SchedulerName {
+    #[default]
+    Wfq,
+    Rr,
+}
+
+#[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum BufferSharing {
+    /// Each UE has a buffer of the given size in each cell.
+    #[default]
+    PerUe,
+    /// A cell's UEs share one buffer of the given size.
+    Shared,
+}
+
+/// One entry of `[[cellular.handovers]]`: UE `ue` hands over to cell `target` at `at_s`.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScheduledHandover {
+    pub at_s: f64,
+    pub ue: u32,
+    pub target: u32,
+}
+
+/// `[cellular]`: every key has a default.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CellularSection {
+    #[serde(default = "d_cells")]
+    pub cells: u32,
+    /// Distance between neighbouring cells along the line; cell i sits at i * spacing.
+    #[serde(default = "d_cell_spacing_m")]
+    pub cell_spacing_m: f64,
+    #[serde(default)]
+    pub scheduler: SchedulerName,
+    /// Each cell's downlink radio capacity, shared by the UEs it serves.
+    #[serde(default = "d_cell_bps")]
+    pub cell_bps: f64,
+    #[serde(default)]
+    pub buffer: BufferSharing,
+    /// Downlink buffer limit in packets (default 200) or bytes, per UE or per cell (`buffer`).
+    pub buffer_packets: Option<u32>,
+    pub buffer_bytes: Option<u64>,
+    #[serde(default = "d_radio_delay_s")]
+    pub radio_delay_s: f64,
+    /// Each UE's uplink radio rate (ACKs).
+    #[serde(default = "d_uplink_bps")]
+    pub uplink_bps: f64,
+    #[serde(default = "d_gbps")]
+    pub s1_bps: f64,
+    #[serde(default = "d_s1_delay_s")]
+    pub s1_delay_s: f64,
+    #[serde(default = "d_queue_packets")]
+    pub s1_queue_packets: u32,
+    /// X2/Xn links between neighbouring cells (data forwarding).
+    #[serde(default = "d_gbps")]
+    pub x2_bps: f64,
+    #[serde(default = "d_x2_delay_s")]
+    pub x2_delay_s: f64,
+    #[serde(default = "d_queue_packets")]
+    pub x2_queue_packets: u32,
+    /// The core router's link to the gateway, and its queue.
+    #[serde(default = "d_gbps")]
+    pub core_bps: f64,
+    #[serde(default = "d_core_delay_s")]
+    pub core_delay_s: f64,
+    #[serde(default = "d_queue_packets")]
+    pub core_queue_packets: u32,
+    /// Round-trip propagation delay between each server and the core router.
+    #[serde(default = "d_server_rtt_s")]
+    pub server_rtt_s: f64,
+    #[serde(default = "d_gbps")]
+    pub server_bps: f64,
+    /// A server's own NIC queue: large enough not to drop by default.
+    #[serde(default = "d_server_queue_packets")]
+    pub server_queue_packets: u32,
+    /// Number of UEs, each with its own server.
+    #[serde(default = "d_ues")]
+    pub ues: u32,
+    /// Each flow starts at a uniform random time in [0, start_window_s) (per seed).
+    #[serde(default = "d_start_window_s")]
+    pub start_window_s: f64,
+    /// Bulk TCP downloads per UE (server -> UE), each with the scenario's `[tcp]`.
+    #[serde(default = "d_flows_per_ue")]
+    pub flows_per_ue: u32,
+    /// UE u starts at ue_start_m + u * ue_spacing_m along the line and moves at speed_mps
+    /// (negative: towards cell 0). It starts in the cell nearest to it.
+    #[serde(default)]
+    pub ue_start_m: f64,
+    #[serde(default)]
+    pub ue_spacing_m: f64,
+    #[serde(default)]
+    pub speed_mps: f64,
+    /// A3-like rule on distance: a neighbour closer than the serving cell by more than the
+    /// hysteresis, for the time to trigger, starts a handover to it.
+    #[serde(default = "d_hysteresis_m")]
+    pub hysteresis_m: f64,
+    #[serde(default = "d_time_to_trigger_s")]
+    pub time_to_trigger_s: f64,
+    /// Explicit handovers, in addition to those movement triggers.
+    #[serde(default)]
+    pub handovers: Vec<ScheduledHandover>,
+    #[serde(default)]
+    pub scheme: SchemeName,
+    /// Time the UE is served by no cell: 0.03 s for drop and forward, 0 for daps.
+    pub interruption_s: Option<f64>,
+    /// From the UE's attach (daps: target access) to the gateway switching its path.
+    #[serde(default = "d_path_switch_delay_s")]
+    pub path_switch_delay_s: f64,
+    /// daps: from the HO command to the UE's successful access to the target.
+    #[serde(default = "d_target_access_delay_s")]
+    pub target_access_delay_s: f64,
+    /// daps: from target access to the release of the source.
+    #[serde(default = "d_source_release_delay_s")]
+    pub source_release_delay_s: f64,
+    /// The UE's PDCP t-Reordering (TS 38.323 §5.2.2.2).
+    #[serde(default = "d_t_reordering_s")]
+    pub t_reordering_s: f64,
+}
+
+fn d_cells() -> u32 {
+    3
+}
+fn d_cell_spacing_m() -> f64 {
+    1000.0
+}
+fn d_cell_bps() -> f64 {
+    50e6
+}
+fn d_radio_delay_s() -> f64 {
+    0.005
+}
+fn d_uplink_bps() -> f64 {
+    10e6
+}
+fn d_gbps() -> f64 {
+    1e9
+}
+fn d_s1_delay_s() -> f64 {
+    0.002
+}
+fn d_x2_delay_s() -> f64 {
+    0.005
+}
+fn d_core_delay_s() -> f64 {
+    0.001
+}
+fn d_queue_packets() -> u32 {
+    1000
+}
+fn d_server_rtt_s() -> f64 {
+    0.03
+}
+fn d_server_queue_packets() -> u32 {
+    100_000
+}
+fn d_ues() -> u32 {
+    1
+}
+fn d_start_window_s() -> f64 {
+    1.0
+}
+fn d_flows_per_ue() -> u32 {
+    1
+}
+fn d_hysteresis_m() -> f64 {
+    20.0
+}
+fn d_time_to_trigger_s() -> f64 {
+    0.256
+}
+fn d_path_switch_delay_s() -> f64 {
+    0.02
+}
+fn d_target_access_delay_s() -> f64 {
+    0.03
+}
+fn d_source_release_delay_s() -> f64 {
+    0.02
+}
+fn d_t_reordering_s() -> f64 {
+    0.05
+}
+
+/// Default hard-handover interruption (drop, forward).
+pub const HARD_INTERRUPTION_S: f64 = 0.03;
+/// Most cells and UEs.
+const MAX_CELLS: u32 = 100;
+const MAX_UES: u32 = 1000;
+const MAX_FLOWS_PER_UE: u32 = 100;
+/// Most UE-cell pairs (each has two radio links) and flows.
+const MAX_RADIO_PAIRS: u64 = 20_000;
+const MAX_FLOWS: u64 = 10_000;
+
+impl Default for CellularSection {
+    fn default() -> Self {
+        toml::from_str("").expect("all cellular keys have defaults")
+    }
+}
+
+impl CellularSection {
+    /// The interruption of this scheme: the key's value, else the scheme's default.
+    pub fn interruption_s(&self) -> f64 {
+        self.interruption_s.unwrap_or(match self.scheme {
+            SchemeName::Drop | SchemeName::Forward => HARD_INTERRUPTION_S,
+            SchemeName::Daps => 0.0,
+        })
+    }
+
+    pub fn validate(&self, c: &Check, duration_s: f64) -> Result<(), ScenarioError> {
+        let k = |name: &str| format!("cellular.{name}");
+        for (name, v, max) in [
+            ("cells", self.cells, MAX_CELLS),
+            ("ues", self.ues, MAX_UES),
+            ("flows_per_ue", self.flows_per_ue, MAX_FLOWS_PER_UE),
+        ] {
+            c.at_least(&k(name), v as u64, 1)?;
+            if v > max {
+                return Err(c.err(&k(name), &format!("must be <= {max}, got {v}")));
+            }
+        }
+        let pairs = self.cells as u64 * self.ues as u64;
+        if pairs > MAX_RADIO_PAIRS {
+            return Err(c.err(&k("ues"), &format!("cells x ues must be <= {MAX_RADIO_PAIRS}, got {pairs}")));
+        }
+        let flows = self.ues as u64 * self.flows_per_ue as u64;
+        if flows > MAX_FLOWS {
+            return Err(c.err(&k("flows_per_ue"), &format!("ues x flows_per_ue must be <= {MAX_FLOWS}, got {flows}")));
+        }
+        c.positive(&k("cell_spacing_m"), self.cell_spacing_m)?;
+        for (name, v) in [
+            ("cell_bps", self.cell_bps),
+            ("uplink_bps", self.uplink_bps),
+            ("s1_bps", self.s1_bps),
+            ("x2_bps", self.x2_bps),
+            ("core_bps", self.core_bps),
+            ("server_bps", self.server_bps),
+        ] {
+            c.finite(&k(name), v)?;
+            if v < 1.0 {
+                return Err(c.err(&k(name), &format!("must be >= 1 bit/s, got {v}")));
+            }
+        }
+        for (name, v) in [
+            ("radio_delay_s", self.radio_delay_s),
+            ("s1_delay_s", self.s1_delay_s),
+            ("x2_delay_s", self.x2_delay_s),
+            ("core_delay_s", self.core_delay_s),
+            ("server_rtt_s", self.server_rtt_s),
+            ("hysteresis_m", self.hysteresis_m),
+            ("time_to_trigger_s", self.time_to_trigger_s),
+            ("path_switch_delay_s", self.path_switch_delay_s),
+            ("target_access_delay_s", self.target_access_delay_s),
+            ("source_release_delay_s", self.source_release_delay_s),
+            ("interruption_s", self.interruption_s()),
+            ("start_window_s", self.start_window_s),
+        ] {
+            c.non_negative(&k(name), v)?;
+        }
+        c.positive(&k("t_reordering_s"), self.t_reordering_s)?;
+        for (name, v) in
+            [("ue_start_m", self.ue_start_m), ("ue_spacing_m", self.ue_spacing_m), ("speed_mps", self.speed_mps)]
+        {
+            c.finite(&k(name), v)?;
+        }
+        for (name, v) in [
+            ("s1_queue_packets", self.s1_queue_packets),
+            ("x2_queue_packets", self.x2_queue_packets),
+            ("core_queue_packets", self.core_queue_packets),
+            ("server_queue_packets", self.server_queue_packets),
+        ] {
+            c.at_least(&k(name), v as u64, 1)?;
+        }
+        match (self.buffer_packets, self.buffer_bytes) {
+            (Some(_), Some(_)) => {
+                return Err(c.err(&k("buffer_bytes"), "give buffer_packets or buffer_bytes, not both"))
+            }
+            (Some(p), None) => c.at_least(&k("buffer_packets"), p as u64, 1)?,
+            (None, Some(b)) => c.at_least(&k("buffer_bytes"), b, 1600)?,
+            (None, None) => {}
+        }
+        for (i, h) in self.handovers.iter().enumerate() {
+            let hk = |name: &str| format!("cellular.handovers[{i}].{name}");
+            c.non_negative(&hk("at_s"), h.at_s)?;
+            if h.at_s >= duration_s {
+                return Err(
+                    c.err(&hk("at_s"), &format!("must be before the end of the run ({duration_s} s), got {}", h.at_s))
+                );
+            }
+            if h.ue >= self.ues {
+                return Err(c.err(&hk("ue"), &format!("must be a UE index below ues ({}), got {}", self.ues, h.ue)));
+            }
+            if h.target >= self.cells {
+                return Err(c.err(
+                    &hk("target"),
+                    &format!("must be a cell index below cells ({}), got {}", self.cells, h.target),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// Position of cell `c` along the line, in metres.
+    pub fn cell_x_m(&self, c: usize) -> f64 {
+        c as f64 * self.cell_spacing_m
+    }
+
+    /// Start position of UE `u`, in metres.
+    pub fn ue_x0_m(&self, u: usize) -> f64 {
+        self.ue_start_m + u as f64 * self.ue_spacing_m
+    }
+
+    /// The cell nearest to position `x` (the lower index on a tie).
+    pub fn nearest_cell(&self, x: f64) -> usize {
+        let i = (x / self.cell_spacing_m).round();
+        i.clamp(0.0, (self.cells - 1) as f64) as usize
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn daps_defaults_to_no_interruption_and_hard_schemes_to_30_ms() {
+        let mut s = CellularSection::default();
+        assert_eq!(s.interruption_s(), HARD_INTERRUPTION_S);
+        s.scheme = SchemeName::Daps;
+        assert_eq!(s.interruption_s(), 0.0);
+        s.interruption_s = Some(0.01);
+        assert_eq!(s.interruption_s(), 0.01);
+    }
+
+    #[test]
+    fn a_ue_starts_in_the_nearest_cell_of_the_line() {
+        let s = CellularSection::default();
+        assert_eq!([-50.0, 499.0, 501.0, 5000.0].map(|x| s.nearest_cell(x)), [0, 0, 1, 2]);
+    }
+}

@@ -1,0 +1,323 @@
+//! The `cellular` template's network: N cells in a line, M UEs moving along it, and the
+//! handover schemes side by side in one key (issue 37, first slice).
+//!
+//! - the RAN kit (`mobility/ran/`): the cells (buffers per UE or shared, in packets or bytes;
+//!   a WFQ or round-robin scheduler; the radio), the UEs and their cell sets, GTP-U tunnels
+//!   gateway -> cell (S1) and cell -> cell (X2/Xn forwarding);
+//! - `pdcp.rs`: the UE's PDCP receive side (TS 38.323 §5.2.2): sequence numbers, reordering
+//!   with t-Reordering, duplicate discard;
+//! - `handover.rs`: what starts a handover (a schedule; movement with an A3-like rule on
+//!   distance) and the procedure of each scheme (`drop`, `forward`, `daps`);
+//! - `config.rs`, `template.rs`, `report.rs`: the `[cellular]` section, the graph, the agent's
+//!   installation, and the per-handover and per-cell summary entries.
+//!
+//! One agent, [`Cellular`], owns the gateway, the cells and the UEs. The gateway gives each
+//! downlink packet the next PDCP sequence number of its UE's bearer and tunnels it to the
+//! UE's path cell. Numbering at the gateway stands for the source's numbering continued by
+//! the target after the SN status transfer (TS 38.300 §9.2.3.2.1): SNs run on unbroken
+//! across a handover. Packets reaching a UE node pass its PDCP, which hands them to the UE's
+//! TCP in SN order. Every scheme keeps reordering at the UE: the target does not hold direct
+//! packets back (unlike `lte_x2`'s end-marker reordering at the eNodeB).
+
+mod config;
+pub mod handover;
+pub mod pdcp;
+mod report;
+mod template;
+
+pub use config::{BufferSharing, CellularSection, ScheduledHandover, SchedulerName, SchemeName};
+pub use report::{CellEntry, CellularEntry, HandoverEntry};
+pub use template::{expand, install, PRESET, TEMPLATE};
+
+use std::collections::HashMap;
+
+use crate::engine::time::SimTime;
+use crate::mobility::ran::{self, gtp, Ran};
+use crate::net::packet::Packet;
+use crate::net::{FlowId, NodeId};
+use crate::sim::{Agent, Cx, Report, World};
+use handover::{Handover, Step};
+use pdcp::PdcpRx;
+
+/// The scenario's values the agent uses, in its units.
+#[derive(Clone, Debug)]
+pub struct Params {
+    pub scheme: SchemeName,
+    /// One-way X2/Xn latency of a control message (the HO request and its ack).
+    pub x2_delay_ns: SimTime,
+    pub interruption_ns: SimTime,
+    pub path_switch_delay_ns: SimTime,
+    pub target_access_delay_ns: SimTime,
+    pub source_release_delay_ns: SimTime,
+    pub t_reordering_ns: SimTime,
+    pub hysteresis_m: f64,
+    pub time_to_trigger_ns: SimTime,
+    pub cell_x_m: Vec<f64>,
+}
+
+/// A UE's straight-line movement: x(t) = x0 + speed * t.
+#[derive(Clone, Copy, Debug)]
+pub struct Motion {
+    pub x0_m: f64,
+    pub speed_mps: f64,
+}
+
+/// What a timer of the cellular agent is for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Timer {
+    /// The RAN kit's: a cell's radio finished sending a packet.
+    Ran(ran::Timer),
+    /// The source decides to hand UE `ue` over to `target` (a scheduled handover).
+    Scheduled { ue: usize, target: usize },
+    /// UE `ue` looks for the next neighbour its movement will make better than its cell.
+    Measure { ue: usize },
+    /// The A3-like condition for `target` has held for the time to trigger (if `source`
+    /// still serves the UE and no handover runs, the handover starts).
+    Triggered { ue: usize, source: usize, target: usize },
+    /// A step of handover `ho`'s procedure.
+    Handover { ho: usize, step: Step },
+    /// UE `ue`'s PDCP t-Reordering, started as `generation`, expired.
+    Reordering { ue: usize, generation: u64 },
+}
+
+impl From<ran::Timer> for Timer {
+    fn from(t: ran::Timer) -> Timer {
+        Timer::Ran(t)
+    }
+}
+
+/// A UE's handover state as the cells see it.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct UeState {
+    /// The cell that serves (or, after a HO command, is about to serve) the UE.
+    pub serving: usize,
+    /// During a DAPS handover: the source, still serving the UE until its release.
+    pub daps_source: Option<usize>,
+    /// The handover under way, if any.
+    pub active: Option<usize>,
+    /// The UE's latest handover.
+    pub last: Option<usize>,
+}
+
+/// The cellular network: the agent that owns the gateway, the cells and the UEs.
+pub struct Cellular {
+    pub p: Params,
+    pub gw: NodeId,
+    pub ran: Ran,
+    pub ue_flows: Vec<Vec<FlowId>>,
+    pub motion: Vec<Motion>,
+    pub state: Vec<UeState>,
+    pub handovers: Vec<Handover>,
+    /// Each UE's PDCP receiver, and the next SN its bearer gives.
+    pub pdcp: Vec<PdcpRx<Packet>>,
+    next_sn: Vec<u64>,
+    /// The PDCP SN of each downlink packet (and copy) on its way, by packet uid.
+    sn_of: HashMap<u64, u64>,
+    /// User packets the gateway tunnelled to each cell.
+    pub gw_tunnelled: Vec<u64>,
+}
+
+impl Cellular {
+    pub fn new(p: Params, gw: NodeId, ran: Ran, ue_flows: Vec<Vec<FlowId>>, motion: Vec<Motion>) -> Cellular {
+        let n = ran.ues.len();
+        let state = ran.ues.iter().map(|ue| UeState { serving: ue.path, ..UeState::default() }).collect();
+        let gw_tunnelled = vec![0; ran.cells.len()];
+        Cellular {
+            p,
+            gw,
+            ran,
+            ue_flows,
+            motion,
+            state,
+            handovers: Vec::new(),
+            pdcp: (0..n).map(|_| PdcpRx::default()).collect(),
+            next_sn: vec![0; n],
+            sn_of: HashMap::new(),
+            gw_tunnelled,
+        }
+    }
+
+    /// Downlink user packets get their bearer's next SN and enter the tunnel to the UE's
+    /// path cell; anything else (uplink to the servers) is routed as usual.
+    fn gw_receive(&mut self, cx: &mut Cx<Timer>, mut pkt: Packet) {
+        if pkt.tunnel.is_none() {
+            if let Some(u) = self.ran.ue_at(pkt.dst) {
+                self.sn_of.insert(pkt.uid, self.next_sn[u]);
+                self.next_sn[u] += 1;
+                let path = self.ran.ues[u].path;
+                self.gw_tunnelled[path] += 1;
+                gtp::encapsulate(&mut pkt, self.gw, self.ran.cells[path].node, gtp::s1u_teid(path, u), false);
+            }
+        }
+        cx.forward(self.gw, pkt);
+    }
+
+    fn cell_receive(&mut self, cx: &mut Cx<Timer>, c: usize, mut pkt: Packet) {
+        let me = self.ran.cells[c].node;
+        let Some(t) = pkt.tunnel else {
+            return self.cell_uplink(cx, c, pkt);
+        };
+        if pkt.dst != me {
+            return cx.forward(me, pkt);
+        }
+        let from_gw = pkt.src == self.gw;
+        let Some(u) = self.ran.ue_at(t.inner_dst) else {
+            cx.counters_mut().dropped_unroutable += 1;
+            return;
+        };
+        // Outer headers are never ECN-capable here, so nothing is marked on the way.
+        gtp::decapsulate(&mut pkt, true);
+        let st = self.state[u];
+        if st.serving == c {
+            self.enqueue(cx, c, u, pkt);
+        } else if from_gw && st.daps_source == Some(c) {
+            // DAPS: the source serves the packet and forwards a copy with its SN.
+            let copy = self.copy(cx, &pkt);
+            self.enqueue(cx, c, u, pkt);
+            self.forward(cx, u, c, copy, true);
+        } else if self.p.scheme == SchemeName::Drop && from_gw {
+            self.drop_for_handover(cx, u, pkt);
+        } else {
+            self.forward(cx, u, c, pkt, false);
+        }
+    }
+
+    /// An uplink packet from a UE: held while the UE attaches to this cell, else sent on.
+    fn cell_uplink(&mut self, cx: &mut Cx<Timer>, c: usize, pkt: Packet) {
+        let me = self.ran.cells[c].node;
+        if let Some(u) = self.ran.ue_at(pkt.src) {
+            if self.state[u].serving == c && !self.ran.ues[u].cells.contains(c) {
+                self.ran.cells[c].buffers.hold_uplink(pkt);
+                return;
+            }
+        }
+        cx.forward(me, pkt);
+    }
+
+    /// Queues a downlink packet for UE `u` at cell `c` and lets the cell send.
+    fn enqueue(&mut self, cx: &mut Cx<Timer>, c: usize, u: usize, pkt: Packet) {
+        let now = cx.now();
+        let uid = pkt.uid;
+        if !self.ran.cells[c].buffers.offer(u, now, pkt, cx.rng()) {
+            self.sn_of.remove(&uid);
+            cx.counters_mut().dropped_queue += 1;
+        }
+        self.ran.serve(cx, c);
+    }
+
+    /// A copy of a user packet (a new packet in the run's accounting) with the same SN.
+    fn copy(&mut self, cx: &mut Cx<Timer>, pkt: &Packet) -> Packet {
+        let fresh = cx.new_packet(pkt.flow, pkt.src, pkt.dst, pkt.kind);
+        let mut copy = *pkt;
+        copy.uid = fresh.uid;
+        if let Some(&sn) = self.sn_of.get(&pkt.uid) {
+            self.sn_of.insert(copy.uid, sn);
+        }
+        copy
+    }
+
+    /// Forwards a packet of UE `u` from cell `c` to the UE's serving cell over X2/Xn.
+    fn forward(&mut self, cx: &mut Cx<Timer>, u: usize, c: usize, pkt: Packet, copy: bool) {
+        let to = self.state[u].serving;
+        let ho = self.state[u].last.unwrap_or(0);
+        if let Some(h) = self.state[u].last.map(|h| &mut self.handovers[h]) {
+            if copy {
+                h.forwarded_copies += 1;
+            } else {
+                h.forwarded += 1;
+            }
+        }
+        let (from, to) = (self.ran.cells[c].node, self.ran.cells[to].node);
+        gtp::forward(cx, (from, to), gtp::x2_teid(ho), false, pkt);
+    }
+
+    fn drop_for_handover(&mut self, cx: &mut Cx<Timer>, u: usize, pkt: Packet) {
+        self.sn_of.remove(&pkt.uid);
+        cx.counters_mut().dropped_handover += 1;
+        if let Some(h) = self.state[u].last {
+            self.handovers[h].dropped += 1;
+        }
+    }
+
+    /// A downlink packet reached UE `u`: its PDCP delivers in SN order and discards copies.
+    fn ue_receive(&mut self, cx: &mut Cx<Timer>, u: usize, pkt: Packet) {
+        let now = cx.now();
+        let node = self.ran.ues[u].node;
+        let Some(sn) = self.sn_of.remove(&pkt.uid) else {
+            return cx.receive_as_router(node, pkt);
+        };
+        let (dups, late) = (self.pdcp[u].duplicates, self.pdcp[u].late);
+        let out = self.pdcp[u].receive(sn, pkt, now);
+        if out.discarded {
+            cx.counters_mut().consumed += 1;
+            if let Some(h) = self.state[u].last {
+                let ho = &mut self.handovers[h];
+                ho.duplicates_discarded += self.pdcp[u].duplicates - dups;
+                ho.late_discarded += self.pdcp[u].late - late;
+            }
+        }
+        self.pdcp_outcome(cx, u, out);
+    }
+
+    fn pdcp_outcome(&mut self, cx: &mut Cx<Timer>, u: usize, out: pdcp::Outcome<Packet>) {
+        let node = self.ran.ues[u].node;
+        for (pkt, waited) in out.deliver {
+            if let Some(h) = self.state[u].last {
+                let ho = &mut self.handovers[h];
+                ho.max_reordering_ns = ho.max_reordering_ns.max(waited);
+            }
+            cx.receive_as_router(node, pkt);
+        }
+        if let Some(h) = self.state[u].last {
+            let ho = &mut self.handovers[h];
+            ho.max_stall_ns = ho.max_stall_ns.max(self.pdcp[u].max_stall_ns);
+        }
+        if out.start_timer {
+            let at = cx.now() + self.p.t_reordering_ns;
+            cx.schedule(at, Timer::Reordering { ue: u, generation: self.pdcp[u].generation });
+        }
+    }
+}
+
+impl Agent for Cellular {
+    type Timer = Timer;
+
+    /// Every packet that reaches the gateway, a cell or a UE.
+    fn on_packet(&mut self, cx: &mut Cx<Timer>, n: NodeId, pkt: Packet) {
+        if n == self.gw {
+            return self.gw_receive(cx, pkt);
+        }
+        if let Some(u) = self.ran.ue_at(n) {
+            return self.ue_receive(cx, u, pkt);
+        }
+        let c = self.ran.cell_at(n).expect("the cellular agent owns the gateway, cells and UEs");
+        self.cell_receive(cx, c, pkt);
+    }
+
+    fn on_timer(&mut self, cx: &mut Cx<Timer>, timer: Timer) {
+        match timer {
+            Timer::Ran(t) => self.ran.on_timer(cx, t),
+            Timer::Scheduled { ue, target } => self.scheduled(cx, ue, target),
+            Timer::Measure { ue } => self.measure(cx, ue),
+            Timer::Triggered { ue, source, target } => self.triggered(cx, ue, source, target),
+            Timer::Handover { ho, step } => self.on_step(cx, ho, step),
+            Timer::Reordering { ue, generation } => {
+                let out = self.pdcp[ue].expire(generation, cx.now());
+                self.pdcp_outcome(cx, ue, out);
+            }
+        }
+    }
+
+    /// Packets in the cells' buffers and in the UEs' PDCP reordering buffers.
+    fn held_packets(&self) -> u64 {
+        self.ran.held_packets() + self.pdcp.iter().map(PdcpRx::held).sum::<u64>()
+    }
+
+    fn check(&self) -> Vec<String> {
+        self.ran.check()
+    }
+
+    fn report(&self, world: &World) -> Report {
+        self.summary(world)
+    }
+}

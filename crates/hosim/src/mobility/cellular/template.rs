@@ -1,0 +1,179 @@
+//! The `cellular` template: N cells in a line, M UEs, and the network around them.
+//!
+//! ```text
+//!  srv0 ─┐                       ┌─ cell0 ═X2═ cell1 ═X2═ cell2 ...
+//!  srv1 ─┼─ core ── gw (S-GW) ═S1┤      radio links to every UE, which attach by the rules
+//!  ...  ─┘                       └─ ...
+//! ```
+//!
+//! Node and link names: servers `srv{u}`, the core router `core`, the gateway `gw`, cells
+//! `cell{i}`, UEs `ue{u}`; the core's queue is `core->gw`, the S1 links `gw<->cell{i}`, the X2
+//! links `cell{i}<->cell{i+1}`, radio links `cell{i}->ue{u}` and `ue{u}->cell{i}`. A server's
+//! link carries half the server RTT each way. Flows `ue{u}.f{k}` are bulk downloads
+//! `srv{u}` -> `ue{u}`, each starting at a random time in `[0, start_window_s)`.
+
+use super::config::{BufferSharing, CellularSection, SchedulerName};
+use super::{Cellular, Motion, Params, Timer};
+use crate::engine::time::s_to_ns;
+use crate::mobility::ran::{self, BufferLimit, Cell, CellSet, Ran, Scheduler, SchedulerKind, Ue};
+use crate::net::QueueLimit;
+use crate::sim::{Cx, Sim};
+use crate::spec::graph::{link, node, AppKind, FlowSpec, Graph, NodeKindName};
+
+/// Radio link queue: the cell's radio sends one packet at a time, so this never fills.
+const RADIO_QUEUE_PACKETS: u32 = 4;
+/// A UE's uplink queue (ACKs).
+const UPLINK_QUEUE_PACKETS: u32 = 1000;
+
+pub fn cell_name(c: usize) -> String {
+    format!("cell{c}")
+}
+
+pub fn ue_name(u: usize) -> String {
+    format!("ue{u}")
+}
+
+fn flow_name(u: usize, k: u32) -> String {
+    format!("ue{u}.f{k}")
+}
+
+pub fn expand(d: &CellularSection) -> Graph {
+    let mut g = Graph { start_jitter_s: d.start_window_s, ..Graph::default() };
+    for n in ["core", "gw"] {
+        g.nodes.push(node(n.into(), NodeKindName::Router));
+    }
+    let mut core = link("core", "gw", d.core_bps, d.core_delay_s, d.core_queue_packets);
+    core.trace = true;
+    g.links.push(core);
+    g.traced_queues.push("core->gw".into());
+    for c in 0..d.cells as usize {
+        let name = cell_name(c);
+        g.nodes.push(node(name.clone(), NodeKindName::Router));
+        g.links.push(link("gw", &name, d.s1_bps, d.s1_delay_s, d.s1_queue_packets));
+        if c > 0 {
+            g.links.push(link(&cell_name(c - 1), &name, d.x2_bps, d.x2_delay_s, d.x2_queue_packets));
+        }
+    }
+    for u in 0..d.ues as usize {
+        let (srv, ue) = (format!("srv{u}"), ue_name(u));
+        g.nodes.push(node(srv.clone(), NodeKindName::Host));
+        g.nodes.push(node(ue.clone(), NodeKindName::Host));
+        g.links.push(link(&srv, "core", d.server_bps, d.server_rtt_s / 2.0, d.server_queue_packets));
+        for c in 0..d.cells as usize {
+            let mut down = link(&cell_name(c), &ue, d.cell_bps, d.radio_delay_s, RADIO_QUEUE_PACKETS);
+            down.bidirectional = false;
+            g.links.push(down);
+            let mut up = link(&ue, &cell_name(c), d.uplink_bps, d.radio_delay_s, UPLINK_QUEUE_PACKETS);
+            up.bidirectional = false;
+            g.links.push(up);
+        }
+        for k in 0..d.flows_per_ue {
+            g.flows.push(FlowSpec {
+                name: Some(flow_name(u, k)),
+                src: srv.clone(),
+                dst: ue.clone(),
+                app: AppKind::Bulk,
+                bytes: None,
+                rate_bps: None,
+                start_s: 0.0,
+                tcp: None,
+                drop_segments: Vec::new(),
+                drop_retransmissions: Vec::new(),
+            });
+        }
+    }
+    g
+}
+
+/// Installs the cellular agent: it owns the gateway, the cells and the UEs (whose PDCP
+/// reorders), attaches each UE to the cell nearest to its start, and plans the handovers.
+pub fn install(d: &CellularSection, sim: &mut Sim) {
+    sim.add_agent(|cx| {
+        let mut cellular = system(d, cx);
+        cellular.start(cx, d);
+        cellular
+    });
+}
+
+fn system(d: &CellularSection, cx: &mut Cx<Timer>) -> Cellular {
+    let id = |cx: &Cx<Timer>, name: &str| cx.node_id(name).expect("template node");
+    let gw = id(cx, "gw");
+    cx.own(gw);
+    let (n_cells, n_ues) = (d.cells as usize, d.ues as usize);
+    let size = match (d.buffer_packets, d.buffer_bytes) {
+        (_, Some(b)) => QueueLimit::Bytes(b),
+        (p, None) => QueueLimit::Packets(p.unwrap_or(200)),
+    };
+    let limit = match d.buffer {
+        BufferSharing::PerUe => BufferLimit::PerUe(size),
+        BufferSharing::Shared => BufferLimit::Shared(size),
+    };
+    let kind = match d.scheduler {
+        SchedulerName::Wfq => SchedulerKind::Wfq,
+        SchedulerName::Rr => SchedulerKind::RoundRobin,
+    };
+    let radio_bps = d.cell_bps.round() as u64;
+    let mut cells = Vec::with_capacity(n_cells);
+    for c in 0..n_cells {
+        let name = cell_name(c);
+        let n = id(cx, &name);
+        cx.own(n);
+        let mut cell = Cell::new(n, name.clone(), n_ues, limit, radio_bps, Scheduler::new(kind, vec![1.0; n_ues]));
+        for u in 0..n_ues {
+            cell.downlinks[u] = cx.link_id(&format!("{name}->{}", ue_name(u)));
+        }
+        cells.push(cell);
+    }
+    let mut ues = Vec::with_capacity(n_ues);
+    let mut ue_flows = Vec::with_capacity(n_ues);
+    let mut motion = Vec::with_capacity(n_ues);
+    for u in 0..n_ues {
+        let name = ue_name(u);
+        let n = id(cx, &name);
+        cx.own(n);
+        let start = d.nearest_cell(d.ue_x0_m(u));
+        let uplinks: Vec<Option<u32>> =
+            (0..n_cells).map(|c| cx.link_id(&format!("{name}->{}", cell_name(c)))).collect();
+        ran::route_uplink(cx, n, uplinks[start].expect("uplink to every cell"));
+        let prefix = format!("{name}.f");
+        let flows: Vec<u32> =
+            cx.flows().iter().enumerate().filter(|(_, f)| f.name.starts_with(&prefix)).map(|(i, _)| i as u32).collect();
+        ues.push(Ue { node: n, name, flow: flows.first().copied(), cells: CellSet::one(start), path: start, uplinks });
+        ue_flows.push(flows);
+        motion.push(Motion { x0_m: d.ue_x0_m(u), speed_mps: d.speed_mps });
+    }
+    let params = Params {
+        scheme: d.scheme,
+        x2_delay_ns: s_to_ns(d.x2_delay_s),
+        interruption_ns: s_to_ns(d.interruption_s()),
+        path_switch_delay_ns: s_to_ns(d.path_switch_delay_s),
+        target_access_delay_ns: s_to_ns(d.target_access_delay_s),
+        source_release_delay_ns: s_to_ns(d.source_release_delay_s),
+        t_reordering_ns: s_to_ns(d.t_reordering_s),
+        hysteresis_m: d.hysteresis_m,
+        time_to_trigger_ns: s_to_ns(d.time_to_trigger_s),
+        cell_x_m: (0..n_cells).map(|c| d.cell_x_m(c)).collect(),
+    };
+    Cellular::new(params, gw, Ran::new(cells, ues, cx.nodes().len()), ue_flows, motion)
+}
+
+/// `topology = "cellular"` with its `[cellular]` section: the one line of this mechanism in
+/// `Registry::builtin`.
+pub const TEMPLATE: crate::spec::Sectioned<CellularSection> = crate::spec::Sectioned {
+    topology: "cellular",
+    section: "cellular",
+    validate: |d, s, c| d.validate(c, s.duration_s),
+    expand,
+    install: |d, sim, _| {
+        install(d, sim);
+        Ok(())
+    },
+    flows: |d| d.ues.saturating_mul(d.flows_per_ue),
+};
+
+/// The preset (`hosim presets`).
+pub const PRESET: crate::spec::Preset = (
+    "cellular",
+    "Cells in a line, UEs moving along it, handovers by an A3-like rule or a schedule: drop / forward / DAPS",
+    include_str!("../../../../../presets/cellular.toml"),
+);
