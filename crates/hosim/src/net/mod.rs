@@ -7,6 +7,7 @@ pub mod loss;
 pub mod packet;
 pub mod queue;
 pub mod rate;
+pub mod wifi;
 
 pub use link::{Impairments, Link, RateStep};
 pub use loss::LossModel;

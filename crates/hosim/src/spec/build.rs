@@ -48,6 +48,7 @@ pub fn build(
 
     let default_queue = tcp.profile.unwrap_or_default().default_queue_packets();
     build_links(&mut world, graph, c, seed, default_queue, &lookup)?;
+    super::wifi::build_media(&mut world, &graph.media, c, seed, default_queue, &lookup)?;
     compute_routes(&mut world);
 
     let base = tcp.apply(&TcpConfig::default(), c, "tcp")?;
@@ -295,6 +296,7 @@ fn build_links(
                 traced: l.trace,
                 to_class: world.nodes[b as usize].kind.class(),
                 var,
+                wifi: None,
             });
         }
     }

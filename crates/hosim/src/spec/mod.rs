@@ -7,6 +7,7 @@ pub mod build;
 pub mod error;
 pub mod graph;
 pub mod rate;
+pub mod wifi;
 
 pub use error::{Check, ScenarioError};
 pub use graph::Graph;
