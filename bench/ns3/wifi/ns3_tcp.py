@@ -55,7 +55,8 @@ def run(ns, std: str, rate: float, n_sta: int, duration: float) -> dict:
     )
     mac = ns.WifiMacHelper()
     ssid = ns.Ssid("hosim")
-    mac.SetType("ns3::ApWifiMac", "Ssid", ns.SsidValue(ssid), "BeaconInterval", ns.TimeValue(ns.MicroSeconds(1024 * 1024)),
+    beacon = ns.TimeValue(ns.MicroSeconds(1024 * 1024))
+    mac.SetType("ns3::ApWifiMac", "Ssid", ns.SsidValue(ssid), "BeaconInterval", beacon,
                 "EnableBeaconJitter", ns.BooleanValue(False))
     ap_dev = wifi.Install(phy, mac, ap)
     stas = ns.NodeContainer()
@@ -83,7 +84,8 @@ def run(ns, std: str, rate: float, n_sta: int, duration: float) -> dict:
     sinks = []
     for i in range(n_sta):
         port = 9 + i
-        sink = ns.PacketSinkHelper("ns3::TcpSocketFactory", ns.InetSocketAddress(ns.Ipv4Address.GetAny(), port).ConvertTo())
+        any_port = ns.InetSocketAddress(ns.Ipv4Address.GetAny(), port).ConvertTo()
+        sink = ns.PacketSinkHelper("ns3::TcpSocketFactory", any_port)
         app = sink.Install(nodes.Get(i + 1))
         app.Start(ns.Seconds(0))
         sinks.append(ns.DynamicCast[ns.PacketSink](app.Get(0)))

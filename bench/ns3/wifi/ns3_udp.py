@@ -56,7 +56,8 @@ def run(ns, std: str, rate: float, n_sta: int, duration: float, warmup: float) -
     )
     mac = ns.WifiMacHelper()
     ssid = ns.Ssid("hosim")
-    mac.SetType("ns3::ApWifiMac", "Ssid", ns.SsidValue(ssid), "BeaconInterval", ns.TimeValue(ns.MicroSeconds(1024 * 1024)),
+    beacon = ns.TimeValue(ns.MicroSeconds(1024 * 1024))
+    mac.SetType("ns3::ApWifiMac", "Ssid", ns.SsidValue(ssid), "BeaconInterval", beacon,
                 "EnableBeaconJitter", ns.BooleanValue(False))
     ap_dev = wifi.Install(phy, mac, ap)
     stas = ns.NodeContainer()
