@@ -51,6 +51,9 @@ fn run(text: &str, seed: u64) -> Result<Value, String> {
 fn tcp_over_54_mbps_gets_the_dcf_s_share_not_the_nominal_rate() {
     let s = run(&bss("802.11g", 54e6, 1, ""), 1).expect("run");
     let g = s["flows"][0]["goodput_bps"].as_f64().unwrap();
+    let m = &s["media"][0];
+    assert_eq!(m["name"], "wlan0");
+    assert!(m["successes"].as_u64().unwrap() > 1000 && m["busy_s"].as_f64().unwrap() > 2.0, "{m}");
     // 1448-byte segments and their ACKs contend for one medium: well under 54 Mb/s, near
     // the ~25 Mb/s that 802.11g carries for TCP.
     assert!((20e6..30e6).contains(&g), "goodput {g}");
