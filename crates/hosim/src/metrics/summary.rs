@@ -239,6 +239,22 @@ pub fn summary(sim: &Sim, scenario: &str, seed: u64, wall_time_s: f64, violation
     m.insert("flows".into(), Value::Array(flows));
     m.insert("queues".into(), Value::Array(queues));
     m.insert("handovers".into(), Value::Array(handovers));
+    if !w.media.is_empty() {
+        // Only in runs with 802.11 media, so that other summaries keep their bytes.
+        let media = w.media.iter().map(|wm| {
+            let s = &wm.medium.stats;
+            object! {
+                "name": wm.name,
+                "successes": s.successes,
+                "collisions": s.collisions,
+                "frame_errors": s.frame_errors,
+                "retries": s.retries,
+                "discarded": s.discarded,
+                "busy_s": crate::engine::time::ns_to_s(s.busy_ns),
+            }
+        });
+        m.insert("media".into(), Value::Array(media.collect()));
+    }
     m.insert("aggregate_goodput_bps".into(), json!(aggregate_bps));
     m.insert("aggregate_interval_s".into(), json!(aggregate_interval_s));
     m.insert(

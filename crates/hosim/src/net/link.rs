@@ -98,6 +98,8 @@ pub struct Link {
     /// Packets on the slow (reordered) path; FIFO too, since its extra delay is constant.
     pub late_pipeline: VecDeque<(SimTime, Packet)>,
     pub name: String,
+    /// A link of an 802.11 medium: its transmitter is a station's DCF (`sim/wifi.rs`).
+    pub wifi: Option<super::wifi::WifiPort>,
 }
 
 impl Link {

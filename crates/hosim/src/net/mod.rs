@@ -10,6 +10,7 @@ pub mod packet;
 pub mod qdisc;
 pub mod rate;
 pub mod store;
+pub mod wifi;
 
 pub use link::{Impairments, Link, RateStep};
 pub use loss::LossModel;

@@ -46,6 +46,7 @@ impl Template for ExplicitGraph {
             flows: s.flows.clone(),
             traced_queues: Vec::new(),
             start_jitter_s: 0.0,
+            media: s.media.clone(),
         })
     }
 
@@ -127,9 +128,12 @@ impl Registry {
             }
         }
         if this.builds_graph() {
-            for (key, given) in
-                [("nodes", !s.nodes.is_empty()), ("links", !s.links.is_empty()), ("flows", !s.flows.is_empty())]
-            {
+            for (key, given) in [
+                ("nodes", !s.nodes.is_empty()),
+                ("links", !s.links.is_empty()),
+                ("flows", !s.flows.is_empty()),
+                ("media", !s.media.is_empty()),
+            ] {
                 if given {
                     let problem =
                         format!("not allowed with topology = \"{}\" (the template builds the graph)", this.topology());

@@ -10,6 +10,7 @@ mod endpoint;
 mod flow;
 mod network;
 mod timer;
+mod wifi;
 mod world;
 
 pub use agent::{Agent, Cx, DynAgent, HandoverRecord, Hosted, Report};

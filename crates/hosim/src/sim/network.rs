@@ -26,7 +26,7 @@ pub(super) struct Arrival {
 /// would be one more cold load on the path each hop waits on, before the next link or the
 /// flow's state could be fetched (bench/README.md).
 #[inline(always)]
-fn arrival_tag(static_routes: bool, nodes: &[Node], to: NodeId, to_class: NodeClass, pkt: &Packet) -> u32 {
+pub(super) fn arrival_tag(static_routes: bool, nodes: &[Node], to: NodeId, to_class: NodeClass, pkt: &Packet) -> u32 {
     if !static_routes {
         return NO_TAG;
     }
@@ -48,6 +48,9 @@ impl World {
     /// if it is idle. A dropped packet's slot is freed.
     #[inline(always)]
     fn link_enqueue_slot(&mut self, l: LinkId, slot: u32) {
+        if let Some(port) = self.links[l as usize].wifi {
+            return self.wifi_enqueue_slot(l, slot, port);
+        }
         let now = self.now;
         self.end_transmissions_due(l);
         let link = &mut self.links[l as usize];

@@ -26,6 +26,8 @@ pub enum Event {
     RtoTimer(FlowId),
     DelAckTimer(FlowId),
     AppTick(FlowId),
+    /// An 802.11 medium's next access, or the end of its exchange on the air (`sim/wifi.rs`).
+    Medium(u32),
     /// An agent's timer: its entry in [`World::agent_timers`] (the agent, and where the
     /// timer's typed value waits in that agent's [`super::TimerSlab`]).
     AgentTimer(u32),
@@ -131,6 +133,8 @@ pub struct World {
     /// (`Flow::out_links`). Set by the run loop, with the flows' links
     /// (`World::set_static_routes`).
     pub static_routes: bool,
+    /// The 802.11 media, whose stations' links have `Link::wifi` set.
+    pub media: Vec<crate::net::wifi::WifiMedium>,
 }
 
 impl World {
@@ -154,6 +158,7 @@ impl World {
             computed_departures: false,
             agent_timers: AgentTimers::default(),
             static_routes: false,
+            media: Vec::new(),
         }
     }
 
@@ -195,6 +200,7 @@ impl World {
             Event::RtoTimer(f) => self.on_rto_timer(f),
             Event::DelAckTimer(f) => self.on_delack_timer(f),
             Event::AppTick(f) => self.on_app_tick(f),
+            Event::Medium(m) => self.on_medium(m),
             Event::LinkArrive(_) | Event::LinkArriveLate(_) | Event::AgentTimer(_) => {
                 unreachable!("the run loop routes arrivals and agent timers")
             }

@@ -48,6 +48,7 @@ pub fn build(
 
     let default_queue = tcp.profile.unwrap_or_default().default_queue_packets();
     build_links(&mut world, graph, c, seed, default_queue, &lookup)?;
+    super::wifi::build_media(&mut world, &graph.media, c, seed, default_queue, &lookup)?;
     check_route_tables(&world, c)?;
     compute_routes(&mut world);
 
@@ -304,6 +305,7 @@ fn build_links(
                 traced: l.trace,
                 to_class: world.nodes[b as usize].kind.class(),
                 var,
+                wifi: None,
             });
         }
     }

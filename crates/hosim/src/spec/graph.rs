@@ -45,6 +45,8 @@ pub struct Graph {
     /// Every flow starts up to this much after its `start_s`: a uniform draw in
     /// `[0, start_jitter_s)` from the flow's own random stream (so it changes with the seed).
     pub start_jitter_s: f64,
+    /// 802.11 networks (`[[media]]`, `spec/wifi.rs`).
+    pub media: Vec<super::wifi::MediumSpec>,
 }
 
 #[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]

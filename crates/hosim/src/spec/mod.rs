@@ -10,6 +10,7 @@ pub mod graph;
 pub mod rate;
 pub mod schema;
 pub mod template;
+pub mod wifi;
 
 pub use error::{Check, ScenarioError};
 pub use graph::Graph;

@@ -38,6 +38,9 @@ pub struct Scenario {
     pub links: Vec<LinkSpec>,
     #[serde(default)]
     pub flows: Vec<FlowSpec>,
+    /// 802.11 networks of an explicit graph (`spec/wifi.rs`).
+    #[serde(default)]
+    pub media: Vec<crate::spec::wifi::MediumSpec>,
     /// Template sections by name, as given (parsed by their templates).
     #[serde(skip)]
     pub sections: BTreeMap<String, toml::Value>,

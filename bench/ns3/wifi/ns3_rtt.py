@@ -1,0 +1,123 @@
+#!/usr/bin/env python3
+"""ns-3.44 referee for the 802.11 DCF medium: the RTT of a low-rate probe beside a saturating
+TCP flow (benchmark only).
+
+The BSS and TCP of ns3_tcp.py, one station. The AP sends a bulk TCP flow to the station and,
+from 1 s on, pings it every 100 ms (Ping, 56-byte payload: 84-byte IP packets). The echo
+requests wait in the AP's queue behind the bulk flow's segments; the replies contend with
+the station's TCP ACKs. The median and p90 of the ping RTTs over [1 s, 1 s + duration].
+
+Usage: python bench/ns3/wifi/ns3_rtt.py [--duration 10] [--json out.json]
+"""
+
+import argparse
+import json
+import statistics
+import sys
+
+from ns3_tcp import BUF, MSS
+from ns3_udp import CASES, mode_name
+
+HOOK = r"""
+#include <vector>
+namespace wifiref {
+std::vector<double> rtts;
+void OnRtt(uint16_t, ns3::Time rtt) { rtts.push_back(rtt.GetSeconds()); }
+void Hook(ns3::Ptr<ns3::Application> app) {
+    app->TraceConnectWithoutContext("Rtt", ns3::MakeCallback(&OnRtt));
+}
+}
+"""
+
+
+def run(ns, cppyy, std: str, rate: float, duration: float) -> dict:
+    ns.RngSeedManager.SetSeed(1)
+    ns.RngSeedManager.SetRun(1)
+    D = ns.Config.SetDefault
+    D("ns3::WifiMacQueue::MaxDelay", ns.TimeValue(ns.Seconds(10)))
+    D("ns3::WifiMacQueue::MaxSize", ns.StringValue("1000p"))
+    D("ns3::TcpL4Protocol::SocketType", ns.TypeIdValue(ns.TypeId.LookupByName("ns3::TcpNewReno")))
+    D("ns3::TcpL4Protocol::RecoveryType", ns.TypeIdValue(ns.TypeId.LookupByName("ns3::TcpClassicRecovery")))
+    D("ns3::TcpSocket::SegmentSize", ns.UintegerValue(MSS))
+    D("ns3::TcpSocket::DelAckCount", ns.UintegerValue(2))
+    D("ns3::TcpSocket::SndBufSize", ns.UintegerValue(BUF))
+    D("ns3::TcpSocket::RcvBufSize", ns.UintegerValue(BUF))
+    D("ns3::TcpSocketBase::Sack", ns.BooleanValue(True))
+    D("ns3::TcpSocketBase::Timestamp", ns.BooleanValue(False))
+    nodes = ns.NodeContainer()
+    nodes.Create(2)
+    chan = ns.YansWifiChannelHelper.Default()
+    phy = ns.YansWifiPhyHelper()
+    phy.SetChannel(chan.Create())
+    wifi = ns.WifiHelper()
+    wifi.SetStandard(ns.WIFI_STANDARD_80211g if std == "802.11g" else ns.WIFI_STANDARD_80211b)
+    ctrl = "ErpOfdmRate6Mbps" if std == "802.11g" else "DsssRate1Mbps"
+    wifi.SetRemoteStationManager(
+        "ns3::ConstantRateWifiManager", "DataMode", ns.StringValue(mode_name(std, rate)),
+        "ControlMode", ns.StringValue(ctrl), "RtsCtsThreshold", ns.UintegerValue(65535),
+    )
+    mac = ns.WifiMacHelper()
+    ssid = ns.Ssid("hosim")
+    beacon = ns.TimeValue(ns.MicroSeconds(1024 * 1024))
+    mac.SetType("ns3::ApWifiMac", "Ssid", ns.SsidValue(ssid), "BeaconInterval", beacon,
+                "EnableBeaconJitter", ns.BooleanValue(False))
+    ap_dev = wifi.Install(phy, mac, nodes.Get(0))
+    mac.SetType("ns3::StaWifiMac", "Ssid", ns.SsidValue(ssid))
+    sta_dev = wifi.Install(phy, mac, nodes.Get(1))
+    mob = ns.MobilityHelper()
+    pos = ns.CreateObject[ns.ListPositionAllocator]()
+    pos.Add(ns.Vector(0, 0, 0))
+    pos.Add(ns.Vector(1.0, 0, 0))
+    mob.SetPositionAllocator(pos)
+    mob.SetMobilityModel("ns3::ConstantPositionMobilityModel")
+    mob.Install(nodes)
+    ns.InternetStackHelper().Install(nodes)
+    addr = ns.Ipv4AddressHelper()
+    addr.SetBase(ns.Ipv4Address("10.0.0.0"), ns.Ipv4Mask("255.255.255.0"))
+    devs = ns.NetDeviceContainer()
+    devs.Add(ap_dev)
+    devs.Add(sta_dev)
+    ifs = addr.Assign(devs)
+    ns.TrafficControlHelper().Uninstall(devs)
+    sink = ns.PacketSinkHelper("ns3::TcpSocketFactory", ns.InetSocketAddress(ns.Ipv4Address.GetAny(), 9).ConvertTo())
+    sink.Install(nodes.Get(1)).Start(ns.Seconds(0))
+    bulk = ns.BulkSendHelper("ns3::TcpSocketFactory", ns.InetSocketAddress(ifs.GetAddress(1), 9).ConvertTo())
+    bulk.SetAttribute("SendSize", ns.UintegerValue(MSS))
+    bulk.Install(nodes.Get(0)).Start(ns.Seconds(0.5))
+    ping = ns.PingHelper(ifs.GetAddress(1).ConvertTo())
+    ping.SetAttribute("Interval", ns.TimeValue(ns.Seconds(0.1)))
+    ping.SetAttribute("Size", ns.UintegerValue(56))
+    ping.SetAttribute("Count", ns.UintegerValue(int(duration / 0.1)))  # default: reserves 2^32 entries
+    ping.SetAttribute("VerboseMode", ns.EnumValue["ns3::Ping::VerboseMode"](ns.Ping.SILENT))
+    apps = ping.Install(nodes.Get(0))
+    apps.Start(ns.Seconds(1.5))
+    cppyy.gbl.wifiref.rtts.clear()
+    cppyy.gbl.wifiref.Hook(apps.Get(0))
+    ns.Simulator.Stop(ns.Seconds(1.5 + duration))
+    ns.Simulator.Run()
+    rtts = sorted(cppyy.gbl.wifiref.rtts)
+    ns.Simulator.Destroy()
+    return {"standard": std, "rate_bps": rate, "samples": len(rtts), "rtt_median_s": statistics.median(rtts),
+            "rtt_p90_s": rtts[int(0.9 * (len(rtts) - 1))]}
+
+
+def main() -> None:
+    p = argparse.ArgumentParser()
+    p.add_argument("--duration", type=float, default=10.0)
+    p.add_argument("--json")
+    a = p.parse_args()
+    import cppyy
+    from ns import ns
+    cppyy.cppdef(HOOK)
+    rows = []
+    for std, rate in CASES:
+        r = run(ns, cppyy, std, rate, a.duration)
+        print(json.dumps(r), flush=True)
+        rows.append(r)
+    if a.json:
+        with open(a.json, "w") as f:
+            json.dump(rows, f, indent=1)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
