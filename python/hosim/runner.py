@@ -38,7 +38,7 @@ if TYPE_CHECKING:
 
 # hashlib, multiprocessing, signal and concurrent.futures are imported where they are used:
 # `hosim run --json` imports this module (through the CLI's options) and needs none of them,
-# and together they are a fifth of its start-up (bench/README.md).
+# and together they are a fifth of its start-up (bench/decisions.md).
 
 __all__ = [
     "CACHE_DIR_ENV",

@@ -155,7 +155,7 @@ fn run(
 /// Written here instead of with `pythonize` for the keys: a summary repeats a few dozen keys
 /// once per flow and per link (about 24,000 at 512 flows), and `pythonize` makes and hashes a
 /// new Python string for each. Here each distinct key is made once (`keys`), and Python keeps
-/// its hash (bench/README.md, "A summary without copies").
+/// its hash (bench/decisions.md, "A summary without copies").
 fn summary_to_py<'v>(py: Python<'_>, v: &'v Value, keys: &mut HashMap<&'v str, Py<PyString>>) -> PyResult<PyObject> {
     Ok(match v {
         Value::Null => py.None(),

@@ -1,5 +1,5 @@
 //! Micro-benchmark of the event queue (`engine::EventQueue`): the cost of one event, apart from
-//! what the event does. Not run in CI; see bench/README.md.
+//! what the event does. Not run in CI; see bench/decisions.md.
 //!
 //!     cargo bench -p hosim --bench event_queue
 //!

@@ -9,7 +9,7 @@
 //!   entries, and the earliest is popped from the front. An insertion that would pass more
 //!   than [`RUN_REACH`] entries goes to the heap instead, so no insertion costs more than that.
 //!   Its compares are predictable where a heap's sift is not: measured, a run loop 7–11 %
-//!   faster than with the near events in a heap of their own (bench/README.md), for 1 %
+//!   faster than with the near events in a heap of their own (bench/decisions.md), for 1 %
 //!   fewer instructions;
 //! - a binary heap for timers ([`Lane::Timer`]: retransmission, delayed ACK, applications,
 //!   agents, rate changes) and for the link events the run did not take.
@@ -21,7 +21,7 @@
 use super::time::SimTime;
 
 /// Children per node of the heap. A 4-ary heap (half the depth, three compares per level) was
-/// measured and lost at 8 and at 512 flows (bench/README.md).
+/// measured and lost at 8 and at 512 flows (bench/decisions.md).
 const ARITY: usize = 2;
 
 #[derive(Clone, Copy)]
@@ -113,7 +113,7 @@ impl<E: Copy> Heap<E> {
     /// bottom-up variant). A former leaf is late, so it would sink most of the way anyway:
     /// one compare per level on the way down (between the two children) instead of two, and
     /// few levels back up. An entry scheduled at the top (`schedule`) is usually early and
-    /// keeps the plain sift-down, which stops near the top (bench/README.md).
+    /// keeps the plain sift-down, which stops near the top (bench/decisions.md).
     #[inline]
     fn refill_top(&mut self, e: Entry<E>) {
         const { assert!(ARITY == 2, "refill_top walks a binary heap") };

@@ -229,7 +229,7 @@ pub fn summary(sim: &Sim, scenario: &str, seed: u64, wall_time_s: f64, violation
     let handovers: Vec<Value> = reports.iter().flat_map(|r| r.handovers.iter().map(handover_entry)).collect();
     // The per-flow, per-link and handover objects are moved in, not passed through `json!`,
     // which would serialize each into a copy and then drop the original: at 512 flows that
-    // copy and drop were three quarters of building the summary (bench/README.md).
+    // copy and drop were three quarters of building the summary (bench/decisions.md).
     let mut m = Map::with_capacity(11);
     m.insert("scenario".into(), json!(scenario));
     m.insert("seed".into(), json!(seed));

@@ -46,7 +46,7 @@ pub struct Impairments {
 
 /// Laid out in declaration order (`repr(C)`) and aligned to a cache line, so that a packet's
 /// hop touches as few lines as possible: with hundreds of links a link is usually cold when a
-/// packet reaches it, and every line it spans is a miss (bench/README.md).
+/// packet reaches it, and every line it spans is a miss (bench/decisions.md).
 /// - lines 0–1: the queue (its packets and limit, then its counters);
 /// - line 2: the transmitter, the pipeline (with its head's arrival tag) and the rate: what
 ///   every hop reads and writes;

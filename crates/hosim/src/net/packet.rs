@@ -26,7 +26,7 @@ pub enum Ecn {
 /// Each block is kept as its start and a 32-bit length, 40 bytes in all where three
 /// `(start, end)` pairs took 56: that keeps a [`Packet`] at 128 bytes, which the compiler
 /// copies inline (a larger one is copied by a call to `memcpy`) and which spans two cache
-/// lines of its store slot instead of three (bench/README.md, "A 128-byte packet").
+/// lines of its store slot instead of three (bench/decisions.md, "A 128-byte packet").
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct SackBlocks {
     starts: [u64; 3],

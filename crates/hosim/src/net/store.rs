@@ -98,7 +98,7 @@ struct ChainEntry {
 /// link per slot in the store serves every list. Appending to an empty list touches only the
 /// list and the slot's link, both at hand, where a ring buffer of its own adds a line, cold
 /// when its link has been idle: with hundreds of links, most hops start on one; and neither
-/// end checks for room to grow (bench/README.md). Every call on one list must pass the store
+/// end checks for room to grow (bench/decisions.md). Every call on one list must pass the store
 /// that holds its slots.
 #[derive(Clone, Copy, Debug)]
 pub struct SlotFifo {

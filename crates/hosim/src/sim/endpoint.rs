@@ -49,7 +49,7 @@ impl World {
         self.trace_sender(f);
     }
 
-    /// Inlined at its calls, as the profile-guided build does (bench/README.md, "Kept: five
+    /// Inlined at its calls, as the profile-guided build does (bench/decisions.md, "Kept: five
     /// small functions inlined at their calls").
     #[inline(always)]
     fn send_ack(&mut self, f: FlowId, kind: PacketKind, ack: AckOut) {

@@ -184,7 +184,7 @@ impl Sim {
     }
 
     /// Out of line: inlined into the run loop (as the compiler chose once the flows' timeout
-    /// list got smaller) it cost 3 M more instructions at 8 flows (bench/README.md).
+    /// list got smaller) it cost 3 M more instructions at 8 flows (bench/decisions.md).
     #[inline(never)]
     fn dispatch(&mut self, ev: Event) {
         match ev {

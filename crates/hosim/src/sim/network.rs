@@ -24,7 +24,7 @@ pub(super) struct Arrival {
 /// the packet's place in the pipeline, and with the pipeline's head on the link's own line
 /// (`TaggedFifo`), it is at hand when the packet arrives: the route entry or the packet itself
 /// would be one more cold load on the path each hop waits on, before the next link or the
-/// flow's state could be fetched (bench/README.md).
+/// flow's state could be fetched (bench/decisions.md).
 #[inline(always)]
 pub(super) fn arrival_tag(static_routes: bool, nodes: &[Node], to: NodeId, to_class: NodeClass, pkt: &Packet) -> u32 {
     if !static_routes {

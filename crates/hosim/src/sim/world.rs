@@ -37,7 +37,7 @@ pub enum Event {
 /// entry of the timer's value in the agent's own slab (`sim/timer.rs`). Kept here rather than in the event so that every event is 8 bytes, which a call passes
 /// in one register: a 16-byte event went through the caller's stack, written as two 4-byte
 /// stores and read back by the event queue as one 16-byte load, which the core cannot forward
-/// from those stores (a stall of some 10 cycles on every schedule; bench/README.md). A timer's
+/// from those stores (a stall of some 10 cycles on every schedule; bench/decisions.md). A timer's
 /// entry is freed when it fires and reused last-in first-out, so the indices, like everything
 /// else, depend only on the run.
 #[derive(Debug, Default)]

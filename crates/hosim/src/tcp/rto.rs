@@ -126,7 +126,7 @@ impl RtoEstimator {
     /// Feeds one RTT measurement R. The caller applies Karn's rule (RFC 6298 §3): it never
     /// passes a sample taken from a retransmitted segment.
     ///
-    /// Inlined at its calls, as the profile-guided build does (bench/README.md, "Kept: five
+    /// Inlined at its calls, as the profile-guided build does (bench/decisions.md, "Kept: five
     /// small functions inlined at their calls").
     #[inline(always)]
     pub fn sample(&mut self, r_ns: SimTime) {

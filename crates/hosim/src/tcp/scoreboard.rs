@@ -215,7 +215,7 @@ impl Scoreboard {
         self.pipe_with(None, high_rxt_end)
     }
 
-    /// Inlined at its calls, as the profile-guided build does (bench/README.md, "Kept: five
+    /// Inlined at its calls, as the profile-guided build does (bench/decisions.md, "Kept: five
     /// small functions inlined at their calls").
     #[inline(always)]
     fn pipe_with(&mut self, is_lost: Option<(u32, u32)>, high_rxt_end: u64) -> u64 {

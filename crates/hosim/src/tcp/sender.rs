@@ -964,7 +964,7 @@ impl TcpSender {
         }
     }
 
-    /// Inlined at its calls, as the profile-guided build does (bench/README.md, "Kept: five
+    /// Inlined at its calls, as the profile-guided build does (bench/decisions.md, "Kept: five
     /// small functions inlined at their calls").
     #[inline(always)]
     fn resend(&mut self, i: usize, now: SimTime, out: &mut Vec<Segment>) {
@@ -993,7 +993,7 @@ impl TcpSender {
         }
     }
 
-    /// Inlined at its calls, as the profile-guided build does (bench/README.md, "Kept: five
+    /// Inlined at its calls, as the profile-guided build does (bench/decisions.md, "Kept: five
     /// small functions inlined at their calls").
     #[inline(always)]
     fn send_new(&mut self, len: u32, now: SimTime, out: &mut Vec<Segment>) {
