@@ -106,6 +106,10 @@ def _run(args: list[str]) -> int:
     except BrokenPipeError:
         _silence_stdout()
         return 1
+    except OSError as exc:
+        # The environment, not a bug: a full disk, a read-only file system, a quota.
+        where = f"{exc.filename}: " if exc.filename else ""
+        return _report("error", f"{where}{exc.strerror or exc}", 2, exc)
     except Exception as exc:  # noqa: BLE001 - the last line of defence: one line, exit 1
         return _report("internal error", f"{type(exc).__name__}: {exc}", 1, exc)
     return code if isinstance(code, int) else 0

@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from rich.console import Console
 
     from hosim.api import Result
+    from hosim.outdir import DirectoryLock
 
 __all__ = ["presets_command", "print_result", "run_command"]
 
@@ -53,7 +54,6 @@ def run_command(
     directory that an earlier `hosim run` did not write (see --force), and is checked to be
     writable before the run starts. Implausible values (a 20 s delay) and flows that deliver
     nothing are reported as warnings on stderr."""
-    from hosim import api
     from hosim.checks import empty_flow_warnings
 
     if as_json and as_csv:
@@ -66,40 +66,23 @@ def run_command(
         _validate(scenario, seed, overrides, unsets)  # a rejected value: its error line only
     for warning in warnings:
         warn(warning)
-    from hosim.outdir import missing_dirs, prepare_output, remove_if_empty
+    from hosim.outdir import DirectoryLock, missing_dirs, remove_if_empty
 
     created = missing_dirs(out) if out is not None else []
-    # OutputError is a ValueError: exit 2, one line, before anything runs.
-    previous = prepare_output(out, "run", force) if out is not None else None
-    if out is not None and previous is not None and not force:
-        _check_same_scenario(out, previous, api.load_scenario(scenario)[1])
-    links = [name.strip() for name in pcap.split(",") if name.strip()] if pcap else None
-    capture = api.Capture(out, links, pcap_format) if out is not None else None
-    written: list[Path] = []
+    lock = DirectoryLock(out, "hosim run") if out is not None else None
     try:
-        if out is not None and not no_traces:
-            # Traces stream to Parquet row groups while the run goes on: memory stays bounded.
-            result, written = api.run_to_dir(scenario, out, seed=seed, overrides=overrides, unset=unsets,
-                                             capture=capture)
-        else:
-            result = api.run_raw(scenario, seed=seed, overrides=overrides, traces=False, unset=unsets,
-                                 capture=capture)
-            written = result.write(out) if out is not None else []
+        result, written = _run_into(scenario, seed, overrides, unsets, out, force, no_traces, pcap, pcap_format,
+                                    lock)
     except BaseException:
-        # An input error (or Ctrl-C) before anything was written: leave no empty --out behind.
+        # Failed or interrupted: DIR is as it was before (a new DIR is removed again).
+        if lock is not None:
+            lock.release()
         remove_if_empty(created)
         raise
+    if lock is not None:
+        lock.release()
     for warning in empty_flow_warnings(result.summary):
         warn(warning)
-    if out is not None:
-        if "capture" in result.summary:
-            # The core wrote the captures into `out` during the run.
-            written += sorted(p for p in out.iterdir() if p.suffix in (".pcap", ".pcapng"))
-        fields = {"seed": seed, "overrides": overrides, "unset": list(unsets),
-                  "files": [p.name for p in written]}
-        _remove_stale(out, previous, written)
-        text, source = api.load_scenario(scenario)
-        written.append(write_manifest(out, "run", api.remove_keys(text, unsets, source), source, fields))
     if as_json:
         click.echo(result.summary_json())
         return
@@ -110,6 +93,55 @@ def run_command(
     print_result(console, result)
     if written:
         console.print(f"wrote {len(written)} files to {out}: {', '.join(p.name for p in written)}", markup=False)
+
+
+def _run_into(scenario: str, seed: int | None, overrides: Sequence[tuple[str, str]], unsets: Sequence[str],
+              out: Path | None, force: bool, no_traces: bool, pcap: str | None, pcap_format: str | None,
+              lock: DirectoryLock | None) -> tuple[Result, list[Path]]:
+    """The run, and with ``out`` its files and manifest, written while ``lock`` is held (taken
+    here, before ``out`` is checked: a second `hosim run` into the same directory is refused
+    at once, one line, exit 2). Returns the result and the files written."""
+    from hosim import api
+    from hosim.outdir import OutputError, prepare_output
+
+    previous = None
+    if out is not None and lock is not None:
+        try:
+            out.mkdir(parents=True, exist_ok=True)
+        except FileExistsError:
+            pass  # a file: prepare_output says so
+        except OSError as exc:
+            raise OutputError(f"--out {out}: cannot write there: {exc.strerror or exc}") from None
+        if out.is_dir():
+            lock.acquire()
+        # OutputError is a ValueError: exit 2, one line, before anything runs.
+        previous = prepare_output(out, "run", force)
+        if previous is not None and not force:
+            _check_same_scenario(out, previous, api.load_scenario(scenario)[1])
+    links = [name.strip() for name in pcap.split(",") if name.strip()] if pcap else None
+    capture = api.Capture(out, links, pcap_format) if out is not None else None
+    written: list[Path] = []
+    if out is not None and not no_traces:
+        # Traces stream to Parquet row groups while the run goes on: memory stays bounded.
+        result, written = api.run_to_dir(scenario, out, seed=seed, overrides=overrides, unset=unsets,
+                                         capture=capture)
+    else:
+        result = api.run_raw(scenario, seed=seed, overrides=overrides, traces=False, unset=unsets,
+                             capture=capture)
+        written = result.write(out) if out is not None else []
+    if out is None:
+        return result, written
+    # The capture files this run wrote (the core names them in the summary); never those an
+    # earlier run left in DIR.
+    names = {p.name for p in written}
+    for name in (result.summary.get("capture") or {}).get("files", []):
+        if isinstance(name, str) and name not in names:
+            written.append(out / name)
+    fields = {"seed": seed, "overrides": overrides, "unset": list(unsets), "files": [p.name for p in written]}
+    _remove_stale(out, previous, written)
+    text, source = api.load_scenario(scenario)
+    written.append(write_manifest(out, "run", api.remove_keys(text, unsets, source), source, fields))
+    return result, written
 
 
 def _validate(scenario: str, seed: int | None, overrides: Sequence[tuple[str, str]], unsets: Sequence[str]) -> None:
