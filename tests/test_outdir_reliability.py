@@ -272,3 +272,104 @@ def test_a_full_1mb_tmpfs_out_leaves_the_earlier_run_intact_and_exits_2(hosim_cl
         assert line.startswith(f"hosim: error: {out}") and "No space left on device" in line, line
         assert _digest(out) == before
         assert sorted(p.name for p in small.iterdir()) == ["run"]
+
+
+# --- signals -------------------------------------------------------------------------------------
+
+#: The console script, as pip writes it for `hosim = "hosim._entry:main"`, with Ctrl-C arriving
+#: while the command line is being imported (when click is first imported).
+_EARLY_INTERRUPT = """
+import builtins, os, signal, sys
+real_import = builtins.__import__
+def interrupting_import(name, *args, **kwargs):
+    if name == "click":
+        builtins.__import__ = real_import
+        os.kill(os.getpid(), signal.SIGINT)
+    return real_import(name, *args, **kwargs)
+builtins.__import__ = interrupting_import
+from hosim._entry import main
+sys.argv[0] = "hosim"
+sys.exit(main())
+"""
+
+
+def test_ctrl_c_while_the_command_line_is_imported_is_one_line_and_130():
+    done = subprocess.run([sys.executable, "-c", _EARLY_INTERRUPT, "presets"], capture_output=True, text=True,
+                          env=_env(), timeout=60)
+    assert done.returncode == 130, done.stderr
+    assert _one_line(done.stderr) == "hosim: error: interrupted"
+    assert done.stdout == ""
+
+
+def _chain_graph(path: Path, nodes: int) -> Path:
+    """A chain of ``nodes`` nodes: building its routes takes seconds (quadratic), during which
+    the core looks for no signal."""
+    parts = ["duration_s = 1"]
+    for i in range(nodes):
+        parts.append(f'[[nodes]]\nname = "n{i}"\nkind = "{"host" if i in (0, nodes - 1) else "router"}"')
+    for i in range(nodes - 1):
+        parts.append(f'[[links]]\nfrom = "n{i}"\nto = "n{i + 1}"\nrate_bps = 10e6\ndelay_s = 0.0001')
+    parts.append(f'[[flows]]\nname = "f"\nsrc = "n0"\ndst = "n{nodes - 1}"\napp = "bulk"')
+    path.write_text("\n".join(parts) + "\n")
+    return path
+
+
+@pytest.mark.native
+def test_ctrl_c_while_a_large_graph_is_built_is_answered_within_two_seconds(tmp_path):
+    scenario = _chain_graph(tmp_path / "chain.toml", 7000)  # about 4 s to build, 0.4 GB
+    out = tmp_path / "run"
+    proc = _start("run", str(scenario), "--out", str(out), "--pcap", "all", "--json")
+    time.sleep(1.5)
+    assert proc.poll() is None, proc.stderr.read() if proc.stderr else ""
+    sent = time.monotonic()
+    code, err = _interrupt(proc)
+    took = time.monotonic() - sent
+    assert code == 130, err
+    assert _one_line(err) == "hosim: error: interrupted while the scenario was being built"
+    assert took < 2.0, f"took {took:.2f} s after SIGINT"
+    assert not out.exists()  # the new directory, its lock and the capture's staging: gone
+
+
+@pytest.mark.native
+def test_a_run_in_a_worker_thread_is_stopped_by_cancel_runs():
+    import threading
+
+    caught: list[BaseException] = []
+
+    def work() -> None:
+        try:
+            hosim.run("dumbbell", overrides={"duration_s": 1e6}, traces=False)
+        except BaseException as exc:  # noqa: BLE001
+            caught.append(exc)
+
+    worker = threading.Thread(target=work)
+    worker.start()
+    time.sleep(0.5)
+    sent = time.monotonic()
+    hosim.cancel_runs()
+    worker.join(10)
+    assert not worker.is_alive()
+    assert time.monotonic() - sent < 2.0
+    assert len(caught) == 1 and isinstance(caught[0], KeyboardInterrupt)
+    assert str(caught[0]).startswith("interrupted at t = ")
+    # A later run is not affected.
+    assert hosim.run("dumbbell", overrides={"duration_s": 0.2}, traces=False).summary["invariants"]["ok"]
+
+
+_DAEMON_AT_EXIT = """
+import threading, time, hosim
+run = lambda: hosim.run("dumbbell", overrides={"duration_s": 1e6}, traces=%s)
+threading.Thread(target=run, daemon=True).start()
+time.sleep(1.0)
+print("main thread done")
+"""
+
+
+@pytest.mark.native
+@pytest.mark.parametrize("traces", ["False", "True"])
+def test_a_run_in_a_daemon_thread_at_interpreter_exit_does_not_abort(traces):
+    done = subprocess.run([sys.executable, "-c", _DAEMON_AT_EXIT % traces], capture_output=True, text=True,
+                          env=_env(), timeout=60)
+    assert done.returncode == 0, (done.returncode, done.stderr)
+    assert done.stdout == "main thread done\n"
+    assert done.stderr == ""

@@ -46,6 +46,7 @@ if TYPE_CHECKING:
 __all__ = [
     "TRACE_COLUMNS",
     "InvariantError",
+    "cancel_runs",
     "Preset",
     "Result",
     "ScenarioError",
@@ -118,6 +119,16 @@ def run(
     warn(text_warnings(text, list((overrides or {}).items())))
     warn(empty_flow_warnings(result.summary))
     return result
+
+
+def cancel_runs() -> None:
+    """Stop every ``hosim.run`` going on in this process, in any thread, within a fraction of a
+    second (the core checks every 64k events): each raises
+    ``KeyboardInterrupt("interrupted at t = ... s")`` in its own thread. Python delivers Ctrl-C
+    to the main thread only, so a run in a worker thread does not see it; call this from the
+    main thread's ``except KeyboardInterrupt`` (docs/cli.md, "Runs in threads"). Runs started
+    afterwards are not affected."""
+    native().cancel_runs()
 
 
 def sweep(
@@ -259,6 +270,23 @@ def run_text(
     return Result.from_columns(summary, trace_columns)
 
 
+_STAGING_PREFIX = ".capture-"
+
+
+def remove_staging(out_dir: str | os.PathLike[str]) -> None:
+    """Remove what a run of this process left half-written in ``out_dir``: its capture staging
+    directory and the streamed traces' ``.partial`` files (``hosim run`` calls it when it
+    leaves a run behind on Ctrl-C)."""
+    import shutil
+
+    out = Path(out_dir)
+    for staging in out.glob(f"{_STAGING_PREFIX}{os.getpid()}-*"):
+        shutil.rmtree(staging, ignore_errors=True)
+    for name in TRACE_COLUMNS:
+        (out / f".{name}.parquet.partial").unlink(missing_ok=True)
+    (out / ".summary.json.partial").unlink(missing_ok=True)
+
+
 class _StagedCapture:
     """The packet capture of a run, written by the core into a hidden directory beside its
     destination (``<dir>/.capture-XXXX``) and moved into ``dir`` only when the run succeeded
@@ -274,7 +302,7 @@ class _StagedCapture:
         import tempfile
 
         self.final.mkdir(parents=True, exist_ok=True)
-        self.dir = Path(tempfile.mkdtemp(prefix=".capture-", dir=self.final))
+        self.dir = Path(tempfile.mkdtemp(prefix=f"{_STAGING_PREFIX}{os.getpid()}-", dir=self.final))
         return self
 
     def commit(self) -> list[Path]:

@@ -55,6 +55,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = list(argv) if argv is not None else sys.argv[1:]
     try:
         return _main(args)
+    except KeyboardInterrupt as exc:  # outside the command (setting up, or printing a warning)
+        return _report("error", "interrupted", 130, exc)
     finally:
         if argv is None:
             # The process is about to exit: its last garbage collections would walk every

@@ -3,9 +3,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 import click
 
@@ -20,6 +20,8 @@ if TYPE_CHECKING:
     from hosim.outdir import DirectoryLock
 
 __all__ = ["presets_command", "print_result", "run_command"]
+
+T = TypeVar("T")
 
 
 @click.command("run")
@@ -123,11 +125,11 @@ def _run_into(scenario: str, seed: int | None, overrides: Sequence[tuple[str, st
     written: list[Path] = []
     if out is not None and not no_traces:
         # Traces stream to Parquet row groups while the run goes on: memory stays bounded.
-        result, written = api.run_to_dir(scenario, out, seed=seed, overrides=overrides, unset=unsets,
-                                         capture=capture)
+        result, written = _interruptible(lambda: api.run_to_dir(scenario, out, seed=seed, overrides=overrides,
+                                                                unset=unsets, capture=capture), out)
     else:
-        result = api.run_raw(scenario, seed=seed, overrides=overrides, traces=False, unset=unsets,
-                             capture=capture)
+        result = _interruptible(lambda: api.run_raw(scenario, seed=seed, overrides=overrides, traces=False,
+                                                    unset=unsets, capture=capture), out)
         written = result.write(out) if out is not None else []
     if out is None:
         return result, written
@@ -142,6 +144,47 @@ def _run_into(scenario: str, seed: int | None, overrides: Sequence[tuple[str, st
     text, source = api.load_scenario(scenario)
     written.append(write_manifest(out, "run", api.remove_keys(text, unsets, source), source, fields))
     return result, written
+
+
+def _interruptible(run: Callable[[], T], out: Path | None) -> T:
+    """``run()`` in a worker thread while this (the main) thread waits for it, so that Ctrl-C
+    is answered at once even while the core builds a large scenario or parses a long trace,
+    where it does not look for signals. On Ctrl-C the run is cancelled (``cancel_runs``): a run
+    in its event loop stops within its next check and reports the simulated time; one still
+    being built is left behind (a daemon thread, parked by the core at interpreter exit) and
+    its staging files in ``out`` are removed here."""
+    import threading
+
+    from hosim.api import cancel_runs
+
+    box: dict[str, Any] = {}
+    # An Event, not Thread.join: a join that Ctrl-C interrupts can take the thread for finished
+    # (CPython 3.11).
+    done = threading.Event()
+
+    def target() -> None:
+        try:
+            box["value"] = run()
+        except BaseException as exc:  # noqa: BLE001 - handed to the main thread
+            box["error"] = exc
+        finally:
+            done.set()
+
+    threading.Thread(target=target, name="hosim-run", daemon=True).start()
+    try:
+        while not done.wait(0.1):
+            pass
+    except KeyboardInterrupt:
+        cancel_runs()
+        if not done.wait(1.0):
+            if out is not None:
+                from hosim.api import remove_staging
+
+                remove_staging(out)
+            raise KeyboardInterrupt("interrupted while the scenario was being built") from None
+    if "error" in box:
+        raise box["error"]
+    return cast(T, box["value"])
 
 
 def _validate(scenario: str, seed: int | None, overrides: Sequence[tuple[str, str]], unsets: Sequence[str]) -> None:
