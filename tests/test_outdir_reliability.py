@@ -43,8 +43,8 @@ def _wait_for(condition, what: str, timeout: float = 30.0) -> None:
         time.sleep(0.05)
 
 
-def _interrupt(proc: subprocess.Popen[str]) -> tuple[int, str]:
-    proc.send_signal(signal.SIGINT)
+def _interrupt(proc: subprocess.Popen[str], signum: int = signal.SIGINT) -> tuple[int, str]:
+    proc.send_signal(signum)
     _, err = proc.communicate(timeout=60)
     return proc.returncode, err
 
@@ -69,7 +69,8 @@ def _capture_growing(out: Path) -> bool:
 
 
 @pytest.mark.native
-def test_interrupted_pcap_run_leaves_the_earlier_runs_capture_and_files_intact(hosim_cli, tmp_path):
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_interrupted_pcap_run_leaves_the_earlier_runs_capture_and_files_intact(hosim_cli, tmp_path, signum):
     out = tmp_path / "run"
     first = hosim_cli("run", "dumbbell", "--set", "duration_s=1", "--out", str(out), "--pcap", "all", "--json")
     assert first.returncode == 0, first.stderr
@@ -77,10 +78,24 @@ def test_interrupted_pcap_run_leaves_the_earlier_runs_capture_and_files_intact(h
     assert "capture.pcapng" in before
     proc = _start("run", "dumbbell", *LONG, "--out", str(out), "--pcap", "all", "--json")
     _wait_for(lambda: _capture_growing(out), "the new capture to be written")
-    code, err = _interrupt(proc)
+    code, err = _interrupt(proc, signum)  # SIGTERM acts as Ctrl-C
     assert code == 130, err
     assert _one_line(err).startswith("hosim: error: interrupted at t = ")
     assert _digest(out) == before  # no temporary, no lock, the earlier capture byte for byte
+
+
+@pytest.mark.native
+def test_the_next_run_removes_what_a_killed_run_left_half_written(hosim_cli, tmp_path):
+    out = tmp_path / "run"
+    assert hosim_cli("run", "dumbbell", "--set", "duration_s=0.2", "--out", str(out), "--json").returncode == 0
+    proc = _start("run", "dumbbell", *LONG, "--out", str(out), "--pcap", "all", "--json")
+    _wait_for(lambda: _capture_growing(out), "the new capture to be written")
+    proc.kill()  # SIGKILL: nothing of hosim runs
+    proc.communicate(timeout=30)
+    assert list(out.glob(".capture-*")) and (out / "hosim.lock").exists()
+    again = hosim_cli("run", "dumbbell", "--set", "duration_s=0.2", "--out", str(out), "--json")
+    assert again.returncode == 0, again.stderr
+    assert sorted(p.name for p in out.iterdir() if p.name.startswith(".") or p.name == "hosim.lock") == []
 
 
 @pytest.mark.native

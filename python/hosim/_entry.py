@@ -2,7 +2,8 @@
 command line is still being imported (click, the command modules), so that an early Ctrl-C
 gives the same one line and exit code 130 as a later one, never a Python traceback.
 
-This module imports nothing but ``sys`` (and ``hosim``'s tiny ``__init__``), so the window
+SIGTERM is made to act as Ctrl-C here already (``hosim.cli.main`` explains why). This module
+imports nothing but ``sys`` and ``signal`` (and ``hosim``'s tiny ``__init__``), so the window
 in which Ctrl-C still ends in a traceback is Python's own start-up (``site``, and any ``.pth``
 file of the environment), before any code of hosim runs (docs/cli.md, "Exit codes").
 """
@@ -16,6 +17,10 @@ __all__ = ["main"]
 
 def main() -> int:
     """Run the ``hosim`` command line; returns its exit code."""
+    import signal
+
+    if signal.getsignal(signal.SIGTERM) is signal.SIG_DFL:  # as hosim.cli.main does, sooner
+        signal.signal(signal.SIGTERM, signal.default_int_handler)
     try:
         from hosim.cli import main as cli_main
 

@@ -273,15 +273,20 @@ def run_text(
 _STAGING_PREFIX = ".capture-"
 
 
-def remove_staging(out_dir: str | os.PathLike[str]) -> None:
-    """Remove what a run of this process left half-written in ``out_dir``: its capture staging
-    directory and the streamed traces' ``.partial`` files (``hosim run`` calls it when it
-    leaves a run behind on Ctrl-C)."""
+def remove_staging(out_dir: str | os.PathLike[str], pid: int | None = None) -> None:
+    """Remove what a run left half-written in ``out_dir``: its capture staging directory and
+    the streamed traces' ``.partial`` files. ``pid``: of the run of that process (default:
+    this one; ``hosim run`` calls it when it leaves a run behind on Ctrl-C); ``-1``: of every
+    process, for a writer that holds the directory's lock and so knows that no other run is
+    writing there (what a killed run left)."""
+    import re
     import shutil
 
     out = Path(out_dir)
-    for staging in out.glob(f"{_STAGING_PREFIX}{os.getpid()}-*"):
-        shutil.rmtree(staging, ignore_errors=True)
+    which = r"\d+" if pid == -1 else str(os.getpid() if pid is None else pid)
+    for staging in out.glob(f"{_STAGING_PREFIX}*-*"):
+        if staging.is_dir() and re.fullmatch(rf"{re.escape(_STAGING_PREFIX)}{which}-\w{{8}}", staging.name):
+            shutil.rmtree(staging, ignore_errors=True)
     for name in TRACE_COLUMNS:
         (out / f".{name}.parquet.partial").unlink(missing_ok=True)
     (out / ".summary.json.partial").unlink(missing_ok=True)

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import threading
+import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar, cast
@@ -22,6 +24,8 @@ if TYPE_CHECKING:
 __all__ = ["presets_command", "print_result", "run_command"]
 
 T = TypeVar("T")
+#: Set when `hosim run` left a run behind in a worker thread on Ctrl-C (``_interruptible``).
+ABANDONED = threading.Event()
 
 
 @click.command("run")
@@ -118,6 +122,8 @@ def _run_into(scenario: str, seed: int | None, overrides: Sequence[tuple[str, st
             lock.acquire()
         # OutputError is a ValueError: exit 2, one line, before anything runs.
         previous = prepare_output(out, "run", force)
+        # What a killed (SIGKILL) run left half-written: with the lock, no one else writes here.
+        api.remove_staging(out, pid=-1)
         if previous is not None and not force:
             _check_same_scenario(out, previous, api.load_scenario(scenario)[1])
     links = [name.strip() for name in pcap.split(",") if name.strip()] if pcap else None
@@ -153,8 +159,6 @@ def _interruptible(run: Callable[[], T], out: Path | None) -> T:
     in its event loop stops within its next check and reports the simulated time; one still
     being built is left behind (a daemon thread, parked by the core at interpreter exit) and
     its staging files in ``out`` are removed here."""
-    import threading
-
     from hosim.api import cancel_runs
 
     box: dict[str, Any] = {}
@@ -175,12 +179,21 @@ def _interruptible(run: Callable[[], T], out: Path | None) -> T:
         while not done.wait(0.1):
             pass
     except KeyboardInterrupt:
-        cancel_runs()
-        if not done.wait(1.0):
+        # Cancelled again and again for a second: also a run that was about to start (the
+        # worker still in Python, loading the scenario) when Ctrl-C came.
+        deadline = time.monotonic() + 1.0
+        while not done.is_set() and time.monotonic() < deadline:
+            cancel_runs()
+            done.wait(0.05)
+        if not done.is_set():
             if out is not None:
                 from hosim.api import remove_staging
 
                 remove_staging(out)
+            # The process must now end without finalizing the interpreter, which would stop
+            # the worker with pthread_exit wherever it is, maybe inside Rust frames (an abort):
+            # hosim.cli.main ends it with os._exit once its line is printed.
+            ABANDONED.set()
             raise KeyboardInterrupt("interrupted while the scenario was being built") from None
     if "error" in box:
         raise box["error"]
