@@ -10,7 +10,8 @@ random moment (or none). It checks:
   directory, ``.partial`` file or lock left behind), or the complete output of this run (a
   manifest naming exactly the files beside it, each readable: summary.json parses, every
   Parquet file's footer reads, every capture starts with its magic number);
-- and that the state fits the exit code: 0 → complete, 2 or 130 → as before.
+- and that the state fits the exit code: 0 → complete, 2 → as before, 130 → as before or, for
+  a signal that came once the files were in place, complete.
 
 Kinds of directory: ``fresh`` (does not exist), ``used`` (an earlier run of the same
 scenario), ``foreign`` (holds another program's file: refused without ``--force``),
@@ -223,6 +224,8 @@ def check(code: int, err: str, before: dict[str, str] | None, after: dict[str, s
         if after is None:
             return "exit 0 and no directory"
         return complete_output(out, foreign)
+    if code == 130 and after is not None and after != before and complete_output(out, foreign) is None:
+        return None  # Ctrl-C once the run's files were in place (printing the tables): complete
     if after != before:
         changed = sorted(set(after or {}) ^ set(before or {}) | {k for k in (after or {}) if
                                                                  (before or {}).get(k) not in (None, (after or {})[k])})

@@ -17,11 +17,11 @@ __all__ = ["main"]
 
 def main() -> int:
     """Run the ``hosim`` command line; returns its exit code."""
-    import signal
-
-    if signal.getsignal(signal.SIGTERM) is signal.SIG_DFL:  # as hosim.cli.main does, sooner
-        signal.signal(signal.SIGTERM, signal.default_int_handler)
     try:
+        import signal  # inside the guard: it builds its enums as it is imported
+
+        if signal.getsignal(signal.SIGTERM) is signal.SIG_DFL:  # as hosim.cli.main does, sooner
+            signal.signal(signal.SIGTERM, signal.default_int_handler)
         from hosim.cli import main as cli_main
 
         return cli_main()

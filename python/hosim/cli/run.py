@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
@@ -134,22 +135,46 @@ def _run_into(scenario: str, seed: int | None, overrides: Sequence[tuple[str, st
         result, written = _interruptible(lambda: api.run_to_dir(scenario, out, seed=seed, overrides=overrides,
                                                                 unset=unsets, capture=capture), out)
     else:
-        result = _interruptible(lambda: api.run_raw(scenario, seed=seed, overrides=overrides, traces=False,
-                                                    unset=unsets, capture=capture), out)
-        written = result.write(out) if out is not None else []
+        def run_and_write() -> tuple[api.Result, list[Path]]:
+            # In the worker, like run_to_dir's renames: Ctrl-C (main thread) cannot split them.
+            result = api.run_raw(scenario, seed=seed, overrides=overrides, traces=False, unset=unsets,
+                                 capture=capture)
+            return result, result.write(out) if out is not None else []
+
+        result, written = _interruptible(run_and_write, out)
     if out is None:
         return result, written
-    # The capture files this run wrote (the core names them in the summary); never those an
-    # earlier run left in DIR.
-    names = {p.name for p in written}
-    for name in (result.summary.get("capture") or {}).get("files", []):
-        if isinstance(name, str) and name not in names:
-            written.append(out / name)
-    fields = {"seed": seed, "overrides": overrides, "unset": list(unsets), "files": [p.name for p in written]}
-    _remove_stale(out, previous, written)
     text, source = api.load_scenario(scenario)
-    written.append(write_manifest(out, "run", api.remove_keys(text, unsets, source), source, fields))
+    with _signals_deferred():
+        # The run's files are in place: the manifest must follow them, whatever the signals.
+        # The capture files this run wrote (the core names them in the summary); never those
+        # an earlier run left in DIR.
+        names = {p.name for p in written}
+        for name in (result.summary.get("capture") or {}).get("files", []):
+            if isinstance(name, str) and name not in names:
+                written.append(out / name)
+        fields = {"seed": seed, "overrides": overrides, "unset": list(unsets), "files": [p.name for p in written]}
+        _remove_stale(out, previous, written)
+        written.append(write_manifest(out, "run", api.remove_keys(text, unsets, source), source, fields))
     return result, written
+
+
+@contextmanager
+def _signals_deferred() -> Iterator[None]:
+    """SIGINT and SIGTERM held back while the block runs (the main thread's last writes to
+    ``--out``), then raised as ``KeyboardInterrupt``: the directory is complete by then."""
+    import signal
+
+    caught: list[int] = []
+    held = (signal.SIGINT, signal.SIGTERM)
+    previous = {signum: signal.signal(signum, lambda signum, _frame: caught.append(signum)) for signum in held}
+    try:
+        yield
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+    if caught:
+        raise KeyboardInterrupt("interrupted after the run's files were complete")
 
 
 def _interruptible(run: Callable[[], T], out: Path | None) -> T:
