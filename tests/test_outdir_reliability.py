@@ -330,7 +330,7 @@ def _chain_graph(path: Path, nodes: int) -> Path:
 
 
 @pytest.mark.native
-def test_ctrl_c_while_a_large_graph_is_built_is_answered_within_two_seconds(tmp_path):
+def test_ctrl_c_while_a_large_graph_is_built_is_answered_within_seconds(tmp_path):
     scenario = _chain_graph(tmp_path / "chain.toml", 7000)  # about 4 s to build, 0.4 GB
     out = tmp_path / "run"
     proc = _start("run", str(scenario), "--out", str(out), "--pcap", "all", "--json")
@@ -341,7 +341,9 @@ def test_ctrl_c_while_a_large_graph_is_built_is_answered_within_two_seconds(tmp_
     took = time.monotonic() - sent
     assert code == 130, err
     assert _one_line(err) == "hosim: error: interrupted while the scenario was being built"
-    assert took < 2.0, f"took {took:.2f} s after SIGINT"
+    # About 1.1 s on an idle machine (1 s of it waiting for the run to stop by itself); the
+    # build alone goes on for seconds more. Loose, for a loaded machine.
+    assert took < 3.0, f"took {took:.2f} s after SIGINT"
     assert not out.exists()  # the new directory, its lock and the capture's staging: gone
 
 
