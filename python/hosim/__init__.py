@@ -19,12 +19,13 @@ from typing import TYPE_CHECKING, Any
 from hosim._version import __version__
 from hosim.errors import HosimWarning, InvariantError, ScenarioError
 
-__all__ = ["HosimWarning", "InvariantError", "Result", "ScenarioError", "__version__", "presets", "run", "sweep"]
+__all__ = ["HosimWarning", "InvariantError", "Result", "ScenarioError", "__version__", "cancel_runs", "presets", "run",
+           "sweep"]
 
 if TYPE_CHECKING:
-    from hosim.api import Result, presets, run, sweep
+    from hosim.api import Result, cancel_runs, presets, run, sweep
 
-_LAZY = {"run", "Result", "presets", "sweep"}
+_LAZY = {"run", "Result", "cancel_runs", "presets", "sweep"}
 
 
 def __getattr__(name: str) -> Any:

@@ -60,3 +60,7 @@ def estimated_cost(scenario_toml: str, overrides: list[tuple[str, str]]) -> floa
 
 def version() -> str:
     """Version of the Rust core."""
+
+def cancel_runs() -> None:
+    """Stop every run going on in this process, in any thread, at its next signal check: each
+    raises KeyboardInterrupt("interrupted at t = ... s"). Runs started later are not affected."""

@@ -15,6 +15,7 @@ DataFrame is first asked for (``result.traces``, ``result.flows``, ...), so a ru
 
 from __future__ import annotations
 
+import contextlib
 import json
 import operator
 import os
@@ -45,6 +46,7 @@ if TYPE_CHECKING:
 __all__ = [
     "TRACE_COLUMNS",
     "InvariantError",
+    "cancel_runs",
     "Preset",
     "Result",
     "ScenarioError",
@@ -117,6 +119,16 @@ def run(
     warn(text_warnings(text, list((overrides or {}).items())))
     warn(empty_flow_warnings(result.summary))
     return result
+
+
+def cancel_runs() -> None:
+    """Stop every ``hosim.run`` going on in this process, in any thread, within a fraction of a
+    second (the core checks every 64k events): each raises
+    ``KeyboardInterrupt("interrupted at t = ... s")`` in its own thread. Python delivers Ctrl-C
+    to the main thread only, so a run in a worker thread does not see it; call this from the
+    main thread's ``except KeyboardInterrupt`` (docs/cli.md, "Runs in threads"). Runs started
+    afterwards are not affected."""
+    native().cancel_runs()
 
 
 def sweep(
@@ -240,20 +252,79 @@ def run_text(
     # The summary comes as a dict, the one json.loads would make of its JSON text.
     if capture is None:
         summary, trace_columns = native().run(text, source, seed, list(overrides), bool(traces), summary_dict=True)
-    else:
-        links = None if capture.links is None else list(capture.links)
+        return Result.from_columns(summary, trace_columns)
+    links = None if capture.links is None else list(capture.links)
+    with _StagedCapture(capture.dir) as staged:
         summary, trace_columns = native().run(
             text,
             source,
             seed,
             list(overrides),
             bool(traces),
-            os.fspath(capture.dir),
+            os.fspath(staged.dir),
             links,
             capture.format,
             summary_dict=True,
         )
+        staged.commit()
     return Result.from_columns(summary, trace_columns)
+
+
+_STAGING_PREFIX = ".capture-"
+
+
+def remove_staging(out_dir: str | os.PathLike[str], pid: int | None = None) -> None:
+    """Remove what a run left half-written in ``out_dir``: its capture staging directory and
+    the streamed traces' ``.partial`` files. ``pid``: of the run of that process (default:
+    this one; ``hosim run`` calls it when it leaves a run behind on Ctrl-C); ``-1``: of every
+    process, for a writer that holds the directory's lock and so knows that no other run is
+    writing there (what a killed run left)."""
+    import re
+    import shutil
+
+    out = Path(out_dir)
+    which = r"\d+" if pid == -1 else str(os.getpid() if pid is None else pid)
+    for staging in out.glob(f"{_STAGING_PREFIX}*-*"):
+        if staging.is_dir() and re.fullmatch(rf"{re.escape(_STAGING_PREFIX)}{which}-\w{{8}}", staging.name):
+            shutil.rmtree(staging, ignore_errors=True)
+    for name in TRACE_COLUMNS:
+        (out / f".{name}.parquet.partial").unlink(missing_ok=True)
+    (out / ".summary.json.partial").unlink(missing_ok=True)
+
+
+class _StagedCapture:
+    """The packet capture of a run, written by the core into a hidden directory beside its
+    destination (``<dir>/.capture-XXXX``) and moved into ``dir`` only when the run succeeded
+    (``commit``, one ``os.replace`` per file). A run that fails or is interrupted, or a full
+    disk, leaves the capture files of an earlier run in ``dir`` as they were (docs/cli.md,
+    "Output directories"); the hidden directory is removed in every case."""
+
+    def __init__(self, directory: str | os.PathLike[str]):
+        self.final = Path(directory)
+        self.dir = self.final
+
+    def __enter__(self) -> _StagedCapture:
+        import tempfile
+
+        self.final.mkdir(parents=True, exist_ok=True)
+        self.dir = Path(tempfile.mkdtemp(prefix=f"{_STAGING_PREFIX}{os.getpid()}-", dir=self.final))
+        return self
+
+    def commit(self) -> list[Path]:
+        """Move every capture file into place; returns the final paths."""
+        moved = []
+        for path in sorted(self.dir.iterdir()):
+            os.replace(path, self.final / path.name)
+            moved.append(self.final / path.name)
+        return moved
+
+    def __exit__(self, kind: object, exc: BaseException | None, tb: object) -> None:
+        import shutil
+
+        shutil.rmtree(self.dir, ignore_errors=True)
+        if isinstance(exc, OSError) and exc.filename is None and exc.errno is None:
+            # The core's I/O error names no file: name the capture's directory.
+            raise OSError(f"{self.final}: {exc}") from None
 
 
 def run_to_dir(
@@ -285,42 +356,60 @@ def run_to_dir(
 
     def sink(name: str, columns: Mapping[str, Sequence[Any]]) -> None:
         table = pa.table(dict(columns))
-        writer = writers.get(name)
-        if writer is None:
-            writer = writers[name] = pq.ParquetWriter(out / f".{name}.parquet.partial", table.schema)
-        writer.write_table(table.cast(writer.schema))
+        try:
+            writer = writers.get(name)
+            if writer is None:
+                writer = writers[name] = pq.ParquetWriter(out / f".{name}.parquet.partial", table.schema)
+            writer.write_table(table.cast(writer.schema))
+        except OSError as exc:  # a full disk: name the file (pyarrow's message does not)
+            raise _named_os_error(exc, out / f"{name}.parquet") from None
 
-    cap_dir, cap_links, cap_format = (None, None, None)
+    cap_links, cap_format = (None, None)
+    staged = _StagedCapture(capture.dir) if capture is not None else None
     if capture is not None:
-        cap_dir = os.fspath(capture.dir)
         cap_links = None if capture.links is None else list(capture.links)
         cap_format = capture.format
-    try:
-        summary, _ = native().run(
-            text,
-            source,
-            seed,
-            list(overrides),
-            True,
-            cap_dir,
-            cap_links,
-            cap_format,
-            trace_sink=sink,
-            summary_dict=True,
-        )
-    except BaseException:
-        for name, writer in writers.items():
-            writer.close()
-            (out / f".{name}.parquet.partial").unlink(missing_ok=True)
-        raise
-    for writer in writers.values():
-        writer.close()
-    for name in writers:
-        os.replace(out / f".{name}.parquet.partial", out / f"{name}.parquet")
-    summary_path = out / "summary.json"
-    atomic_write_text(summary_path, json.dumps(summary, indent=2) + "\n")
-    written = [summary_path] + [out / f"{name}.parquet" for name in sorted(writers)]
+    with staged or contextlib.nullcontext():
+        try:
+            summary, _ = native().run(
+                text,
+                source,
+                seed,
+                list(overrides),
+                True,
+                None if staged is None else os.fspath(staged.dir),
+                cap_links,
+                cap_format,
+                trace_sink=sink,
+                summary_dict=True,
+            )
+            for name, writer in writers.items():
+                try:
+                    writer.close()
+                except OSError as exc:
+                    raise _named_os_error(exc, out / f"{name}.parquet") from None
+            summary_path = out / "summary.json"
+            summary_tmp = atomic_write_text(out / ".summary.json.partial", json.dumps(summary, indent=2) + "\n")
+        except BaseException:
+            for writer in writers.values():
+                with contextlib.suppress(OSError):
+                    writer.close()
+            for name in TRACE_COLUMNS:  # also one whose writer failed as it was made
+                (out / f".{name}.parquet.partial").unlink(missing_ok=True)
+            (out / ".summary.json.partial").unlink(missing_ok=True)
+            raise
+        # Every file is complete on disk: only renames are left, which a full disk cannot stop.
+        for name in writers:
+            os.replace(out / f".{name}.parquet.partial", out / f"{name}.parquet")
+        captures = staged.commit() if staged is not None else []
+        os.replace(summary_tmp, summary_path)
+    written = [summary_path] + [out / f"{name}.parquet" for name in sorted(writers)] + captures
     return Result(summary, {}), written
+
+
+def _named_os_error(exc: OSError, path: Path) -> OSError:
+    """``exc`` (an I/O error of pyarrow, which names no file) naming ``path``."""
+    return OSError(exc.errno, exc.strerror or str(exc), os.fspath(path))
 
 
 def _check_seed(seed: Any, source: str) -> int | None:

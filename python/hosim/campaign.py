@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 from hosim.errors import Interrupted, ScenarioError
 from hosim.outdir import DirectoryLock, OutputError, atomic_write_text, prepare_output, write_manifest
 from hosim.runner import InterruptibleExecutor, Progress, ResultCache, Task, run_tasks
-from hosim.sweeps import SweepPlan, SweepResult, write_tables
+from hosim.sweeps import TABLE_NAMES, SweepPlan, SweepResult, write_tables
 
 if TYPE_CHECKING:
     from hosim.cluster import DaskExecutor
@@ -41,6 +41,9 @@ __all__ = ["RUNS_DIR", "Campaign", "Interrupted", "local_executor", "run_campaig
 RUNS_DIR = "runs"
 #: Manifest fields that must match for a sweep to resume into a directory.
 IDENTITY = ("command", "hosim", "scenario", "scenario_sha256", "fixed", "unset", "grid", "seeds", "seed_base")
+#: The tables a sweep writes at the end (``write_tables``).
+_TABLE_FILES = tuple(f"{name}.{ext}" for name in ("results", *TABLE_NAMES)
+                     for ext in ("parquet", "csv"))
 #: ``duration_s`` of the validation runs: long enough to build the scenario, too short to simulate.
 VALIDATION_DURATION_S = 1e-6
 
@@ -183,6 +186,10 @@ def run_campaign(
                     f"--out {out}: holds a different sweep (its manifest differs in: {differ}); "
                     "choose a new directory, or pass --force to replace it"
                 )
+            # The old sweep's tables go with its runs, before the new manifest is written: an
+            # interrupted --force leaves the new sweep's manifest and runs/, never old tables.
+            for stale in _TABLE_FILES:
+                (out / stale).unlink(missing_ok=True)
             shutil.rmtree(runs_dir, ignore_errors=True)
         write_manifest(out, wanted)
         runs_dir.mkdir(exist_ok=True)

@@ -14,6 +14,7 @@ Standard library only: sweep workers and ``hosim run --json`` import this module
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import tempfile
@@ -51,6 +52,13 @@ def atomic_write(path: str | os.PathLike[str], write: Callable[[Path], object]) 
     try:
         write(tmp)
         os.replace(tmp, final)
+    except OSError as exc:
+        with contextlib.suppress(OSError):  # a read-only file system refuses even that
+            tmp.unlink(missing_ok=True)
+        if exc.filename is not None and os.fspath(exc.filename) != os.fspath(tmp):
+            raise
+        # A full disk or a read-only directory: name the file that was to be written.
+        raise OSError(exc.errno, exc.strerror or str(exc), os.fspath(final)) from None
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise

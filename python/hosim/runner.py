@@ -445,6 +445,8 @@ def _ignore_sigint() -> None:
     import signal
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    # `hosim` turns SIGTERM into Ctrl-C for itself (hosim.cli.main); a worker it forked ends on it.
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
 def available_cores() -> int:

@@ -14,8 +14,9 @@ import numbers
 import os
 import re
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import date, datetime, time
+from functools import cache
 from pathlib import Path
 from typing import Any, NamedTuple, Union
 
@@ -192,16 +193,29 @@ def parse_toml_value(raw: str) -> Any:
 
 
 def toml_loads() -> Any:
-    """``tomllib.loads`` (``tomli.loads`` before Python 3.11), or ``None`` without tomli."""
+    """``tomllib.loads`` (``tomli.loads`` before Python 3.11), or ``None`` without tomli.
+    TOML nested too deeply for the parser (a ``RecursionError`` inside it) is a ``ValueError``
+    like any other invalid TOML: the input's fault, not a bug (exit 2)."""
     if sys.version_info >= (3, 11):
         import tomllib
 
-        return tomllib.loads
+        return _depth_checked(tomllib.loads)
     try:
         import tomli
     except ImportError:
         return None
-    return tomli.loads
+    return _depth_checked(tomli.loads)
+
+
+@cache
+def _depth_checked(loads: Callable[[str], dict[str, Any]]) -> Callable[[str], dict[str, Any]]:
+    def checked(text: str) -> dict[str, Any]:
+        try:
+            return loads(text)
+        except RecursionError:
+            raise ValueError("arrays or tables nested too deeply") from None
+
+    return checked
 
 
 def remove_keys(text: str, keys: Sequence[str], source: str = STRING_SOURCE) -> str:

@@ -57,6 +57,9 @@ SUMMARY_METRICS = ("goodput_bps", "retransmits", "timeouts", "spurious_timeouts"
 TABLES = {"flows": "flow", "queues": "queue", "handovers": "handover"}
 #: The tables of a sweep, in the order they are written.
 TABLE_NAMES = ("flows", "queues", "handovers", "runs")
+#: Most runs in one sweep: its plan (a task per run) is built in memory before anything runs.
+MAX_RUNS = 1_000_000
+_SEED_MAX = 2**64 - 1
 _RESERVED_COLUMNS = ("seed", "flow", "queue", "handover", *RUN_COLUMNS)
 
 
@@ -151,6 +154,17 @@ def plan_sweep(
     keys, values = _check_grid(grid)
     if isinstance(seeds, bool) or not isinstance(seeds, int) or seeds < 1:
         raise ValueError(f"seeds must be a positive integer, got {seeds!r}")
+    if isinstance(seed_base, bool) or not isinstance(seed_base, int) or seed_base < 0:
+        raise ValueError(f"seed_base (--seed-base) must be an integer >= 0, got {seed_base!r}")
+    if seed_base + seeds - 1 > _SEED_MAX:
+        raise ValueError(f"--seed-base {seed_base} with --seeds {seeds}: the last seed, {seed_base + seeds - 1}, "
+                         f"is above 2^64-1; the seeds of a sweep are --seed-base .. --seed-base + --seeds - 1")
+    # Counted before anything is allocated: a grid of 10^9 runs or --seeds 10^18 is refused
+    # here, in one line, not by a MemoryError.
+    count = seeds * math.prod(len(v) for v in values)
+    if count > MAX_RUNS:
+        raise ValueError(f"--seeds {seeds} x {math.prod(len(v) for v in values)} grid points (--grid) = {count} runs: "
+                         f"at most {MAX_RUNS:,} runs in one sweep; split it into several")
     text, source = load_scenario(scenario)
     text = remove_keys(text, unset, source) if unset else text
     fixed = override_pairs(overrides)

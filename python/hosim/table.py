@@ -11,6 +11,8 @@ kind          present values              pandas dtype                  parquet 
 ============  ==========================  ============================  =================
 ``int64``     int, none missing           ``int64``                     int64
 ``Int64``     int, some missing           ``Int64`` (nullable)          int64
+``uint64``    int, one ≥ 2^63, none < 0   ``uint64``                    uint64
+``UInt64``    the same, some missing      ``UInt64`` (nullable)         uint64
 ``float64``   float (ints mixed in too)   ``float64`` (missing: NaN)    double
 ``bool``      bool, none missing          ``bool``                      bool
 ``object``    bool, some missing          ``object``                    bool
@@ -44,10 +46,14 @@ if TYPE_CHECKING:
 
 __all__ = ["KINDS", "Table", "column_kind", "rows_to_columns"]
 
+_INT64_MIN, _INT64_MAX, _UINT64_MAX = -(2**63), 2**63 - 1, 2**64 - 1
+
 #: kind -> (pandas metadata ``pandas_type``, ``numpy_type``): what pandas writes for that dtype.
 KINDS = {
     "int64": ("int64", "int64"),
     "Int64": ("int64", "Int64"),
+    "uint64": ("uint64", "uint64"),
+    "UInt64": ("uint64", "UInt64"),
     "float64": ("float64", "float64"),
     "bool": ("bool", "bool"),
     "object": ("bool", "object"),
@@ -75,6 +81,11 @@ def column_kind(values: Sequence[Any]) -> tuple[str, list[Any]]:
     if types == {bool}:
         return ("object" if missing else "bool"), list(values)
     if types == {int}:
+        if any(v is not None and not _INT64_MIN <= v <= _INT64_MAX for v in values):
+            # Seeds from 2^63 up (valid: a seed is 0 <= N < 2^64): unsigned, as pandas infers.
+            if all(v is None or 0 <= v <= _UINT64_MAX for v in values):
+                return ("UInt64" if missing else "uint64"), list(values)
+            return "str", [v if v is None else json.dumps(v) for v in values]
         return ("Int64" if missing else "int64"), list(values)
     if types <= {int, float}:
         return "float64", [None if v is None else float(v) for v in values]
@@ -193,7 +204,8 @@ def _arrow_array(kind: str, values: list[Any]) -> Any:
         offsets = array.array("q", itertools.accumulate(map(len, encoded), initial=0))
         buffers = [validity, pa.py_buffer(offsets.tobytes()), pa.py_buffer(b"".join(encoded))]
         return pa.Array.from_buffers(pa.large_string(), len(values), buffers)
-    code, arrow_type, zero = ("d", pa.float64(), 0.0) if kind == "float64" else ("q", pa.int64(), 0)
+    code, arrow_type, zero = {"float64": ("d", pa.float64(), 0.0), "uint64": ("Q", pa.uint64(), 0),
+                              "UInt64": ("Q", pa.uint64(), 0)}.get(kind, ("q", pa.int64(), 0))
     data = array.array(code, [v if p else zero for v, p in zip(values, present)])
     return pa.Array.from_buffers(arrow_type, len(values), [validity, pa.py_buffer(data.tobytes())])
 

@@ -4,6 +4,7 @@
 #![allow(clippy::useless_conversion)]
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use pyo3::create_exception;
 use pyo3::exceptions::{PyOSError, PyRuntimeError, PyValueError};
@@ -32,6 +33,39 @@ create_exception!(
 
 /// Rows of traces a run may hold in memory when no sink takes them (all kinds together).
 const MEMORY_TRACE_ROWS: usize = 20_000_000;
+
+/// Bumped by `cancel_runs()`: a run started before the bump stops at its next signal check,
+/// in whatever thread it runs (Python delivers Ctrl-C to the main thread only).
+static CANCEL_GENERATION: AtomicU64 = AtomicU64::new(0);
+/// Set by an `atexit` hook: the interpreter is shutting down. A run still going on in a daemon
+/// thread must then never take the GIL again (CPython ends such a thread with `pthread_exit`,
+/// which cannot unwind through Rust frames: the process would abort with SIGABRT); it parks
+/// instead, and the process exits around it.
+static SHUTTING_DOWN: AtomicBool = AtomicBool::new(false);
+
+/// Parks this thread for good if the interpreter is shutting down (see `SHUTTING_DOWN`).
+fn park_if_shutting_down() {
+    while SHUTTING_DOWN.load(Ordering::SeqCst) {
+        std::thread::park();
+    }
+}
+
+/// cancel_runs() -> None
+///
+/// Stops every run going on in this process, in any thread, at its next signal check (every
+/// 64k events): each raises KeyboardInterrupt("interrupted at t = ... s"), as Ctrl-C does for a
+/// run in the main thread. Runs started afterwards are not affected.
+#[pyfunction]
+fn cancel_runs() {
+    CANCEL_GENERATION.fetch_add(1, Ordering::SeqCst);
+}
+
+/// The `atexit` hook (see `SHUTTING_DOWN`).
+#[pyfunction]
+fn _shutting_down() {
+    SHUTTING_DOWN.store(true, Ordering::SeqCst);
+    CANCEL_GENERATION.fetch_add(1, Ordering::SeqCst);
+}
 
 fn table_dict<'py>(
     py: Python<'py>,
@@ -83,11 +117,17 @@ fn run(
     let mut sink_err: Option<PyErr> = None;
     let mut mem: [hosim::TraceTable; 8] = Default::default();
     let mut held = 0usize;
+    let generation = CANCEL_GENERATION.load(Ordering::SeqCst);
     let result = py.allow_threads(|| {
-        // Ctrl-C: Python's handler raises KeyboardInterrupt inside check_signals.
-        let mut interrupt = || Python::with_gil(|py| py.check_signals().is_err());
+        // Ctrl-C: Python's handler raises KeyboardInterrupt inside check_signals (main thread);
+        // cancel_runs() in any thread.
+        let mut interrupt = || {
+            park_if_shutting_down();
+            CANCEL_GENERATION.load(Ordering::SeqCst) != generation || Python::with_gil(|py| py.check_signals().is_err())
+        };
         let mut sink = |kind: hosim::TraceKind, t: &hosim::TraceTable, names: &[String]| -> Result<(), String> {
             if let Some(cb) = &trace_sink {
+                park_if_shutting_down();
                 return Python::with_gil(|py| {
                     let (name, value_col) = kind.names();
                     let id_col = if kind.per_flow() { "flow" } else { "queue" };
@@ -114,7 +154,9 @@ fn run(
             Ok(())
         };
         let mut hooks = hosim::RunHooks { interrupt: Some(&mut interrupt), trace_sink: Some(&mut sink) };
-        hosim::run_with(&text, &src, &opts, &mut hooks)
+        let result = hosim::run_with(&text, &src, &opts, &mut hooks);
+        park_if_shutting_down(); // before allow_threads takes the GIL back
+        result
     });
     if let Some(e) = sink_err {
         return Err(e);
@@ -211,6 +253,9 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(presets, m)?)?;
     m.add_function(wrap_pyfunction!(estimated_cost, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
+    m.add_function(wrap_pyfunction!(cancel_runs, m)?)?;
+    let hook = wrap_pyfunction!(_shutting_down, m)?;
+    m.py().import_bound("atexit")?.call_method1("register", (hook,))?;
     m.add("ScenarioError", m.py().get_type_bound::<ScenarioError>())?;
     m.add("InvariantError", m.py().get_type_bound::<InvariantError>())?;
     m.add("InternalError", m.py().get_type_bound::<InternalError>())?;

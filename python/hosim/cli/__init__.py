@@ -53,14 +53,48 @@ CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "show_default": True,
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; returns the exit code (the console script passes it to ``sys.exit``)."""
     args = list(argv) if argv is not None else sys.argv[1:]
+    if argv is None:
+        _terminate_like_ctrl_c()
     try:
-        return _main(args)
+        try:
+            code = _main(args)
+        except KeyboardInterrupt as exc:  # outside the command (setting up, or printing a warning)
+            code = _report("error", "interrupted", 130, exc)
+        if argv is None:
+            _exit_now_if_a_run_was_left_behind(code)
+        return code
     finally:
         if argv is None:
             # The process is about to exit: its last garbage collections would walk every
             # object of every module loaded (0.1-0.2 s once pandas is), to free memory that
             # the exit frees anyway. Files are closed by then; atexit handlers still run.
             gc.freeze()
+
+
+def _exit_now_if_a_run_was_left_behind(code: int) -> None:
+    """End the process at once (``os._exit``) when `hosim run` left a run behind in a worker
+    thread on Ctrl-C: finalizing the interpreter would end that thread with ``pthread_exit``
+    wherever it is, and inside the core's Rust frames that aborts the process (SIGABRT)."""
+    run_module = sys.modules.get("hosim.cli.run")
+    abandoned = getattr(run_module, "ABANDONED", None)
+    if abandoned is not None and abandoned.is_set():
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except (OSError, ValueError):
+                pass
+        os._exit(code)
+
+
+def _terminate_like_ctrl_c() -> None:
+    """SIGTERM (``kill PID``, a batch system's time limit) stops a command as Ctrl-C does: the
+    run stops, ``--out`` is left as it was (staging files removed), one line, exit 130. Without
+    this, SIGTERM would end the process at once and leave a half-written packet capture in its
+    staging directory and a stale lock."""
+    import signal
+
+    if signal.getsignal(signal.SIGTERM) is signal.SIG_DFL:
+        signal.signal(signal.SIGTERM, signal.default_int_handler)
 
 
 def _main(args: list[str]) -> int:
@@ -106,6 +140,10 @@ def _run(args: list[str]) -> int:
     except BrokenPipeError:
         _silence_stdout()
         return 1
+    except OSError as exc:
+        # The environment, not a bug: a full disk, a read-only file system, a quota.
+        where = f"{exc.filename}: " if exc.filename else ""
+        return _report("error", f"{where}{exc.strerror or exc}", 2, exc)
     except Exception as exc:  # noqa: BLE001 - the last line of defence: one line, exit 1
         return _report("internal error", f"{type(exc).__name__}: {exc}", 1, exc)
     return code if isinstance(code, int) else 0

@@ -98,6 +98,15 @@ def seq_data(run_dir: str | Path, flow: str, start: float | None = None, end: fl
     }
 
 
+def _save(figure: Figure, path: Path) -> None:
+    """``figure`` as ``path`` (format from its extension, else PNG), written atomically: a
+    directory that cannot be written is one line, exit 2, naming the file."""
+    from hosim.outdir import atomic_write
+
+    fmt = path.suffix.lstrip(".").lower() or "png"
+    atomic_write(path, lambda tmp: figure.savefig(tmp, dpi=120, format=fmt))
+
+
 def _new_figure(height_in: float = 4.0) -> tuple[Figure, Any]:
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
@@ -196,7 +205,7 @@ def seq_command(run_dir: Path, flow: str, start: float | None, end: float | None
     (hosim run --pcap LINKS --out RUN_DIR)."""
     series = seq_data(run_dir, flow, start, end)
     path = output or run_dir / f"seq-{flow}.png"
-    seq_figure(series, title=f"{_summary(run_dir).get('scenario', '')}: flow {flow}").savefig(path, dpi=120)
+    _save(seq_figure(series, title=f"{_summary(run_dir).get('scenario', '')}: flow {flow}"), path)
     click.echo(f"wrote {path}: {len(series['data'])} segments ({int(series['data']['retx'].sum())} "
                f"retransmitted), {len(series['acks'])} ACKs")
 
@@ -209,7 +218,7 @@ def _trace_command(kind: str) -> click.Command:
     def command(run_dir: Path, start: float | None, end: float | None, output: Path | None) -> None:
         frame = trace_data(run_dir, kind, start, end)
         path = output or run_dir / f"{kind}.png"
-        trace_figure(frame, kind, title=f"{_summary(run_dir).get('scenario', '')}: {kind}").savefig(path, dpi=120)
+        _save(trace_figure(frame, kind, title=f"{_summary(run_dir).get('scenario', '')}: {kind}"), path)
         click.echo(f"wrote {path}: {len(frame)} points")
 
     command.__doc__ = f"{TRACES[kind][3]} against time, from RUN_DIR/{TRACES[kind][0]}.parquet."

@@ -3,9 +3,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import threading
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 import click
 
@@ -17,8 +20,13 @@ if TYPE_CHECKING:
     from rich.console import Console
 
     from hosim.api import Result
+    from hosim.outdir import DirectoryLock
 
 __all__ = ["presets_command", "print_result", "run_command"]
+
+T = TypeVar("T")
+#: Set when `hosim run` left a run behind in a worker thread on Ctrl-C (``_interruptible``).
+ABANDONED = threading.Event()
 
 
 @click.command("run")
@@ -53,7 +61,6 @@ def run_command(
     directory that an earlier `hosim run` did not write (see --force), and is checked to be
     writable before the run starts. Implausible values (a 20 s delay) and flows that deliver
     nothing are reported as warnings on stderr."""
-    from hosim import api
     from hosim.checks import empty_flow_warnings
 
     if as_json and as_csv:
@@ -66,40 +73,23 @@ def run_command(
         _validate(scenario, seed, overrides, unsets)  # a rejected value: its error line only
     for warning in warnings:
         warn(warning)
-    from hosim.outdir import missing_dirs, prepare_output, remove_if_empty
+    from hosim.outdir import DirectoryLock, missing_dirs, remove_if_empty
 
     created = missing_dirs(out) if out is not None else []
-    # OutputError is a ValueError: exit 2, one line, before anything runs.
-    previous = prepare_output(out, "run", force) if out is not None else None
-    if out is not None and previous is not None and not force:
-        _check_same_scenario(out, previous, api.load_scenario(scenario)[1])
-    links = [name.strip() for name in pcap.split(",") if name.strip()] if pcap else None
-    capture = api.Capture(out, links, pcap_format) if out is not None else None
-    written: list[Path] = []
+    lock = DirectoryLock(out, "hosim run") if out is not None else None
     try:
-        if out is not None and not no_traces:
-            # Traces stream to Parquet row groups while the run goes on: memory stays bounded.
-            result, written = api.run_to_dir(scenario, out, seed=seed, overrides=overrides, unset=unsets,
-                                             capture=capture)
-        else:
-            result = api.run_raw(scenario, seed=seed, overrides=overrides, traces=False, unset=unsets,
-                                 capture=capture)
-            written = result.write(out) if out is not None else []
+        result, written = _run_into(scenario, seed, overrides, unsets, out, force, no_traces, pcap, pcap_format,
+                                    lock)
     except BaseException:
-        # An input error (or Ctrl-C) before anything was written: leave no empty --out behind.
+        # Failed or interrupted: DIR is as it was before (a new DIR is removed again).
+        if lock is not None:
+            lock.release()
         remove_if_empty(created)
         raise
+    if lock is not None:
+        lock.release()
     for warning in empty_flow_warnings(result.summary):
         warn(warning)
-    if out is not None:
-        if "capture" in result.summary:
-            # The core wrote the captures into `out` during the run.
-            written += sorted(p for p in out.iterdir() if p.suffix in (".pcap", ".pcapng"))
-        fields = {"seed": seed, "overrides": overrides, "unset": list(unsets),
-                  "files": [p.name for p in written]}
-        _remove_stale(out, previous, written)
-        text, source = api.load_scenario(scenario)
-        written.append(write_manifest(out, "run", api.remove_keys(text, unsets, source), source, fields))
     if as_json:
         click.echo(result.summary_json())
         return
@@ -110,6 +100,129 @@ def run_command(
     print_result(console, result)
     if written:
         console.print(f"wrote {len(written)} files to {out}: {', '.join(p.name for p in written)}", markup=False)
+
+
+def _run_into(scenario: str, seed: int | None, overrides: Sequence[tuple[str, str]], unsets: Sequence[str],
+              out: Path | None, force: bool, no_traces: bool, pcap: str | None, pcap_format: str | None,
+              lock: DirectoryLock | None) -> tuple[Result, list[Path]]:
+    """The run, and with ``out`` its files and manifest, written while ``lock`` is held (taken
+    here, before ``out`` is checked: a second `hosim run` into the same directory is refused
+    at once, one line, exit 2). Returns the result and the files written."""
+    from hosim import api
+    from hosim.outdir import OutputError, prepare_output
+
+    previous = None
+    if out is not None and lock is not None:
+        try:
+            out.mkdir(parents=True, exist_ok=True)
+        except FileExistsError:
+            pass  # a file: prepare_output says so
+        except OSError as exc:
+            raise OutputError(f"--out {out}: cannot write there: {exc.strerror or exc}") from None
+        if out.is_dir():
+            lock.acquire()
+        # OutputError is a ValueError: exit 2, one line, before anything runs.
+        previous = prepare_output(out, "run", force)
+        # What a killed (SIGKILL) run left half-written: with the lock, no one else writes here.
+        api.remove_staging(out, pid=-1)
+        if previous is not None and not force:
+            _check_same_scenario(out, previous, api.load_scenario(scenario)[1])
+    links = [name.strip() for name in pcap.split(",") if name.strip()] if pcap else None
+    capture = api.Capture(out, links, pcap_format) if out is not None else None
+    written: list[Path] = []
+    if out is not None and not no_traces:
+        # Traces stream to Parquet row groups while the run goes on: memory stays bounded.
+        result, written = _interruptible(lambda: api.run_to_dir(scenario, out, seed=seed, overrides=overrides,
+                                                                unset=unsets, capture=capture), out)
+    else:
+        def run_and_write() -> tuple[api.Result, list[Path]]:
+            # In the worker, like run_to_dir's renames: Ctrl-C (main thread) cannot split them.
+            result = api.run_raw(scenario, seed=seed, overrides=overrides, traces=False, unset=unsets,
+                                 capture=capture)
+            return result, result.write(out) if out is not None else []
+
+        result, written = _interruptible(run_and_write, out)
+    if out is None:
+        return result, written
+    text, source = api.load_scenario(scenario)
+    with _signals_deferred():
+        # The run's files are in place: the manifest must follow them, whatever the signals.
+        # The capture files this run wrote (the core names them in the summary); never those
+        # an earlier run left in DIR.
+        names = {p.name for p in written}
+        for name in (result.summary.get("capture") or {}).get("files", []):
+            if isinstance(name, str) and name not in names:
+                written.append(out / name)
+        fields = {"seed": seed, "overrides": overrides, "unset": list(unsets), "files": [p.name for p in written]}
+        _remove_stale(out, previous, written)
+        written.append(write_manifest(out, "run", api.remove_keys(text, unsets, source), source, fields))
+    return result, written
+
+
+@contextmanager
+def _signals_deferred() -> Iterator[None]:
+    """SIGINT and SIGTERM held back while the block runs (the main thread's last writes to
+    ``--out``), then raised as ``KeyboardInterrupt``: the directory is complete by then."""
+    import signal
+
+    caught: list[int] = []
+    held = (signal.SIGINT, signal.SIGTERM)
+    previous = {signum: signal.signal(signum, lambda signum, _frame: caught.append(signum)) for signum in held}
+    try:
+        yield
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+    if caught:
+        raise KeyboardInterrupt("interrupted after the run's files were complete")
+
+
+def _interruptible(run: Callable[[], T], out: Path | None) -> T:
+    """``run()`` in a worker thread while this (the main) thread waits for it, so that Ctrl-C
+    is answered at once even while the core builds a large scenario or parses a long trace,
+    where it does not look for signals. On Ctrl-C the run is cancelled (``cancel_runs``): a run
+    in its event loop stops within its next check and reports the simulated time; one still
+    being built is left behind (a daemon thread, parked by the core at interpreter exit) and
+    its staging files in ``out`` are removed here."""
+    from hosim.api import cancel_runs
+
+    box: dict[str, Any] = {}
+    # An Event, not Thread.join: a join that Ctrl-C interrupts can take the thread for finished
+    # (CPython 3.11).
+    done = threading.Event()
+
+    def target() -> None:
+        try:
+            box["value"] = run()
+        except BaseException as exc:  # noqa: BLE001 - handed to the main thread
+            box["error"] = exc
+        finally:
+            done.set()
+
+    threading.Thread(target=target, name="hosim-run", daemon=True).start()
+    try:
+        while not done.wait(0.1):
+            pass
+    except KeyboardInterrupt:
+        # Cancelled again and again for a second: also a run that was about to start (the
+        # worker still in Python, loading the scenario) when Ctrl-C came.
+        deadline = time.monotonic() + 1.0
+        while not done.is_set() and time.monotonic() < deadline:
+            cancel_runs()
+            done.wait(0.05)
+        if not done.is_set():
+            if out is not None:
+                from hosim.api import remove_staging
+
+                remove_staging(out)
+            # The process must now end without finalizing the interpreter, which would stop
+            # the worker with pthread_exit wherever it is, maybe inside Rust frames (an abort):
+            # hosim.cli.main ends it with os._exit once its line is printed.
+            ABANDONED.set()
+            raise KeyboardInterrupt("interrupted while the scenario was being built") from None
+    if "error" in box:
+        raise box["error"]
+    return cast(T, box["value"])
 
 
 def _validate(scenario: str, seed: int | None, overrides: Sequence[tuple[str, str]], unsets: Sequence[str]) -> None:

@@ -1,0 +1,392 @@
+"""Issue 39, the CLI's part: `--out` atomic, locked and consistent; exit classes (exit 1 is a
+hosim bug only); signals. Each test fails under the behaviour the issue describes."""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+import hosim
+
+#: A run that goes on for minutes unless interrupted.
+LONG = ("--set", "duration_s=1e6")
+
+
+def _env() -> dict[str, str]:
+    env = dict(os.environ)
+    env.pop("HOSIM_DEBUG", None)
+    package_root = os.path.dirname(os.path.dirname(os.path.abspath(hosim.__file__)))
+    env["PYTHONPATH"] = os.pathsep.join([package_root, *filter(None, [env.get("PYTHONPATH")])])
+    return env
+
+
+def _start(*args: str, cwd: Path | None = None) -> subprocess.Popen[str]:
+    return subprocess.Popen([sys.executable, "-m", "hosim.cli", *args], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env=_env(), cwd=cwd)
+
+
+def _wait_for(condition, what: str, timeout: float = 30.0) -> None:
+    end = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > end:
+            raise AssertionError(f"timed out waiting for {what}")
+        time.sleep(0.05)
+
+
+def _interrupt(proc: subprocess.Popen[str], signum: int = signal.SIGINT) -> tuple[int, str]:
+    proc.send_signal(signum)
+    _, err = proc.communicate(timeout=60)
+    return proc.returncode, err
+
+
+def _digest(directory: Path) -> dict[str, str]:
+    """Every file in ``directory`` (hidden ones too) with the SHA-256 of its bytes."""
+    return {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(directory.iterdir()) if p.is_file()}
+
+
+def _one_line(err: str) -> str:
+    lines = [line for line in err.splitlines() if line.strip()]
+    assert len(lines) == 1, err
+    assert "Traceback" not in err
+    return lines[0]
+
+
+def _capture_growing(out: Path) -> bool:
+    return any(p.stat().st_size > 0 for d in out.glob(".capture-*") for p in d.iterdir())
+
+
+# --- --out: atomic, locked, consistent ---------------------------------------------------------
+
+
+@pytest.mark.native
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_interrupted_pcap_run_leaves_the_earlier_runs_capture_and_files_intact(hosim_cli, tmp_path, signum):
+    out = tmp_path / "run"
+    first = hosim_cli("run", "dumbbell", "--set", "duration_s=1", "--out", str(out), "--pcap", "all", "--json")
+    assert first.returncode == 0, first.stderr
+    before = _digest(out)
+    assert "capture.pcapng" in before
+    proc = _start("run", "dumbbell", *LONG, "--out", str(out), "--pcap", "all", "--json")
+    _wait_for(lambda: _capture_growing(out), "the new capture to be written")
+    code, err = _interrupt(proc, signum)  # SIGTERM acts as Ctrl-C
+    assert code == 130, err
+    assert _one_line(err).startswith("hosim: error: interrupted at t = ")
+    assert _digest(out) == before  # no temporary, no lock, the earlier capture byte for byte
+
+
+@pytest.mark.native
+def test_the_next_run_removes_what_a_killed_run_left_half_written(hosim_cli, tmp_path):
+    out = tmp_path / "run"
+    assert hosim_cli("run", "dumbbell", "--set", "duration_s=0.2", "--out", str(out), "--json").returncode == 0
+    proc = _start("run", "dumbbell", *LONG, "--out", str(out), "--pcap", "all", "--json")
+    _wait_for(lambda: _capture_growing(out), "the new capture to be written")
+    proc.kill()  # SIGKILL: nothing of hosim runs
+    proc.communicate(timeout=30)
+    assert list(out.glob(".capture-*")) and (out / "hosim.lock").exists()
+    again = hosim_cli("run", "dumbbell", "--set", "duration_s=0.2", "--out", str(out), "--json")
+    assert again.returncode == 0, again.stderr
+    assert sorted(p.name for p in out.iterdir() if p.name.startswith(".") or p.name == "hosim.lock") == []
+
+
+@pytest.mark.native
+def test_a_second_run_into_the_same_out_is_refused_in_one_line_while_the_first_writes(hosim_cli, tmp_path):
+    out = tmp_path / "run"
+    proc = _start("run", "dumbbell", *LONG, "--out", str(out), "--no-traces", "--json")
+    try:
+        _wait_for(lambda: (out / "hosim.lock").exists(), "the first run's lock")
+        second = hosim_cli("run", "dumbbell", "--set", "duration_s=1", "--out", str(out), "--json")
+        assert second.returncode == 2, second.stderr
+        line = _one_line(second.stderr)
+        assert f"--out {out}: another hosim run (pid {proc.pid}) is writing there" in line
+        assert second.stdout == ""
+    finally:
+        code, err = _interrupt(proc)
+    assert code == 130, err
+    assert not out.exists()  # the first run's new directory: removed again, as docs/cli.md says
+
+
+@pytest.mark.native
+def test_manifest_lists_only_the_capture_files_this_run_wrote(hosim_cli, tmp_path):
+    out = tmp_path / "run"
+    short = ("--set", "duration_s=0.5", "--json", "--pcap-format", "pcap")
+    assert hosim_cli("run", "dumbbell", *short, "--out", str(out), "--pcap", "all").returncode == 0
+    earlier = sorted(p.name for p in out.glob("*.pcap"))
+    assert len(earlier) > 2
+    second = hosim_cli("run", "dumbbell", *short, "--out", str(out), "--pcap", "left->right")
+    assert second.returncode == 0, second.stderr
+    summary = json.loads(second.stdout)
+    mine = summary["capture"]["files"]
+    assert len(mine) == 1
+    files = json.loads((out / "manifest.json").read_text())["files"]
+    assert [f for f in files if f.endswith(".pcap")] == mine
+    # The earlier run's other captures are gone, not left beside this run's manifest.
+    assert sorted(p.name for p in out.glob("*.pcap")) == mine
+
+
+class _InterruptedExecutor:
+    """An executor whose runs are interrupted (Ctrl-C) before any finishes."""
+
+    def map(self, fn, tasks, progress=None):  # noqa: ANN001, ANN201 - the Executor protocol
+        raise KeyboardInterrupt
+
+
+@pytest.mark.native
+def test_an_interrupted_forced_sweep_leaves_no_tables_of_the_old_sweep(tmp_path):
+    from hosim.campaign import run_campaign
+    from hosim.errors import Interrupted
+    from hosim.runner import InProcessExecutor
+    from hosim.sweeps import plan_sweep
+
+    out = tmp_path / "sweep"
+    old = plan_sweep("dumbbell", {"dumbbell.loss": [0.0]}, 1, overrides={"duration_s": 0.2})
+    run_campaign(old, out, seeds=1, executor=InProcessExecutor())  # type: ignore[arg-type]
+    assert (out / "flows.csv").exists()
+    new = plan_sweep("dumbbell", {"dumbbell.flows": [1, 2]}, 1, overrides={"duration_s": 0.2})
+    with pytest.raises(Interrupted):
+        run_campaign(new, out, seeds=1, force=True, executor=_InterruptedExecutor())  # type: ignore[arg-type]
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert "dumbbell.flows" in json.dumps(manifest["grid"])
+    tables = sorted(p.name for p in out.iterdir() if p.suffix in (".csv", ".parquet"))
+    assert tables == [], f"tables of the old sweep beside the new manifest: {tables}"
+
+
+# --- exit classes: exit 1 is a bug only --------------------------------------------------------
+
+
+@pytest.mark.native
+def test_deeply_nested_toml_is_an_input_error_naming_the_file(hosim_cli, tmp_path):
+    deep = tmp_path / "deep.toml"
+    deep.write_text("duration_s = 1\nx = " + "[" * 5000 + "]" * 5000 + "\n")
+    done = hosim_cli("run", str(deep))
+    assert done.returncode == 2, done.stderr
+    assert _one_line(done.stderr).startswith(f"hosim: error: {deep}")
+
+
+def test_toml_nested_too_deeply_for_python_is_a_value_error():
+    from hosim.scenario import parse_toml_value, toml_loads
+
+    with pytest.raises(ValueError, match="nested too deeply"):
+        toml_loads()("x = " + "[" * 5000 + "]" * 5000)
+    deep = "[" * 5000 + "]" * 5000
+    assert parse_toml_value(deep) == deep  # not TOML the parser can read: a string, as documented
+
+
+@pytest.mark.native
+def test_a_seed_base_of_2_to_the_63_runs_and_writes_its_tables(hosim_cli, tmp_path):
+    import pandas as pd
+
+    out = tmp_path / "sweep"
+    done = hosim_cli("sweep", "dumbbell", "--seeds", "2", "--seed-base", str(2**63), "--set", "duration_s=0.2",
+                     "--out", str(out), "--quiet", "--csv")
+    assert done.returncode == 0, done.stderr
+    runs = pd.read_parquet(out / "runs.parquet")
+    assert list(runs["seed"]) == [2**63, 2**63 + 1]
+    assert str(runs["seed"].dtype) == "uint64"
+
+
+@pytest.mark.parametrize(("args", "names"), [
+    (("--seeds", str(10**18)), "--seeds"),
+    (("--seeds", "1", "--grid", "a.b=" + ",".join(map(str, range(1000))),
+      "--grid", "a.c=" + ",".join(map(str, range(1000))), "--grid", "a.d=" + ",".join(map(str, range(1000)))),
+     "--grid"),
+    (("--seeds", "2", "--seed-base", str(2**64 - 1)), "--seed-base"),
+])
+def test_a_sweep_too_large_is_refused_before_anything_is_allocated(hosim_cli, tmp_path, args, names):
+    out = tmp_path / "sweep"
+    done = hosim_cli("sweep", "dumbbell", *args, "--out", str(out), "--quiet", timeout=60)
+    assert done.returncode == 2, done.stderr
+    assert names in _one_line(done.stderr)
+    assert not out.exists()
+
+
+@pytest.mark.native
+def test_plot_into_a_directory_that_cannot_be_written_is_one_line_naming_the_file(hosim_cli, tmp_path):
+    run = tmp_path / "run"
+    assert hosim_cli("run", "dumbbell", "--set", "duration_s=0.5", "--out", str(run), "--json").returncode == 0
+    with _read_only_dir(tmp_path / "ro") as ro:
+        target = ro / "cwnd.png"
+        done = hosim_cli("plot", "cwnd", str(run), "-o", str(target))
+    assert done.returncode == 2, done.stderr
+    assert _one_line(done.stderr).startswith(f"hosim: error: {target}: ")
+
+
+def test_an_os_error_of_the_environment_is_exit_2_naming_the_file(capsys, monkeypatch):
+    import errno
+
+    import hosim.scenario
+    from hosim.cli import main
+
+    def full_disk() -> None:
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), "out/summary.json")
+
+    monkeypatch.setattr(hosim.scenario, "presets", full_disk)
+    assert main(["presets"]) == 2
+    assert capsys.readouterr().err == "hosim: error: out/summary.json: No space left on device\n"
+
+
+# --- a full disk (tmpfs) -------------------------------------------------------------------------
+
+
+def _is_root() -> bool:
+    return hasattr(os, "geteuid") and os.geteuid() == 0
+
+
+@contextlib.contextmanager
+def _tmpfs(path: Path, options: str) -> Iterator[Path]:
+    """A tmpfs mounted at ``path`` (root only), unmounted whatever happens."""
+    path.mkdir()
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", options, "hosim-test", str(path)], capture_output=True,
+                             text=True)
+    if mounted.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs: {mounted.stderr.strip()}")
+    try:
+        yield path
+    finally:
+        subprocess.run(["umount", "-l", str(path)], check=False)
+
+
+@contextlib.contextmanager
+def _read_only_dir(path: Path) -> Iterator[Path]:
+    """A directory that cannot be written: a read-only tmpfs as root (root ignores the mode
+    bits), else mode 0555."""
+    if _is_root():
+        with _tmpfs(path, "ro,size=64k") as ro:
+            yield ro
+        return
+    path.mkdir()
+    path.chmod(0o555)
+    try:
+        yield path
+    finally:
+        path.chmod(0o755)
+
+
+@pytest.mark.native
+@pytest.mark.skipif(not _is_root(), reason="mounting a 1 MB tmpfs needs root (run the suite as root to check it)")
+def test_a_full_1mb_tmpfs_out_leaves_the_earlier_run_intact_and_exits_2(hosim_cli, tmp_path):
+    with _tmpfs(tmp_path / "small", "size=1m") as small:
+        out = small / "run"
+        first = hosim_cli("run", "dumbbell", "--set", "duration_s=0.2", "--out", str(out), "--json")
+        assert first.returncode == 0, first.stderr
+        before = _digest(out)
+        # Its capture is hundreds of MB: the disk fills during the run.
+        second = hosim_cli("run", "dumbbell", "--set", "duration_s=30", "--out", str(out), "--pcap", "all",
+                           "--json")
+        assert second.returncode == 2, second.stderr
+        line = _one_line(second.stderr)
+        assert line.startswith(f"hosim: error: {out}") and "No space left on device" in line, line
+        assert _digest(out) == before
+        assert sorted(p.name for p in small.iterdir()) == ["run"]
+
+
+# --- signals -------------------------------------------------------------------------------------
+
+#: The console script, as pip writes it for `hosim = "hosim._entry:main"`, with Ctrl-C arriving
+#: while the command line is being imported (when click is first imported).
+_EARLY_INTERRUPT = """
+import builtins, os, signal, sys
+real_import = builtins.__import__
+def interrupting_import(name, *args, **kwargs):
+    if name == "click":
+        builtins.__import__ = real_import
+        os.kill(os.getpid(), signal.SIGINT)
+    return real_import(name, *args, **kwargs)
+builtins.__import__ = interrupting_import
+from hosim._entry import main
+sys.argv[0] = "hosim"
+sys.exit(main())
+"""
+
+
+def test_ctrl_c_while_the_command_line_is_imported_is_one_line_and_130():
+    done = subprocess.run([sys.executable, "-c", _EARLY_INTERRUPT, "presets"], capture_output=True, text=True,
+                          env=_env(), timeout=60)
+    assert done.returncode == 130, done.stderr
+    assert _one_line(done.stderr) == "hosim: error: interrupted"
+    assert done.stdout == ""
+
+
+def _chain_graph(path: Path, nodes: int) -> Path:
+    """A chain of ``nodes`` nodes: building its routes takes seconds (quadratic), during which
+    the core looks for no signal."""
+    parts = ["duration_s = 1"]
+    for i in range(nodes):
+        parts.append(f'[[nodes]]\nname = "n{i}"\nkind = "{"host" if i in (0, nodes - 1) else "router"}"')
+    for i in range(nodes - 1):
+        parts.append(f'[[links]]\nfrom = "n{i}"\nto = "n{i + 1}"\nrate_bps = 10e6\ndelay_s = 0.0001')
+    parts.append(f'[[flows]]\nname = "f"\nsrc = "n0"\ndst = "n{nodes - 1}"\napp = "bulk"')
+    path.write_text("\n".join(parts) + "\n")
+    return path
+
+
+@pytest.mark.native
+def test_ctrl_c_while_a_large_graph_is_built_is_answered_within_seconds(tmp_path):
+    scenario = _chain_graph(tmp_path / "chain.toml", 7000)  # about 4 s to build, 0.4 GB
+    out = tmp_path / "run"
+    proc = _start("run", str(scenario), "--out", str(out), "--pcap", "all", "--json")
+    time.sleep(1.5)
+    assert proc.poll() is None, proc.stderr.read() if proc.stderr else ""
+    sent = time.monotonic()
+    code, err = _interrupt(proc)
+    took = time.monotonic() - sent
+    assert code == 130, err
+    assert _one_line(err) == "hosim: error: interrupted while the scenario was being built"
+    # About 1.1 s on an idle machine (1 s of it waiting for the run to stop by itself); the
+    # build alone goes on for seconds more. Loose, for a loaded machine.
+    assert took < 3.0, f"took {took:.2f} s after SIGINT"
+    assert not out.exists()  # the new directory, its lock and the capture's staging: gone
+
+
+@pytest.mark.native
+def test_a_run_in_a_worker_thread_is_stopped_by_cancel_runs():
+    import threading
+
+    caught: list[BaseException] = []
+
+    def work() -> None:
+        try:
+            hosim.run("dumbbell", overrides={"duration_s": 1e6}, traces=False)
+        except BaseException as exc:  # noqa: BLE001
+            caught.append(exc)
+
+    worker = threading.Thread(target=work)
+    worker.start()
+    time.sleep(0.5)
+    sent = time.monotonic()
+    hosim.cancel_runs()
+    worker.join(10)
+    assert not worker.is_alive()
+    assert time.monotonic() - sent < 2.0
+    assert len(caught) == 1 and isinstance(caught[0], KeyboardInterrupt)
+    assert str(caught[0]).startswith("interrupted at t = ")
+    # A later run is not affected.
+    assert hosim.run("dumbbell", overrides={"duration_s": 0.2}, traces=False).summary["invariants"]["ok"]
+
+
+_DAEMON_AT_EXIT = """
+import threading, time, hosim
+run = lambda: hosim.run("dumbbell", overrides={"duration_s": 1e6}, traces=%s)
+threading.Thread(target=run, daemon=True).start()
+time.sleep(1.0)
+print("main thread done")
+"""
+
+
+@pytest.mark.native
+@pytest.mark.parametrize("traces", ["False", "True"])
+def test_a_run_in_a_daemon_thread_at_interpreter_exit_does_not_abort(traces):
+    done = subprocess.run([sys.executable, "-c", _DAEMON_AT_EXIT % traces], capture_output=True, text=True,
+                          env=_env(), timeout=60)
+    assert done.returncode == 0, (done.returncode, done.stderr)
+    assert done.stdout == "main thread done\n"
+    assert done.stderr == ""
