@@ -316,10 +316,10 @@ def test_ctrl_c_while_the_command_line_is_imported_is_one_line_and_130():
     assert done.stdout == ""
 
 
-def _chain_graph(path: Path, nodes: int) -> Path:
-    """A chain of ``nodes`` nodes: building its routes takes seconds (quadratic), during which
-    the core looks for no signal."""
-    parts = ["duration_s = 1"]
+def _chain_graph(path: Path, nodes: int, duration_s: float = 1.0) -> Path:
+    """A chain of ``nodes`` nodes: building its routes is quadratic, and the core looks for no
+    signal while it builds."""
+    parts = [f"duration_s = {duration_s}"]
     for i in range(nodes):
         parts.append(f'[[nodes]]\nname = "n{i}"\nkind = "{"host" if i in (0, nodes - 1) else "router"}"')
     for i in range(nodes - 1):
@@ -331,18 +331,22 @@ def _chain_graph(path: Path, nodes: int) -> Path:
 
 @pytest.mark.native
 def test_ctrl_c_while_a_large_graph_is_built_is_answered_within_seconds(tmp_path):
-    scenario = _chain_graph(tmp_path / "chain.toml", 7000)  # about 4 s to build, 0.4 GB
+    # The largest chain the route-table bound admits (5,788 routers x 5,790 nodes of 2^25
+    # entries, docs/scenarios.md "Bounds"). Since that bound a build takes about a second at
+    # most (the 30,000-node chain that once held Ctrl-C for 12.7 s is refused before it is
+    # built), so the signal may find the build or the run: either way it is answered at once.
+    scenario = _chain_graph(tmp_path / "chain.toml", 5790, duration_s=1000.0)
     out = tmp_path / "run"
     proc = _start("run", str(scenario), "--out", str(out), "--pcap", "all", "--json")
-    time.sleep(1.5)
+    time.sleep(0.6)
     assert proc.poll() is None, proc.stderr.read() if proc.stderr else ""
     sent = time.monotonic()
     code, err = _interrupt(proc)
     took = time.monotonic() - sent
     assert code == 130, err
-    assert _one_line(err) == "hosim: error: interrupted while the scenario was being built"
-    # About 1.1 s on an idle machine (1 s of it waiting for the run to stop by itself); the
-    # build alone goes on for seconds more. Loose, for a loaded machine.
+    assert _one_line(err).startswith("hosim: error: interrupted"), err
+    # About 1.1 s on an idle machine (1 s of it waiting for the core to stop by itself). Loose,
+    # for a loaded machine.
     assert took < 3.0, f"took {took:.2f} s after SIGINT"
     assert not out.exists()  # the new directory, its lock and the capture's staging: gone
 
