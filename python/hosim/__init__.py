@@ -17,18 +17,15 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from hosim._version import __version__
+from hosim.errors import HosimWarning, InvariantError, ScenarioError
 
 __all__ = ["HosimWarning", "InvariantError", "Result", "ScenarioError", "__version__", "cancel_runs", "presets", "run",
            "sweep"]
 
 if TYPE_CHECKING:
     from hosim.api import Result, cancel_runs, presets, run, sweep
-    from hosim.errors import HosimWarning, InvariantError, ScenarioError
 
 _LAZY = {"run", "Result", "cancel_runs", "presets", "sweep"}
-# The errors load the native module: not on `import hosim`, so that the console script's
-# Ctrl-C guard (hosim._entry) is set before any of that runs.
-_ERRORS = {"HosimWarning", "InvariantError", "ScenarioError"}
 
 
 def __getattr__(name: str) -> Any:
@@ -36,12 +33,8 @@ def __getattr__(name: str) -> Any:
         from hosim import api
 
         return getattr(api, name)
-    if name in _ERRORS:
-        from hosim import errors
-
-        return getattr(errors, name)
     raise AttributeError(f"module 'hosim' has no attribute {name!r}")
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | _LAZY | _ERRORS)
+    return sorted(set(globals()) | _LAZY)
