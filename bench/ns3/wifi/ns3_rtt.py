@@ -16,7 +16,7 @@ import statistics
 import sys
 
 from ns3_tcp import BUF, MSS
-from ns3_udp import CASES, mode_name
+from ns3_udp import CASES, bss
 
 HOOK = r"""
 #include <vector>
@@ -44,41 +44,7 @@ def run(ns, cppyy, std: str, rate: float, duration: float) -> dict:
     D("ns3::TcpSocket::RcvBufSize", ns.UintegerValue(BUF))
     D("ns3::TcpSocketBase::Sack", ns.BooleanValue(True))
     D("ns3::TcpSocketBase::Timestamp", ns.BooleanValue(False))
-    nodes = ns.NodeContainer()
-    nodes.Create(2)
-    chan = ns.YansWifiChannelHelper.Default()
-    phy = ns.YansWifiPhyHelper()
-    phy.SetChannel(chan.Create())
-    wifi = ns.WifiHelper()
-    wifi.SetStandard(ns.WIFI_STANDARD_80211g if std == "802.11g" else ns.WIFI_STANDARD_80211b)
-    ctrl = "ErpOfdmRate6Mbps" if std == "802.11g" else "DsssRate1Mbps"
-    wifi.SetRemoteStationManager(
-        "ns3::ConstantRateWifiManager", "DataMode", ns.StringValue(mode_name(std, rate)),
-        "ControlMode", ns.StringValue(ctrl), "RtsCtsThreshold", ns.UintegerValue(65535),
-    )
-    mac = ns.WifiMacHelper()
-    ssid = ns.Ssid("hosim")
-    beacon = ns.TimeValue(ns.MicroSeconds(1024 * 1024))
-    mac.SetType("ns3::ApWifiMac", "Ssid", ns.SsidValue(ssid), "BeaconInterval", beacon,
-                "EnableBeaconJitter", ns.BooleanValue(False))
-    ap_dev = wifi.Install(phy, mac, nodes.Get(0))
-    mac.SetType("ns3::StaWifiMac", "Ssid", ns.SsidValue(ssid))
-    sta_dev = wifi.Install(phy, mac, nodes.Get(1))
-    mob = ns.MobilityHelper()
-    pos = ns.CreateObject[ns.ListPositionAllocator]()
-    pos.Add(ns.Vector(0, 0, 0))
-    pos.Add(ns.Vector(1.0, 0, 0))
-    mob.SetPositionAllocator(pos)
-    mob.SetMobilityModel("ns3::ConstantPositionMobilityModel")
-    mob.Install(nodes)
-    ns.InternetStackHelper().Install(nodes)
-    addr = ns.Ipv4AddressHelper()
-    addr.SetBase(ns.Ipv4Address("10.0.0.0"), ns.Ipv4Mask("255.255.255.0"))
-    devs = ns.NetDeviceContainer()
-    devs.Add(ap_dev)
-    devs.Add(sta_dev)
-    ifs = addr.Assign(devs)
-    ns.TrafficControlHelper().Uninstall(devs)
+    nodes, _, ifs = bss(ns, std, rate, 1)
     sink = ns.PacketSinkHelper("ns3::TcpSocketFactory", ns.InetSocketAddress(ns.Ipv4Address.GetAny(), 9).ConvertTo())
     sink.Install(nodes.Get(1)).Start(ns.Seconds(0))
     bulk = ns.BulkSendHelper("ns3::TcpSocketFactory", ns.InetSocketAddress(ifs.GetAddress(1), 9).ConvertTo())

@@ -20,7 +20,7 @@ import argparse
 import json
 import sys
 
-from ns3_udp import CASES, mode_name
+from ns3_udp import CASES, bss
 
 MSS = 1448
 BUF = 131072
@@ -40,46 +40,8 @@ def run(ns, std: str, rate: float, n_sta: int, duration: float) -> dict:
     D("ns3::TcpSocket::RcvBufSize", ns.UintegerValue(BUF))
     D("ns3::TcpSocketBase::Sack", ns.BooleanValue(True))
     D("ns3::TcpSocketBase::Timestamp", ns.BooleanValue(False))
-    nodes = ns.NodeContainer()
-    nodes.Create(n_sta + 1)
+    nodes, _, ifs = bss(ns, std, rate, n_sta)
     ap = nodes.Get(0)
-    chan = ns.YansWifiChannelHelper.Default()
-    phy = ns.YansWifiPhyHelper()
-    phy.SetChannel(chan.Create())
-    wifi = ns.WifiHelper()
-    wifi.SetStandard(ns.WIFI_STANDARD_80211g if std == "802.11g" else ns.WIFI_STANDARD_80211b)
-    ctrl = "ErpOfdmRate6Mbps" if std == "802.11g" else "DsssRate1Mbps"
-    wifi.SetRemoteStationManager(
-        "ns3::ConstantRateWifiManager", "DataMode", ns.StringValue(mode_name(std, rate)),
-        "ControlMode", ns.StringValue(ctrl), "RtsCtsThreshold", ns.UintegerValue(65535),
-    )
-    mac = ns.WifiMacHelper()
-    ssid = ns.Ssid("hosim")
-    beacon = ns.TimeValue(ns.MicroSeconds(1024 * 1024))
-    mac.SetType("ns3::ApWifiMac", "Ssid", ns.SsidValue(ssid), "BeaconInterval", beacon,
-                "EnableBeaconJitter", ns.BooleanValue(False))
-    ap_dev = wifi.Install(phy, mac, ap)
-    stas = ns.NodeContainer()
-    for i in range(n_sta):
-        stas.Add(nodes.Get(i + 1))
-    mac.SetType("ns3::StaWifiMac", "Ssid", ns.SsidValue(ssid))
-    sta_dev = wifi.Install(phy, mac, stas)
-    mob = ns.MobilityHelper()
-    pos = ns.CreateObject[ns.ListPositionAllocator]()
-    pos.Add(ns.Vector(0, 0, 0))
-    for i in range(n_sta):
-        pos.Add(ns.Vector(1.0, 0.1 * i, 0))
-    mob.SetPositionAllocator(pos)
-    mob.SetMobilityModel("ns3::ConstantPositionMobilityModel")
-    mob.Install(nodes)
-    ns.InternetStackHelper().Install(nodes)
-    addr = ns.Ipv4AddressHelper()
-    addr.SetBase(ns.Ipv4Address("10.0.0.0"), ns.Ipv4Mask("255.255.255.0"))
-    devs = ns.NetDeviceContainer()
-    devs.Add(ap_dev)
-    devs.Add(sta_dev)
-    ifs = addr.Assign(devs)
-    ns.TrafficControlHelper().Uninstall(devs)
     start = 0.5
     sinks = []
     for i in range(n_sta):

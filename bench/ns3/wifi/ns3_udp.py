@@ -36,10 +36,12 @@ def mode_name(std: str, rate: float) -> str:
     return {1e6: "DsssRate1Mbps", 2e6: "DsssRate2Mbps", 5.5e6: "DsssRate5_5Mbps", 11e6: "DsssRate11Mbps"}[rate]
 
 
-def run(ns, std: str, rate: float, n_sta: int, duration: float, warmup: float) -> dict:
-    ns.RngSeedManager.SetSeed(1)
-    ns.RngSeedManager.SetRun(1)
-    ns.Config.SetDefault("ns3::WifiMacQueue::MaxDelay", ns.TimeValue(ns.Seconds(10)))
+def bss(ns, std: str, rate: float, n_sta: int):
+    """One infrastructure BSS as every script here builds it: node 0 the AP, nodes 1..n_sta its
+    stations 1 m away; YansWifiPhy, ConstantRateWifiManager at `rate` (control frames at the
+    lowest rate of the standard), RTS/CTS off, one beacon a second without jitter; IPv4 on
+    10.0.0.0/24 (inside the simulation) with no queue discipline. Returns (nodes, the AP's
+    devices, the interfaces)."""
     nodes = ns.NodeContainer()
     nodes.Create(n_sta + 1)
     ap = nodes.Get(0)
@@ -48,11 +50,10 @@ def run(ns, std: str, rate: float, n_sta: int, duration: float, warmup: float) -
     phy.SetChannel(chan.Create())
     wifi = ns.WifiHelper()
     wifi.SetStandard(ns.WIFI_STANDARD_80211g if std == "802.11g" else ns.WIFI_STANDARD_80211b)
-    m = mode_name(std, rate)
     ctrl = "ErpOfdmRate6Mbps" if std == "802.11g" else "DsssRate1Mbps"
     wifi.SetRemoteStationManager(
-        "ns3::ConstantRateWifiManager", "DataMode", ns.StringValue(m), "ControlMode", ns.StringValue(ctrl),
-        "RtsCtsThreshold", ns.UintegerValue(65535),
+        "ns3::ConstantRateWifiManager", "DataMode", ns.StringValue(mode_name(std, rate)),
+        "ControlMode", ns.StringValue(ctrl), "RtsCtsThreshold", ns.UintegerValue(65535),
     )
     mac = ns.WifiMacHelper()
     ssid = ns.Ssid("hosim")
@@ -80,8 +81,16 @@ def run(ns, std: str, rate: float, n_sta: int, duration: float, warmup: float) -
     devs.Add(ap_dev)
     devs.Add(sta_dev)
     ifs = addr.Assign(devs)
-    tch = ns.TrafficControlHelper()
-    tch.Uninstall(devs)
+    ns.TrafficControlHelper().Uninstall(devs)
+    return nodes, ap_dev, ifs
+
+
+def run(ns, std: str, rate: float, n_sta: int, duration: float, warmup: float) -> dict:
+    ns.RngSeedManager.SetSeed(1)
+    ns.RngSeedManager.SetRun(1)
+    ns.Config.SetDefault("ns3::WifiMacQueue::MaxDelay", ns.TimeValue(ns.Seconds(10)))
+    nodes, ap_dev, ifs = bss(ns, std, rate, n_sta)
+    ap = nodes.Get(0)
     port = 9
     sink = ns.PacketSinkHelper("ns3::UdpSocketFactory", ns.InetSocketAddress(ns.Ipv4Address.GetAny(), port).ConvertTo())
     sink_app = sink.Install(ap)
