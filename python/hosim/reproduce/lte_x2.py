@@ -249,11 +249,11 @@ def delivered(seeds: Iterable[int], runner: Runner | None = None) -> dict[str, d
 
 
 SENSITIVITY: dict[str, dict[str, Any]] = {
-    "preset (Reno, min RTO 0.2 s)": {},
+    "preset (Reno, min RTO 1 s)": {},
     "NewReno": {"tcp.recovery": "newreno"},
     "SACK": {"tcp.recovery": "sack"},
     "Reno, min RTO 0.05 s": {"tcp.min_rto_s": 0.05},
-    "Reno, min RTO 1 s": {"tcp.min_rto_s": 1.0},
+    "Reno, min RTO 0.2 s (ns-2's minrto_)": {"tcp.min_rto_s": 0.2},
 }
 
 
