@@ -111,6 +111,7 @@ def scenario(variant: str, target_ues: int, **kw: object) -> dict:
         "queue": "droptail",  # droptail | red
         "ecn": False,
         "gentle": True,  # ns-2's Queue/RED gentle_ default
+        "use_mark_p": True,  # ns-2's Queue/RED use_mark_p_ default: mark only while p < mark_p_ (0.1)
         "sink": "TCPSink",  # ns-2's default sink: an ACK for every segment
         **P,
         **kw,
@@ -153,6 +154,7 @@ def case_tcl(c: dict, seed: int) -> str:
         a(f"Queue/RED set q_weight_ {c['red_weight']}")
         a(f"Queue/RED set setbit_ {'true' if c['ecn'] else 'false'}")
         a(f"Queue/RED set gentle_ {'true' if c['gentle'] else 'false'}")
+        a(f"Queue/RED set use_mark_p_ {'true' if c['use_mark_p'] else 'false'}")
     for n in ("sgw", "R", "R2", "senb", "tenb"):
         a(f"set {n} [$ns node]")
     a(f"$ns duplex-link $sgw $R {10e9 * gtp} 0ms DropTail")
@@ -318,6 +320,13 @@ def experiments() -> dict[str, dict]:
     e["table4/red-drop-nogentle"] = scenario("standard", 3, **aqm, queue="red", gentle=False)
     e["fig12/AQM"] = scenario("standard", 5, queue="red", ecn=True)
     e["fig12/prediction + AQM"] = scenario("predicted", 5, queue="red", ecn=True)
+    # ns-2's RED drops instead of marking once its probability reaches mark_p_ (use_mark_p_):
+    # the candidate for ns-2's timeouts with AQM, which hosim does not have.
+    e["fig12/AQM, use_mark_p_ false"] = scenario("standard", 5, queue="red", ecn=True, use_mark_p=False)
+    e["fig12/prediction + AQM, use_mark_p_ false"] = scenario("predicted", 5, queue="red", ecn=True,
+                                                                use_mark_p=False)
+    e["table4/red-mark, use_mark_p_ false"] = scenario("standard", 3, **aqm, queue="red", ecn=True,
+                                                        use_mark_p=False)
     # Candidates for the paper's frequent timeouts, tested in ns-2 itself (5 target UEs).
     for v in ("standard", "fast", "predicted"):
         e[f"sens/min RTO 0.2 s/{v}"] = scenario(v, 5, min_rto_s=0.2)
