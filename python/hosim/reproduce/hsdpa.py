@@ -353,7 +353,7 @@ def plot_fig7(results: Mapping[str, api.Result], path: Path, window_s: float = 2
 
 
 def plot_table1(rows: Sequence[Mapping[str, Any]], sens: Mapping[str, Sequence[Mapping[str, Any]]], path: Path) -> None:
-    figure = Figure(figsize=(9.0, 4.2), layout="constrained")
+    figure = Figure(figsize=(11.0, 4.2), layout="constrained")
     FigureCanvasAgg(figure)
     ax = figure.subplots()
     xs = list(range(len(PERIODS_S)))
@@ -361,6 +361,10 @@ def plot_table1(rows: Sequence[Mapping[str, Any]], sens: Mapping[str, Sequence[M
     ax.plot(xs, [PAPER["table1"][t]["proxy_util"] for t in PERIODS_S], "k-s", label="paper: proxy")
     ax.plot(xs, [100 * r["tcp_utilization"] for r in rows], "C0--o", label="hosim: TCP")
     ax.plot(xs, [100 * r["proxy_utilization"] for r in rows], "C0-s", label="hosim: proxy")
+    ns2 = ns2_numbers()
+    if ns2:
+        ax.plot(xs, [100 * r["tcp_utilization"]["mean"] for r in ns2["table1"]], "C3:o", label="ns-2.35: TCP")
+        ax.plot(xs, [100 * r["proxy_utilization"]["mean"] for r in ns2["table1"]], "C3:s", label="ns-2.35: proxy")
     ns2_variants = ("ns-2 link: a packet keeps the rate it started with", "ns-2 link, levels uniform on [0, 2] Mb/s")
     for i, key in enumerate(ns2_variants):
         if key in sens:
@@ -370,7 +374,7 @@ def plot_table1(rows: Sequence[Mapping[str, Any]], sens: Mapping[str, Sequence[M
     ax.set_ylabel("radio link utilization (%)")
     ax.set_ylim(0, 105)
     ax.grid(True, alpha=0.3)
-    ax.legend(fontsize="small", loc="lower left")
+    ax.legend(fontsize="small", loc="center left", bbox_to_anchor=(1.01, 0.5))
     ax.set_title("Table I: utilization of TCP NewReno and of the proxy", loc="left", fontsize="medium")
     save_figure(figure, path, dpi=110)
 
