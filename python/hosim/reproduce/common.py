@@ -54,6 +54,7 @@ COMMITTED = Path(__file__).resolve().parent / "committed"
 #: The files under ``COMMITTED``, by their path relative to ``docs/reproductions``.
 COMMITTED_FILES = (
     "data/drop-or-forward-100M.json",
+    "data/hsdpa-ns2.json",
     "data/inter-rat-linux.json",
     "data/inter-rat.json",
     "data/lte-intra-handover.json",

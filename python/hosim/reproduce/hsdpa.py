@@ -16,6 +16,7 @@ traced runs of Fig. 3 and Fig. 7 call ``hosim.api.run`` directly.
 
 from __future__ import annotations
 
+import json
 import statistics
 import sys
 from collections.abc import Mapping, Sequence
@@ -29,6 +30,7 @@ from matplotlib.figure import Figure
 import hosim.api as api
 from hosim.cli.options import runner_from_options, runner_options
 from hosim.reproduce.common import (
+    COMMITTED,
     Comparison,
     change_options,
     committed_file,
@@ -103,12 +105,32 @@ def _metrics(summary: Mapping[str, Any]) -> dict[str, Any]:
 # --- experiments -----------------------------------------------------------------------------
 
 
+def timeout_times(result: api.Result, flow: str = "tcp") -> list[float]:
+    """When the sender's retransmission timer expired: where its RTO trace doubles (RFC 6298
+    (5.5)) while its window is one segment (the timeout's loss window)."""
+    rto = result.traces["rto"]
+    rto = rto[rto["flow"] == flow]
+    cwnd = result.traces["cwnd"]
+    cwnd = cwnd[cwnd["flow"] == flow]
+    mss = 1460  # the preset's tcp.mss_bytes
+    times, values = list(cwnd["time_s"]), list(cwnd["cwnd_bytes"])
+    out, previous, j = [], None, 0
+    for t, v in zip(rto["time_s"], rto["rto_s"]):
+        while j + 1 < len(times) and times[j + 1] <= t + 1e-9:
+            j += 1
+        if previous is not None and abs(v - 2 * previous) < 1e-9 * v and times[j] <= t + 1e-9 and values[j] <= mss:
+            out.append(round(float(t), 6))
+        previous = v
+    return out
+
+
 def fig3(seed: int = 1) -> tuple[api.Result, dict[str, Any]]:
     """Fig. 3: NewReno over the 384/38.4 kb/s square wave (10 s per level), 20-packet queue."""
     result = _run({}, seed=seed, traces=True)
     m = _metrics(result.summary)
     m["throughput_kbps"] = result.summary["ue_goodput_pkts_per_s"] * 1500 * 8 / 1e3
     m["capacity_kbps"] = result.summary["radio_capacity_bps"] / 1e3
+    m["sender_timeout_times_s"] = timeout_times(result)
     return result, m
 
 
@@ -140,17 +162,37 @@ def _table1_runs(seeds: Sequence[int], extra: Mapping[str, Any] | None) -> list[
     ]
 
 
+def ci95(values: Sequence[float]) -> float:
+    """Half-width of the 95 % Student-t interval of the mean of ``values`` (0 for one value)."""
+    n = len(values)
+    if n < 2:
+        return 0.0
+    return float(_T975[min(n - 1, len(_T975)) - 1] * statistics.stdev(values) / n ** 0.5)
+
+
+#: The 0.975 quantile of Student's t with 1..30 degrees of freedom (beyond: 30's, within 2 %).
+_T975 = (12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160, 2.145, 2.131,
+         2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042)
+
+
 def _table1_rows(seeds: Sequence[int], summaries: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     rows = []
     batches = iter(summaries)
     for period in PERIODS_S:
         row: dict[str, Any] = {"T_s": period}
+        throughput = {}
         for mode, _proxy in _MODES:
             runs = [_metrics(next(batches)) for _seed in seeds]
             for key in _TABLE1_METRICS:
                 values = [r[key] for r in runs]
                 row[f"{mode}_{key}"] = statistics.fmean(values)
                 row[f"{mode}_{key}_sd"] = statistics.pstdev(values) if len(values) > 1 else 0.0
+                row[f"{mode}_{key}_ci95"] = ci95(values)
+            throughput[mode] = [r["throughput_pkts_per_s"] for r in runs]
+        # The abstract's headline: the proxy's throughput gain over TCP, seed by seed.
+        gains = [p / t - 1 for p, t in zip(throughput["proxy"], throughput["tcp"])]
+        row["proxy_gain"] = statistics.fmean(gains)
+        row["proxy_gain_ci95"] = ci95(gains)
         rows.append(row)
     return rows
 
@@ -311,7 +353,7 @@ def plot_fig7(results: Mapping[str, api.Result], path: Path, window_s: float = 2
 
 
 def plot_table1(rows: Sequence[Mapping[str, Any]], sens: Mapping[str, Sequence[Mapping[str, Any]]], path: Path) -> None:
-    figure = Figure(figsize=(9.0, 4.2), layout="constrained")
+    figure = Figure(figsize=(11.0, 4.2), layout="constrained")
     FigureCanvasAgg(figure)
     ax = figure.subplots()
     xs = list(range(len(PERIODS_S)))
@@ -319,6 +361,10 @@ def plot_table1(rows: Sequence[Mapping[str, Any]], sens: Mapping[str, Sequence[M
     ax.plot(xs, [PAPER["table1"][t]["proxy_util"] for t in PERIODS_S], "k-s", label="paper: proxy")
     ax.plot(xs, [100 * r["tcp_utilization"] for r in rows], "C0--o", label="hosim: TCP")
     ax.plot(xs, [100 * r["proxy_utilization"] for r in rows], "C0-s", label="hosim: proxy")
+    ns2 = ns2_numbers()
+    if ns2:
+        ax.plot(xs, [100 * r["tcp_utilization"]["mean"] for r in ns2["table1"]], "C3:o", label="ns-2.35: TCP")
+        ax.plot(xs, [100 * r["proxy_utilization"]["mean"] for r in ns2["table1"]], "C3:s", label="ns-2.35: proxy")
     ns2_variants = ("ns-2 link: a packet keeps the rate it started with", "ns-2 link, levels uniform on [0, 2] Mb/s")
     for i, key in enumerate(ns2_variants):
         if key in sens:
@@ -328,7 +374,7 @@ def plot_table1(rows: Sequence[Mapping[str, Any]], sens: Mapping[str, Sequence[M
     ax.set_ylabel("radio link utilization (%)")
     ax.set_ylim(0, 105)
     ax.grid(True, alpha=0.3)
-    ax.legend(fontsize="small", loc="lower left")
+    ax.legend(fontsize="small", loc="center left", bbox_to_anchor=(1.01, 0.5))
     ax.set_title("Table I: utilization of TCP NewReno and of the proxy", loc="left", fontsize="medium")
     save_figure(figure, path, dpi=110)
 
@@ -336,7 +382,7 @@ def plot_table1(rows: Sequence[Mapping[str, Any]], sens: Mapping[str, Sequence[M
 # --- entry point -----------------------------------------------------------------------------
 
 
-def run_reproduction(out: Path, seeds: int = 5, runner: Runner | None = None) -> dict[str, Any]:
+def run_reproduction(out: Path, seeds: int = 20, runner: Runner | None = None) -> dict[str, Any]:
     """Every experiment: figures and ``hsdpa-results.json`` into ``out``; returns the numbers."""
     out.mkdir(parents=True, exist_ok=True)
     seed_list = tuple(range(1, seeds + 1))
@@ -362,34 +408,65 @@ def run_reproduction(out: Path, seeds: int = 5, runner: Runner | None = None) ->
     return results
 
 
-def table1_markdown(rows: Sequence[Mapping[str, Any]]) -> str:
-    """Table I: the paper's throughput and utilization beside hosim's (mean over seeds)."""
-    lines = ["| T (s) | paper TCP pkt/s | hosim | paper proxy pkt/s | hosim | paper TCP util. % | hosim "
-             "| paper proxy util. % | hosim |", "|---|---|---|---|---|---|---|---|---|"]
-    for row in rows:
+#: ns-2.35 runs of the same setup (bench/ns2/papers/hsdpa.py), committed beside the figures.
+NS2_FILE = "data/hsdpa-ns2.json"
+
+
+def ns2_numbers() -> dict[str, Any] | None:
+    """The committed ns-2.35 numbers, or None where the package was built without them."""
+    path = COMMITTED / NS2_FILE
+    return dict(json.loads(path.read_text(encoding="utf-8"))) if path.is_file() else None
+
+
+def _ns2_cell(cell: Mapping[str, Any] | None, key: str) -> str:
+    """An ns-2.35 Table I cell in per cent: mean ± 95 % interval."""
+    return f"{100 * cell[key]['mean']:.1f} ± {100 * cell[key]['ci95']:.1f}" if cell else "–"
+
+
+def table1_markdown(rows: Sequence[Mapping[str, Any]], ns2: Mapping[str, Any] | None = None) -> str:
+    """Table I: the paper's utilization and the proxy's gain beside hosim's and ns-2.35's
+    (mean ± 95 % interval over seeds)."""
+    lines = ["| T (s) | TCP util. %: paper | hosim | ns-2.35 | proxy util. %: paper | hosim | ns-2.35 "
+             "| proxy gain %: paper | hosim | ns-2.35 |", "|---|---|---|---|---|---|---|---|---|---|"]
+    for i, row in enumerate(rows):
         paper = PAPER["table1"][row["T_s"]]
+        gain = 100 * (paper["proxy"] / paper["tcp"] - 1)
+        n = ns2["table1"][i] if ns2 else None
         lines.append(
-            f"| {row['T_s']:g} | {paper['tcp']} | {row['tcp_throughput_pkts_per_s']:.1f} | {paper['proxy']} "
-            f"| {row['proxy_throughput_pkts_per_s']:.1f} | {paper['tcp_util']} | {100 * row['tcp_utilization']:.1f} "
-            f"| {paper['proxy_util']} | {100 * row['proxy_utilization']:.1f} |"
+            f"| {row['T_s']:g} | {paper['tcp_util']} | {100 * row['tcp_utilization']:.1f} "
+            f"± {100 * row['tcp_utilization_ci95']:.1f} | {_ns2_cell(n, 'tcp_utilization')} | {paper['proxy_util']} "
+            f"| {100 * row['proxy_utilization']:.1f} ± {100 * row['proxy_utilization_ci95']:.1f} "
+            f"| {_ns2_cell(n, 'proxy_utilization')} | {gain:.0f} | {100 * row['proxy_gain']:.1f} "
+            f"± {100 * row['proxy_gain_ci95']:.1f} | {_ns2_cell(n, 'proxy_gain')} |"
         )
     return "\n".join(lines)
 
 
 def write_hsdpa_report(out: Path, results: Mapping[str, Any]) -> Path:
     """``report.md``: Fig. 3's throughput and Table I beside the paper's numbers, and the figures."""
-    f3, paper3 = results["fig3"], PAPER["fig3"]
-    fig3 = ("| quantity | paper | hosim |\n|---|---|---|\n"
-            f"| capacity (kb/s) | {paper3['capacity_kbps']} | {f3['capacity_kbps']:.1f} |\n"
-            f"| TCP throughput (kb/s) | {paper3['throughput_kbps']} | {f3['throughput_kbps']:.1f} |\n"
-            f"| utilization | {paper3['utilization']:.3f} | {f3['utilization']:.3f} |")
+    f3, paper3, ns2 = results["fig3"], PAPER["fig3"], ns2_numbers()
+    n3 = ns2["fig3"] if ns2 else None
+    n3_times = ", ".join(f"{t['time_s']:.1f}" for t in n3["timeouts"]) if n3 else "–"
+    fig3 = (f"| quantity | paper | hosim | ns-2.35 |\n|---|---|---|---|\n"
+            f"| capacity (kb/s) | {paper3['capacity_kbps']} | {f3['capacity_kbps']:.1f} "
+            f"| {n3['capacity_pkts_per_s'] * 12 if n3 else float('nan'):.1f} |\n"
+            f"| TCP throughput (kb/s) | {paper3['throughput_kbps']} | {f3['throughput_kbps']:.1f} "
+            f"| {n3['throughput_pkts_per_s'] * 12 if n3 else float('nan'):.1f} |\n"
+            f"| utilization | {paper3['utilization']:.3f} | {f3['utilization']:.3f} "
+            f"| {n3['utilization'] if n3 else float('nan'):.3f} |\n"
+            f"| timeouts (s) | 2 (50, 90) | {len(f3['sender_timeout_times_s'])} "
+            f"({', '.join(f'{t:.1f}' for t in f3['sender_timeout_times_s'])}) "
+            f"| {n3['sender_timeouts'] if n3 else '–'} ({n3_times}) |")
     sections = [
         ("Fig. 3: NewReno over the 384 / 38.4 kb/s square wave", fig3, [out / "hsdpa-fig3.png"]),
         ("Fig. 7: TCP and the window adaptation proxy, random bandwidth, T = 200 ms", "", [out / "hsdpa-fig7.png"]),
-        ("Table I: throughput and link utilization", table1_markdown(results["table1"]), [out / "hsdpa-table1.png"]),
+        ("Table I: link utilization and the proxy's gain", table1_markdown(results["table1"], ns2),
+         [out / "hsdpa-table1.png"]),
     ]
     intro = (f"Ren, Huang, Liu, Lin, \"Improving TCP Throughput over HSDPA Networks\" (IEEE TWC 2008), reproduced "
-             f"with the hsdpa preset; Table I over seeds {results['seeds']}. Every number is in hsdpa-results.json.")
+             f"with the hsdpa preset; Table I over seeds {results['seeds']}. Every hosim number is in "
+             "hsdpa-results.json; the ns-2.35 column is the committed run of the same setup "
+             "(bench/ns2/papers/hsdpa.py, 20 seeds).")
     return write_report(out, "Reproduction: TCP over HSDPA and the window adaptation proxy", intro, sections,
                         seeds=f"seed 1 for Fig. 3 and Fig. 7, {results['seeds']} for Table I")
 
@@ -413,7 +490,7 @@ def check_committed(against: Path | None = None, runner: Runner | None = None) -
 
 @click.command("hsdpa", short_help="Ren et al., TCP over HSDPA: Fig. 3, Fig. 7 and Table I.")
 @change_options
-@click.option("--seeds", type=click.IntRange(min=1), default=5, show_default=True, help="Seeds per Table I cell.")
+@click.option("--seeds", type=click.IntRange(min=1), default=20, show_default=True, help="Seeds per Table I cell.")
 @output_options("hsdpa")
 @runner_options(default_jobs=1)
 @click.pass_context

@@ -11,7 +11,8 @@ use crate::tcp::{
     RtoRearm, RtoSsthresh, SackPipe, TcpConfig,
 };
 use crate::tcp::{
-    CubicAlpha, FastRetransmitWindow, GrowthGate, NewRenoExit, RtoFormula, SackEntry, SackRetransmit, SlowStartGrowth,
+    CubicAlpha, FastRetransmitWindow, GrowthGate, NewRenoExit, RtoFormula, RttSampling, SackEntry, SackRetransmit,
+    SlowStartGrowth,
 };
 
 /// Largest packet: `mss_bytes + header_bytes` (the IPv4 total length; sizes are u32 inside).
@@ -107,6 +108,7 @@ pub struct TcpSection {
     pub sack_entry: Option<SackEntry>,
     pub sack_retransmit: Option<SackRetransmit>,
     pub fast_retransmit_restarts_timer: Option<bool>,
+    pub rtt_sampling: Option<RttSampling>,
     // Linux dialect.
     pub rto_rearm: Option<RtoRearm>,
     pub slow_start_growth: Option<SlowStartGrowth>,
@@ -359,6 +361,10 @@ impl TcpSection {
         if let Some(v) = self.fast_retransmit_restarts_timer {
             cfg.fast_retransmit_restarts_timer = v;
             set.insert(ProfileKeys::FAST_RETRANSMIT_TIMER);
+        }
+        if let Some(v) = self.rtt_sampling {
+            cfg.rtt_sampling = v;
+            set.insert(ProfileKeys::RTT_SAMPLING);
         }
         if let Some(v) = self.quickack_segments {
             cfg.quickack_segments = v;

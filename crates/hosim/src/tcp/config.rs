@@ -217,6 +217,20 @@ pub enum NewRenoExit {
     KeepWindow,
 }
 
+/// Which segments give RTT samples (RFC 6298 §3).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RttSampling {
+    /// Every ACK that advances snd_una samples the newest never-retransmitted segment it
+    /// covers (RFC 6298 §3 allows several samples per RTT; as with RFC 7323 timestamps).
+    EveryAck,
+    /// ns-2 without `timestamps_` (`TcpAgent::output`, `rtt_active_`, `rtt_seq_`, `rtt_ts_`):
+    /// one segment is timed at a time, the first new one sent while none is; its ACK gives
+    /// the sample, and the timeout and the fast retransmit (`reset_rtx_timer`) stop the timing.
+    /// The RTO backoff ends only with a sample. The BSD scheme (one sample per RTT).
+    TimedSegment,
+}
+
 /// What starts SACK loss recovery (RFC 6675 §5).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -373,6 +387,7 @@ pub struct TcpConfig {
     /// The fast retransmit restarts the retransmission timer (ns-2 `dupack_action`:
     /// `reset_rtx_timer(1, 0)`); RFC 6298 (5.1) only starts a timer that is not running.
     pub fast_retransmit_restarts_timer: bool,
+    pub rtt_sampling: RttSampling,
     // Linux dialect (see the enums above).
     pub rto_rearm: RtoRearm,
     pub slow_start_growth: SlowStartGrowth,

@@ -2,7 +2,9 @@
 //! otherwise `rfc` sender and shows what ns-2.35 does differently; the same scenario with the
 //! RFC value is checked beside it, so each test fails under the RFC behaviour.
 
-use super::config::{FastRetransmitWindow, NewRenoExit, Recovery, SackEntry, SackPipe, SackRetransmit, TcpConfig};
+use super::config::{
+    FastRetransmitWindow, NewRenoExit, Recovery, RttSampling, SackEntry, SackPipe, SackRetransmit, TcpConfig,
+};
 use super::fixtures::*;
 use super::sender::TcpSender;
 use crate::net::packet::SackBlocks;
@@ -24,6 +26,24 @@ fn fast_retransmit_restarts_timer_moves_the_deadline_to_the_retransmission() {
     };
     assert_eq!(run(false), Some(ms(1100)), "RFC 6298 (5.1): the running timer is kept");
     assert_eq!(run(true), Some(ms(1200)), "ns-2 reset_rtx_timer(1, 0) at the fast retransmit");
+}
+
+#[test]
+fn rtt_sampling_timed_segment_takes_one_sample_per_timed_segment() {
+    // Segments 0..10 went at 100 ms (the SYN's sample: SRTT 100 ms). Segment 0's ACK comes at
+    // 300 ms (R = 200 ms), segment 1's at 400 ms (R = 300 ms).
+    let run = |sampling| {
+        let mut s = established(TcpConfig { rtt_sampling: sampling, ..config(Recovery::NewReno) });
+        ack(&mut s, 300, MSS);
+        let first = s.srtt_ns();
+        ack(&mut s, 400, 2 * MSS);
+        (first, s.srtt_ns())
+    };
+    // RFC 6298 (2.3): 7/8 * 100 + 1/8 * 200 = 112.5 ms, then 7/8 * 112.5 + 1/8 * 300.
+    assert_eq!(run(RttSampling::EveryAck), (Some(112_500_000), Some(135_937_500)), "one sample per ACK");
+    // ns-2: segment 0 was the timed one; the next timed segment is the first sent after its
+    // ACK (segment 10, at 300 ms), so segment 1's ACK gives no sample.
+    assert_eq!(run(RttSampling::TimedSegment), (Some(112_500_000), Some(112_500_000)), "one per timed segment");
 }
 
 #[test]

@@ -11,8 +11,8 @@ use serde::{Deserialize, Serialize};
 
 use super::config::{
     CaGrowth, CcKind, CubicAlpha, FastRetransmitWindow, GrowthGate, LossDetection, NewRenoExit, NewRenoReentry,
-    NewRenoTimer, Recovery, RecoveryRate, RtoFormula, RtoRearm, RtoSsthresh, SackEntry, SackPipe, SackRetransmit,
-    SlowStartGrowth, TcpConfig,
+    NewRenoTimer, Recovery, RecoveryRate, RtoFormula, RtoRearm, RtoSsthresh, RttSampling, SackEntry, SackPipe,
+    SackRetransmit, SlowStartGrowth, TcpConfig,
 };
 use crate::engine::time::s_to_ns;
 
@@ -68,6 +68,8 @@ impl ProfileKeys {
     pub const CUBIC_ALPHA: ProfileKeys = ProfileKeys(1 << 32);
     pub const GROWTH_GATE: ProfileKeys = ProfileKeys(1 << 33);
     pub const LINUX_HYSTART: ProfileKeys = ProfileKeys(1 << 34);
+    // ns-2 dialect
+    pub const RTT_SAMPLING: ProfileKeys = ProfileKeys(1 << 35);
 
     pub fn insert(&mut self, k: ProfileKeys) {
         self.0 |= k.0;
@@ -141,6 +143,7 @@ impl Profile {
             sack_entry: SackEntry::DupthreshOrIsLost,
             sack_retransmit: SackRetransmit::NextSeg,
             fast_retransmit_restarts_timer: false,
+            rtt_sampling: RttSampling::EveryAck,
             // Linux dialect: the RFC behaviour outside `linux`.
             rto_rearm: RtoRearm::NewAck,
             slow_start_growth: SlowStartGrowth::Smss,
@@ -159,6 +162,7 @@ impl Profile {
             // packets; Newreno exit_recovery_fix_ 0; Sack1 enters on the third duplicate ACK
             // and retransmits only holes below SACKed data (ScoreBoardRQ::GetNextRetran);
             // the fast retransmit restarts the timer (dupack_action: reset_rtx_timer(1, 0));
+            // one segment timed per RTT (rtt_active_; timestamps_ false);
             // Sack1 counts its pipe_ itself.
             Profile::Ns2 => TcpConfig {
                 mss_bytes: 1000,
@@ -181,6 +185,7 @@ impl Profile {
                 sack_entry: SackEntry::Dupacks,
                 sack_retransmit: SackRetransmit::HolesBelowSacked,
                 fast_retransmit_restarts_timer: true,
+                rtt_sampling: RttSampling::TimedSegment,
                 sack_pipe: SackPipe::Ns2Counter,
                 ..common
             },
@@ -285,6 +290,7 @@ impl Profile {
             CUBIC_ALPHA => cubic_alpha,
             GROWTH_GATE => growth_gate,
             LINUX_HYSTART => linux_hystart,
+            RTT_SAMPLING => rtt_sampling,
         );
         cfg
     }
@@ -334,6 +340,7 @@ mod tests {
             ProfileKeys::CUBIC_ALPHA,
             ProfileKeys::GROWTH_GATE,
             ProfileKeys::LINUX_HYSTART,
+            ProfileKeys::RTT_SAMPLING,
         ];
         let mut seen = 0u64;
         for k in keys {

@@ -9,7 +9,7 @@ use super::cc::hystart::{Growth, HyStart, CSS_GROWTH_DIVISOR};
 use super::cc::hystart_linux::{Exit, LinuxHyStart};
 use super::cc::{AnyCc, Controller};
 use super::config::LossDetection;
-use super::config::{FastRetransmitWindow, GrowthGate, RecoveryRate, RtoRearm, RtoSsthresh, TcpConfig};
+use super::config::{FastRetransmitWindow, GrowthGate, RecoveryRate, RtoRearm, RtoSsthresh, RttSampling, TcpConfig};
 use super::path::PathChange;
 use super::recovery::{AckInRecovery, AnyRecovery, LossRecovery, NextSeg, Outstanding, Rack};
 use super::rto::RtoEstimator;
@@ -141,6 +141,8 @@ pub struct TcpSender {
     /// cumulative ACK reaches this.
     timeout_recover_end: u64,
     last_rtt_sample_ns: Option<SimTime>,
+    /// `rtt_sampling = "timed-segment"`: the end of the segment being timed and when it was sent.
+    timed_segment: Option<(u64, SimTime)>,
     /// Time of the event being processed (for episode bookkeeping in helpers without `now`).
     last_event_ns: SimTime,
     /// RFC 3168 §6.1.2: at most one window reduction per window of data.
@@ -209,6 +211,7 @@ impl TcpSender {
             consecutive_timeouts: 0,
             timeout_recover_end: 0,
             last_rtt_sample_ns: None,
+            timed_segment: None,
             last_event_ns: 0,
             ecn_recover_end: 0,
             cwr_pending: false,
@@ -447,7 +450,11 @@ impl TcpSender {
         if self.snd_nxt < ack {
             self.snd_nxt = ack;
         }
-        let rtt_sample = info.rtt_sample_sent_ns.filter(|t| self.accepts_rtt_sample(*t)).map(|sent| now - sent);
+        let sent = match self.cfg.rtt_sampling {
+            RttSampling::EveryAck => info.rtt_sample_sent_ns,
+            RttSampling::TimedSegment => self.timed_segment_acked(ack),
+        };
+        let rtt_sample = sent.filter(|t| self.accepts_rtt_sample(*t)).map(|sent| now - sent);
         if let Some(r) = rtt_sample {
             self.take_rtt_sample(r);
         }
@@ -577,6 +584,8 @@ impl TcpSender {
         self.open_episode(EpisodeKind::FastRecovery, now);
         // RFC 3168 §6.1.2: this reduction also answers ECN echoes for the same window.
         self.ecn_recover_end = self.snd_max;
+        // ns-2 `reset_rtx_timer` (`rtt_active_ = 0`): the fast retransmit stops the timing.
+        self.timed_segment = None;
         if let Some(i) = first {
             self.resend(i, now, out);
             if self.cfg.fast_retransmit_restarts_timer {
@@ -698,6 +707,8 @@ impl TcpSender {
         }
         self.stats.timeouts += 1;
         self.last_event_ns = now;
+        // Karn (RFC 6298 §3); ns-2 `reset_rtx_timer`: the timeout stops the timing.
+        self.timed_segment = None;
         if self.window.is_external() {
             return Some(self.on_timeout_external(now, out));
         }
@@ -774,6 +785,20 @@ impl TcpSender {
         self.external_repair.on_timeout(self.snd_max);
         self.restart_timer(now);
         self.snd_una
+    }
+
+    /// `rtt_sampling = "timed-segment"`: the send time of the timed segment if `ack` covers it,
+    /// which ends the timing. A partial ACK in recovery ends it without a sample (ns-2
+    /// `NewRenoTcpAgent::partialnewack`: `rtt_active_ = 0`, no `rtt_update`); the recovery
+    /// point is `ecn_recover_end`, set to snd_max when recovery began.
+    fn timed_segment_acked(&mut self, ack: u64) -> Option<SimTime> {
+        let (end, sent) = self.timed_segment?;
+        if ack < end {
+            return None;
+        }
+        self.timed_segment = None;
+        let partial = self.recovery.in_recovery() && ack < self.ecn_recover_end;
+        (!partial).then_some(sent)
     }
 
     fn take_rtt_sample(&mut self, r_ns: SimTime) {
@@ -1002,6 +1027,10 @@ impl TcpSender {
         self.board.push_new(seq, seq + len as u64, now);
         self.snd_max += len as u64;
         self.snd_nxt = self.snd_max;
+        if self.cfg.rtt_sampling == RttSampling::TimedSegment && self.timed_segment.is_none() {
+            // ns-2 `TcpAgent::output`: a new segment is timed when none is (`rtt_active_`).
+            self.timed_segment = Some((self.snd_max, now));
+        }
         self.stats.segments_sent += 1;
         self.pto_rearm = true;
         let cwr = std::mem::take(&mut self.cwr_pending);
