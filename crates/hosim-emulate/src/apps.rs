@@ -5,7 +5,9 @@
 use std::fs::File;
 use std::os::unix::process::CommandExt;
 use std::path::Path;
+use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
+use std::sync::mpsc::{channel, Receiver, Sender};
 use std::time::{Duration, Instant};
 
 pub struct App {
@@ -16,23 +18,22 @@ pub struct App {
 
 impl App {
     /// Starts `cmd` with `sh -c` in namespace `ns`. Its output goes to `out` (a file), else to
-    /// hosim's own stdout and stderr.
-    pub fn spawn(role: &'static str, ns: &str, cmd: &str, out: Option<&Path>) -> Result<App, String> {
+    /// hosim's own stdout and stderr. Called from the [`Spawner`]'s thread: `posix_spawn` (no
+    /// `pre_exec`), so the loop's thread is never stopped by a fork copying the address space.
+    fn spawn(role: &'static str, ns: &str, cmd: &str, out: Option<&Path>) -> Result<App, String> {
         let mut c = Command::new("ip");
-        c.args(["netns", "exec", ns, "sh", "-c", cmd]).stdin(Stdio::null()).process_group(0);
+        c.args(["netns", "exec", ns]);
+        // The shell gets SIGKILL if the thread that started it ends (hosim killed included);
+        // the rest of its group is killed by `stop` or, after a SIGKILL of hosim, by the next
+        // run's removal of the stale namespace.
+        if has_setpriv() {
+            c.args(["setpriv", "--pdeathsig", "KILL"]);
+        }
+        c.args(["sh", "-c", cmd]).stdin(Stdio::null()).process_group(0);
         if let Some(path) = out {
             let f = File::create(path).map_err(|e| format!("{}: {e}", path.display()))?;
             let g = f.try_clone().map_err(|e| e.to_string())?;
             c.stdout(f).stderr(g);
-        }
-        // SAFETY: prctl is async-signal-safe. The shell dies with hosim (SIGKILL included);
-        // the rest of its group is killed by `stop` or, after a SIGKILL, by the next run's
-        // removal of the stale namespace.
-        unsafe {
-            c.pre_exec(|| {
-                libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
-                Ok(())
-            });
         }
         let child = c.spawn().map_err(|e| format!("{role} command: {e}"))?;
         Ok(App { role, child, status: None })
@@ -140,5 +141,52 @@ impl SsSampler {
     pub fn finish(self) -> Vec<Vec<String>> {
         self.stop.store(true, std::sync::atomic::Ordering::Relaxed);
         self.handle.join().unwrap_or_default()
+    }
+}
+
+fn has_setpriv() -> bool {
+    Command::new("setpriv").arg("--version").output().is_ok_and(|o| o.status.success())
+}
+
+/// What the spawner starts: (role, namespace, command, output file).
+pub type AppSpec = (&'static str, String, String, Option<PathBuf>);
+
+/// A thread of ordinary priority that starts the applications (each at its time after the
+/// run's start) and lives until the run ends, so that `--pdeathsig` (tied to the thread that
+/// started a process) fires only when hosim ends. The loop takes the started [`App`]s from
+/// [`Spawner::started`].
+pub struct Spawner {
+    apps: Receiver<Result<App, String>>,
+    quit: Sender<()>,
+    handle: std::thread::JoinHandle<()>,
+}
+
+impl Spawner {
+    pub fn start(t0: Instant, specs: Vec<(Duration, AppSpec)>) -> Spawner {
+        let (tx, apps) = channel();
+        let (quit, quit_rx) = channel::<()>();
+        let handle = std::thread::spawn(move || {
+            for (at, (role, ns, cmd, out)) in specs {
+                let wait = (t0 + at).saturating_duration_since(Instant::now());
+                if quit_rx.recv_timeout(wait).is_ok() {
+                    return;
+                }
+                if tx.send(App::spawn(role, &ns, &cmd, out.as_deref())).is_err() {
+                    return;
+                }
+            }
+            let _ = quit_rx.recv();
+        });
+        Spawner { apps, quit, handle }
+    }
+
+    /// The applications started since the last call (or the error starting one).
+    pub fn started(&self) -> Result<Vec<App>, String> {
+        self.apps.try_iter().collect()
+    }
+
+    pub fn finish(self) {
+        let _ = self.quit.send(());
+        let _ = self.handle.join();
     }
 }

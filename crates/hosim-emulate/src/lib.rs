@@ -281,7 +281,9 @@ pub fn emulate(text: &str, source: &str, opts: &EmulateOptions) -> Result<Emulat
         signal_hook::low_level::unregister(id);
     }
     let last_ss = sampler.finish();
-    let (mut report, mut apps) = result?;
+    let (mut report, mut apps, spawner) = result?;
+    // Started after the loop ended (a client due after a short --time): stopped with the rest.
+    apps.extend(spawner.started().unwrap_or_default());
     // The kernel's view, before the applications are stopped and their sockets closed.
     let kernel: Vec<Value> = plan
         .hosts
@@ -303,6 +305,7 @@ pub fn emulate(text: &str, source: &str, opts: &EmulateOptions) -> Result<Emulat
     for app in &mut apps {
         app.stop(Duration::from_millis(300));
     }
+    spawner.finish();
     drop(tuns);
     drop(ns);
     let interrupted = stop.load(Ordering::SeqCst);
@@ -415,21 +418,22 @@ fn drive(
     opts: &EmulateOptions,
     end_ns: u64,
     stop: &AtomicBool,
-) -> Result<(Report, Vec<App>), Error> {
+) -> Result<(Report, Vec<App>, apps::Spawner), Error> {
     let addr = |k: usize| safety::fmt_addr(safety::host_addr(k));
     let first = &sim.world.flows[plan.flows[0] as usize];
     let idx = |n: NodeId| plan.hosts.iter().position(|&h| h == n).expect("emulated");
     let (server_k, client_k) = (idx(first.src), idx(first.dst));
     let fill = |cmd: &str| cmd.replace("{server}", &addr(server_k)).replace("{client}", &addr(client_k));
     let out = |role: &str| opts.app_output_dir.as_ref().map(|d| d.join(format!("{role}.out")));
-    let mut apps: Vec<App> = Vec::new();
+    let mut specs: Vec<(Duration, apps::AppSpec)> = Vec::new();
     if let Some(cmd) = &opts.server {
-        apps.push(
-            App::spawn("server", &ns.names[server_k], &fill(cmd), out("server").as_deref()).map_err(Error::Input)?,
-        );
+        specs.push((Duration::ZERO, ("server", ns.names[server_k].clone(), fill(cmd), out("server"))));
     }
-    let mut client_cmd = opts.client.as_deref().map(fill);
-    let client_at = (opts.client_delay_s.max(0.0) * 1e9) as u64;
+    if let Some(cmd) = &opts.client {
+        let at = Duration::from_secs_f64(opts.client_delay_s.max(0.0));
+        specs.push((at, ("client", ns.names[client_k].clone(), fill(cmd), out("client"))));
+    }
+    let mut apps: Vec<App> = Vec::new();
 
     let node_host: HashMap<NodeId, usize> = plan.hosts.iter().enumerate().map(|(k, &n)| (n, k)).collect();
     let mut report = Report {
@@ -454,6 +458,7 @@ fn drive(
     sim.begin();
     let cpu0 = thread_cpu_s();
     let t0 = Instant::now();
+    let spawner = apps::Spawner::start(t0, specs);
     let clock = |t0: Instant| t0.elapsed().as_nanos() as u64;
     let mut next_check = 0u64;
     loop {
@@ -469,11 +474,15 @@ fn drive(
         }
         if now >= next_check {
             next_check = now + 5_000_000;
-            if client_cmd.is_some() && now >= client_at {
-                let cmd = client_cmd.take().expect("checked");
-                apps.push(
-                    App::spawn("client", &ns.names[client_k], &cmd, out("client").as_deref()).map_err(Error::Input)?,
-                );
+            match spawner.started() {
+                Ok(new) => apps.extend(new),
+                Err(e) => {
+                    for a in &mut apps {
+                        a.stop(Duration::from_millis(300));
+                    }
+                    spawner.finish();
+                    return Err(Error::Input(e));
+                }
             }
             if let Some(c) = apps.iter_mut().find(|a| a.role == "client") {
                 if c.exited() {
@@ -493,7 +502,8 @@ fn drive(
                     report.no_bytes += 1;
                     continue;
                 };
-                let d = !t.pkt.towards_receiver() as usize;
+                // 0: the flow's data direction (from its source host), 1: back.
+                let d = (t.pkt.src != sim.world.flows[t.pkt.flow as usize].src) as usize;
                 let c = report.counts.entry(t.pkt.flow).or_default();
                 if t.pkt.ecn == Ecn::Ce && bytes[1] & 3 != 3 && wire::set_ce(&mut bytes) {
                     c.ce_marked[d] += 1;
@@ -541,7 +551,7 @@ fn drive(
     report.wall_s = t0.elapsed().as_secs_f64();
     report.loop_cpu_s = thread_cpu_s() - cpu0;
     drop(rt);
-    Ok((report, apps))
+    Ok((report, apps, spawner))
 }
 
 /// The simulated packet for a real one of flow `f` (`fwd`: towards its receiver): addresses,
