@@ -173,3 +173,34 @@ def test_ctrl_c_removes_the_namespaces_and_a_killed_run_s_are_removed_next_time(
     s = hosim.emulate("dumbbell", overrides={"dumbbell.flows": 1}, time_limit_s=0.3)
     assert sorted(s["emulation"]["stale_namespaces_removed"]) == sorted(stale)
     assert _namespaces() == []
+
+
+def test_red_marks_reach_the_kernel_as_ce_in_the_real_ip_header(root: None, tmp_path: Path) -> None:
+    nbytes = 2_000_000
+    ecn_on = "sysctl -qw net.ipv4.tcp_ecn=1; "  # per namespace: the sender asks for ECN
+    s = hosim.emulate(
+        "lte-x2",
+        overrides={"lte_x2.target_ues": 1, "lte_x2.router_queue": "red", "lte_x2.ecn": True,
+                   "lte_x2.red_min_th_pkts": 2.0, "lte_x2.red_max_th_pkts": 10.0, "duration_s": 8.0},
+        server=ecn_on + SERVE.format(nbytes=nbytes) + " --cc cubic", client=ecn_on + FETCH, app_output_dir=tmp_path,
+    )
+    got = _client_result(tmp_path)
+    assert got["intact"] and got["bytes"] == nbytes, got
+    marked = s["emulation"]["flows"][0]["forward"]["ce_marked"]
+    assert marked > 0, "RED marked packets of the emulated flow"
+    receiver = s["emulation"]["hosts"][1]
+    # The receiving kernel read CE in the IP header: the checksum was valid after the mark.
+    assert receiver["nstat"].get("IpExtInCEPkts", 0) == marked
+
+
+def test_two_interfaces_carry_an_mptcp_connection_over_both_paths(root: None, tmp_path: Path) -> None:
+    s = hosim.emulate(
+        "vertical", overrides={"duration_s": 3.0},
+        server=f"{PY} -m hosim.netapps serve --mptcp --timeout 10 --bytes 100000000",
+        client=f"{FETCH} --mptcp", client_delay_s=0.0, app_output_dir=tmp_path, multipath=True,
+    )
+    queues = {q["name"]: q["tx_bytes"] for q in s["queues"]}
+    assert queues["mobile->ap"] > 100_000 and queues["mobile->bs"] > 100_000, queues
+    mobile = s["emulation"]["hosts"][0]
+    assert mobile["addresses"] == ["198.18.0.1", "198.18.1.1"]
+    assert mobile["nstat"].get("MPTcpExtMPJoinSynRx", 0) >= 1, "a second subflow joined"

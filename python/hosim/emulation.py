@@ -35,6 +35,7 @@ def emulate(
     capture_dir: str | os.PathLike[str] | None = None,
     capture_links: Sequence[str] = (),
     realtime: bool = True,
+    multipath: bool = False,
 ) -> dict[str, Any]:
     """Run ``scenario`` in real time with the kernel's TCP at the hosts of ``flows`` (default:
     the scenario's first flow; a flow sharing a host with one of them is emulated too, every
@@ -48,6 +49,8 @@ def emulate(
     app_output_dir: the commands' output goes to ``server.out`` and ``client.out`` there
         (default: this process's stdout and stderr).
     capture_dir, capture_links: a pcap file of the real bytes per captured link (or ``"all"``).
+    multipath: a host with several links (the mobile of ``vertical``) gets one interface per
+        link, 198.18.i.(k+1), its packets pinned to that link, and MPTCP endpoints on them.
 
     Raises ``ScenarioError`` (one line) for invalid input, for a mechanism that lives in hosim's
     TCP (TCP-CLAH, Freeze-TCP, the HSDPA proxy), and on a machine that cannot emulate (not root,
@@ -62,7 +65,7 @@ def emulate(
     out = mod.emulate(
         text, source, seed, override_pairs(overrides), list(flows), server, client, client_delay_s, time_limit_s,
         None if app_output_dir is None else os.fspath(app_output_dir),
-        None if capture_dir is None else os.fspath(capture_dir), list(capture_links), realtime,
+        None if capture_dir is None else os.fspath(capture_dir), list(capture_links), realtime, multipath,
     )
     summary: dict[str, Any] = json.loads(out)
     return summary

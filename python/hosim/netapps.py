@@ -24,8 +24,12 @@ def pattern(offset: int, n: int) -> bytes:
     return bytes(((i * 7 + i // 251) & 0xFF) for i in range(offset, offset + n))
 
 
-def serve(port: int, nbytes: int, timeout: float, cc: str | None) -> int:
-    srv = socket.socket()
+#: IPPROTO_MPTCP (linux/in.h): a Multipath TCP socket (RFC 8684).
+IPPROTO_MPTCP = 262
+
+
+def serve(port: int, nbytes: int, timeout: float, cc: str | None, mptcp: bool = False) -> int:
+    srv = socket.socket(socket.AF_INET, socket.SOCK_STREAM, IPPROTO_MPTCP if mptcp else 0)
     srv.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     srv.bind(("0.0.0.0", port))
     srv.listen(4)
@@ -58,7 +62,7 @@ def serve(port: int, nbytes: int, timeout: float, cc: str | None) -> int:
     return 0
 
 
-def fetch(host: str, port: int, timeout: float) -> int:
+def fetch(host: str, port: int, timeout: float, mptcp: bool = False) -> int:
     period = 251 * 256
     block = pattern(0, period + CHUNK)
     first = time.monotonic()
@@ -66,9 +70,12 @@ def fetch(host: str, port: int, timeout: float) -> int:
     while True:
         start = time.monotonic()
         try:
-            s = socket.create_connection((host, port), timeout=timeout)
+            s = socket.socket(socket.AF_INET, socket.SOCK_STREAM, IPPROTO_MPTCP if mptcp else 0)
+            s.settimeout(timeout)
+            s.connect((host, port))
             break
         except ConnectionRefusedError:
+            s.close()
             if start - first > timeout:
                 raise
             time.sleep(0.05)
@@ -104,14 +111,16 @@ def main(argv: list[str] | None = None) -> int:
     s.add_argument("--bytes", type=int, required=True)
     s.add_argument("--timeout", type=float, default=30.0)
     s.add_argument("--cc", default=None, help="congestion control of the sending socket (TCP_CONGESTION)")
+    s.add_argument("--mptcp", action="store_true", help="a Multipath TCP socket (IPPROTO_MPTCP)")
     f = sub.add_parser("fetch")
     f.add_argument("host")
     f.add_argument("--port", type=int, default=5001)
     f.add_argument("--timeout", type=float, default=30.0)
+    f.add_argument("--mptcp", action="store_true", help="a Multipath TCP socket (IPPROTO_MPTCP)")
     args = ap.parse_args(argv)
     if args.cmd == "serve":
-        return serve(args.port, args.bytes, args.timeout, args.cc)
-    return fetch(args.host, args.port, args.timeout)
+        return serve(args.port, args.bytes, args.timeout, args.cc, args.mptcp)
+    return fetch(args.host, args.port, args.timeout, args.mptcp)
 
 
 if __name__ == "__main__":

@@ -1,6 +1,7 @@
 //! `cargo run -p hosim-emulate --example emulate -- PRESET SERVER CLIENT [KEY=VALUE ...]`: one
 //! emulated run of a preset, its summary's emulation section printed (development aid; the
-//! user's entry point is `hosim emulate`).
+//! user's entry point is `hosim emulate`). With MULTIPATH set in the environment, hosts with
+//! several links get an interface each (`EmulateOptions::multipath`).
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -16,6 +17,7 @@ fn main() {
         overrides,
         server: Some(args[1].clone()),
         client: Some(args[2].clone()),
+        multipath: std::env::var_os("MULTIPATH").is_some(),
         ..Default::default()
     };
     match hosim_emulate::emulate(text, &args[0], &opts) {

@@ -32,7 +32,7 @@ use std::time::{Duration, Instant};
 
 use hosim::engine::ns_to_s;
 use hosim::net::packet::{Ecn, Packet, PacketKind};
-use hosim::net::{FlowId, NodeId};
+use hosim::net::{FlowId, LinkId, NodeId};
 use hosim::sim::{Sim, Tap};
 use hosim::ScenarioError;
 use nix::poll::{ppoll, PollFd, PollFlags};
@@ -42,8 +42,8 @@ use serde_json::{json, Value};
 use crate::apps::App;
 use crate::capture::{Payloads, RealCapture};
 
-/// The TUN device in every emulated host's namespace.
-pub const DEV: &str = "hosim0";
+/// The TUN devices in every emulated host's namespace: `hosim0`, `hosim1` (one per interface).
+pub const DEV: &str = "hosim";
 
 /// Lateness bound: a run whose p99 lateness exceeds this says so in a warning
 /// (bench/emulate/README.md gives the figures the bound comes from).
@@ -75,6 +75,10 @@ pub struct EmulateOptions {
     pub capture_links: Vec<String>,
     /// SCHED_FIFO and the cpu_dma_latency request (default on).
     pub realtime: bool,
+    /// A host with several links gets one interface per link (a TUN device each, its address
+    /// 198.18.i.(k+1), packets pinned to that link) and MPTCP endpoints on them; else every
+    /// host has one interface and the scenario's routes choose the link.
+    pub multipath: bool,
 }
 
 impl Default for EmulateOptions {
@@ -91,6 +95,7 @@ impl Default for EmulateOptions {
             capture_dir: None,
             capture_links: Vec::new(),
             realtime: true,
+            multipath: false,
         }
     }
 }
@@ -154,12 +159,15 @@ struct FlowCounts {
 /// The emulated hosts and how a real packet maps onto the scenario.
 struct Plan {
     hosts: Vec<NodeId>,
+    /// The interfaces: (host index, index within the host, the link its packets take; None:
+    /// the host's route).
+    ifaces: Vec<(usize, usize, Option<LinkId>)>,
     flows: Vec<FlowId>,
     /// (source host index, destination host index) -> (flow, towards its receiver)
     route: HashMap<(usize, usize), (FlowId, bool)>,
 }
 
-fn plan(sim: &Sim, names: &[String], source: &str) -> Result<Plan, Error> {
+fn plan(sim: &Sim, names: &[String], multipath: bool, source: &str) -> Result<Plan, Error> {
     let w = &sim.world;
     if w.flows.is_empty() {
         return Err(ScenarioError::new(source, "flows", "hosim emulate needs a scenario with a flow").into());
@@ -204,7 +212,20 @@ fn plan(sim: &Sim, names: &[String], source: &str) -> Result<Plan, Error> {
         route.entry((s, d)).or_insert((f, true));
         route.entry((d, s)).or_insert((f, false));
     }
-    Ok(Plan { hosts, flows: chosen, route })
+    let mut ifaces = Vec::new();
+    for (k, &n) in hosts.iter().enumerate() {
+        let out: Vec<LinkId> =
+            w.links.iter().enumerate().filter(|(_, l)| l.from == n).map(|(i, _)| i as LinkId).collect();
+        if multipath && out.len() > 1 {
+            if out.len() > safety::MAX_IFACES {
+                return Err(Error::Input(format!("hosim emulate: at most {} links a host", safety::MAX_IFACES)));
+            }
+            ifaces.extend(out.iter().enumerate().map(|(i, &l)| (k, i, Some(l))));
+        } else {
+            ifaces.push((k, 0, None));
+        }
+    }
+    Ok(Plan { hosts, ifaces, flows: chosen, route })
 }
 
 /// Lateness figures of a run, in microseconds.
@@ -238,7 +259,7 @@ pub fn emulate(text: &str, source: &str, opts: &EmulateOptions) -> Result<Emulat
     safety::preflight().map_err(Error::Input)?;
     let seed = opts.seed.or(scenario.seed).unwrap_or(1);
     let mut sim = hosim::scenario::build::build(&scenario, source, seed)?;
-    let plan = plan(&sim, &opts.flows, source)?;
+    let plan = plan(&sim, &opts.flows, opts.multipath, source)?;
     let limit_s = opts.time_limit_s.unwrap_or(f64::INFINITY).min(scenario.duration_s).min(MAX_RUN_S);
     let end_ns = (limit_s * 1e9) as u64;
     sim.world.end_ns = end_ns;
@@ -247,9 +268,22 @@ pub fn emulate(text: &str, source: &str, opts: &EmulateOptions) -> Result<Emulat
     let stale = safety::remove_stale();
     let ns = safety::Namespaces::create(plan.hosts.len()).map_err(Error::Input)?;
     let mut tuns: Vec<OwnedFd> = Vec::new();
-    for k in 0..plan.hosts.len() {
-        tuns.push(tun::open_in(&ns.names[k], DEV).map_err(Error::Input)?);
-        ns.configure(k, DEV, safety::host_addr(k)).map_err(Error::Input)?;
+    for &(k, i, _) in &plan.ifaces {
+        let dev = format!("{DEV}{i}");
+        tuns.push(tun::open_in(&ns.names[k], &dev).map_err(Error::Input)?);
+        let only = plan.ifaces.iter().filter(|f| f.0 == k).count() == 1;
+        ns.configure(k, &dev, safety::host_addr(k, i), only).map_err(Error::Input)?;
+    }
+    if opts.multipath {
+        for k in 0..plan.hosts.len() {
+            let extra: Vec<(String, [u8; 4])> = plan
+                .ifaces
+                .iter()
+                .filter(|f| f.0 == k && f.1 > 0)
+                .map(|f| (format!("{DEV}{}", f.1), safety::host_addr(k, f.1)))
+                .collect();
+            ns.mptcp(k, &extra).map_err(Error::Input)?;
+        }
     }
     let payloads: Payloads = Rc::new(RefCell::new(HashMap::new()));
     let mut capture_files = Vec::new();
@@ -295,7 +329,8 @@ pub fn emulate(text: &str, source: &str, opts: &EmulateOptions) -> Result<Emulat
             json!({
                 "host": sim.world.nodes[n as usize].name,
                 "namespace": ns.names[k],
-                "address": safety::fmt_addr(safety::host_addr(k)),
+                "address": safety::fmt_addr(safety::host_addr(k, 0)),
+                "addresses": plan.ifaces.iter().filter(|f| f.0 == k).map(|f| safety::fmt_addr(safety::host_addr(k, f.1))).collect::<Vec<_>>(),
                 "ss": ss,
                 "ss_at_end": at_end,
                 "nstat": apps::nstat(&ns.names[k]),
@@ -342,6 +377,7 @@ pub fn emulate(text: &str, source: &str, opts: &EmulateOptions) -> Result<Emulat
                 "reverse": {"sent_packets": c.sent_pkts[1], "sent_bytes": c.sent_bytes[1],
                             "delivered_packets": c.delivered_pkts[1], "delivered_bytes": c.delivered_bytes[1],
                             "ce_marked": c.ce_marked[1]},
+                "forward_delivered_bytes_per_s": report.per_s.get(&f).cloned().unwrap_or_default(),
             })
         })
         .collect();
@@ -385,6 +421,8 @@ fn loadavg() -> Value {
 struct Report {
     lateness_ns: Vec<u64>,
     counts: HashMap<FlowId, FlowCounts>,
+    /// Per flow: bytes delivered in its data direction, per second of the run.
+    per_s: HashMap<FlowId, Vec<u64>>,
     unrouted: u64,
     no_bytes: u64,
     stopped_at_ns: u64,
@@ -419,7 +457,7 @@ fn drive(
     end_ns: u64,
     stop: &AtomicBool,
 ) -> Result<(Report, Vec<App>, apps::Spawner), Error> {
-    let addr = |k: usize| safety::fmt_addr(safety::host_addr(k));
+    let addr = |k: usize| safety::fmt_addr(safety::host_addr(k, 0));
     let first = &sim.world.flows[plan.flows[0] as usize];
     let idx = |n: NodeId| plan.hosts.iter().position(|&h| h == n).expect("emulated");
     let (server_k, client_k) = (idx(first.src), idx(first.dst));
@@ -436,9 +474,16 @@ fn drive(
     let mut apps: Vec<App> = Vec::new();
 
     let node_host: HashMap<NodeId, usize> = plan.hosts.iter().enumerate().map(|(k, &n)| (n, k)).collect();
+    // Each address's interface, and each host's first interface.
+    let addr_iface: HashMap<[u8; 4], usize> =
+        plan.ifaces.iter().enumerate().map(|(g, &(k, i, _))| (safety::host_addr(k, i), g)).collect();
+    let first_iface: Vec<usize> = (0..plan.hosts.len())
+        .map(|k| plan.ifaces.iter().position(|f| f.0 == k).expect("a host has an interface"))
+        .collect();
     let mut report = Report {
         lateness_ns: Vec::with_capacity(1 << 16),
         counts: HashMap::new(),
+        per_s: HashMap::new(),
         unrouted: 0,
         no_bytes: 0,
         stopped_at_ns: 0,
@@ -510,14 +555,27 @@ fn drive(
                 }
                 c.delivered_pkts[d] += 1;
                 c.delivered_bytes[d] += bytes.len() as u64;
-                let fd = tuns[node_host[&t.node]].as_raw_fd();
+                if d == 0 {
+                    let bins = report.per_s.entry(t.pkt.flow).or_default();
+                    let i = (t.at_ns / 1_000_000_000) as usize;
+                    if bins.len() <= i {
+                        bins.resize(i + 1, 0);
+                    }
+                    bins[i] += bytes.len() as u64;
+                }
+                // The interface that owns the destination address, if it is this host's.
+                let k = node_host[&t.node];
+                let dst = [bytes[16], bytes[17], bytes[18], bytes[19]];
+                let g = addr_iface.get(&dst).copied().filter(|&g| plan.ifaces[g].0 == k).unwrap_or(first_iface[k]);
+                let fd = tuns[g].as_raw_fd();
                 // SAFETY: writes `bytes` to a TUN descriptor this run owns.
                 unsafe { libc::write(fd, bytes.as_ptr().cast(), bytes.len()) };
                 report.lateness_ns.push(clock(t0).saturating_sub(t.at_ns));
             }
         }
         // In: what the kernels sent.
-        for (k, fd) in tuns.iter().enumerate() {
+        for (g, fd) in tuns.iter().enumerate() {
+            let (k, _, pinned) = plan.ifaces[g];
             for _ in 0..256 {
                 // SAFETY: reads into `buf`, of its length, from a TUN descriptor this run owns.
                 let n = unsafe { libc::read(fd.as_raw_fd(), buf.as_mut_ptr().cast(), buf.len()) };
@@ -526,13 +584,16 @@ fn drive(
                 }
                 let bytes = &buf[..n as usize];
                 let Some(ip) = wire::parse(bytes) else { continue };
-                let dst = plan.hosts.iter().enumerate().find(|(j, _)| safety::host_addr(*j) == ip.dst).map(|(j, _)| j);
+                let dst = addr_iface.get(&ip.dst).map(|&h| plan.ifaces[h].0);
                 let Some(&(f, fwd)) = dst.and_then(|j| plan.route.get(&(k, j))) else {
                     report.unrouted += 1;
                     continue;
                 };
                 let pkt = to_packet(sim, f, fwd, &ip, &mut isn);
-                let uid = sim.world.inject(pkt);
+                let uid = match pinned {
+                    Some(l) => sim.world.inject_on(l, pkt),
+                    None => sim.world.inject(pkt),
+                };
                 payloads.borrow_mut().insert(uid, bytes.to_vec());
                 let c = report.counts.entry(f).or_default();
                 c.sent_pkts[!fwd as usize] += 1;

@@ -22,10 +22,14 @@ pub const PREFIX: &str = "hosim-emu-";
 /// The most hosts one run emulates (198.18.0.1 to 198.18.0.250).
 pub const MAX_HOSTS: usize = 250;
 
-/// The address of emulated host `k` (0-based): 198.18.0.(k + 1).
-pub fn host_addr(k: usize) -> [u8; 4] {
+/// The most interfaces one emulated host has.
+pub const MAX_IFACES: usize = 8;
+
+/// The address of interface `i` of emulated host `k` (both 0-based): 198.18.i.(k + 1).
+pub fn host_addr(k: usize, i: usize) -> [u8; 4] {
     assert!(k < MAX_HOSTS, "at most {MAX_HOSTS} emulated hosts");
-    let a = [198, 18, 0, (k + 1) as u8];
+    assert!(i < MAX_IFACES, "at most {MAX_IFACES} interfaces a host");
+    let a = [198, 18, i as u8, (k + 1) as u8];
     debug_assert!(in_benchmark_range(a));
     a
 }
@@ -130,14 +134,29 @@ impl Namespaces {
         Ok(ns)
     }
 
-    /// Gives namespace `k`'s TUN device `dev` its address and the one route, and brings it up.
-    pub fn configure(&self, k: usize, dev: &str, addr: [u8; 4]) -> Result<(), String> {
+    /// Gives namespace `k`'s TUN device `dev` its address and its route, and brings it up. The
+    /// route is 198.18.0.0/15 for a host's only interface; interface `i` of several gets
+    /// 198.18.i.0/24, the addresses of the other hosts' interface `i` (the same network).
+    pub fn configure(&self, k: usize, dev: &str, addr: [u8; 4], only: bool) -> Result<(), String> {
         assert!(in_benchmark_range(addr));
         let name = &self.names[k];
         let a = fmt_addr(addr);
         ip(&["-n", name, "addr", "add", &format!("{a}/32"), "dev", dev])?;
         ip(&["-n", name, "link", "set", dev, "up", "mtu", "1500"])?;
-        ip(&["-n", name, "route", "add", "198.18.0.0/15", "dev", dev, "src", &a])?;
+        let net = if only { "198.18.0.0/15".to_string() } else { format!("198.18.{}.0/24", addr[2]) };
+        ip(&["-n", name, "route", "add", &net, "dev", dev, "src", &a])?;
+        Ok(())
+    }
+
+    /// MPTCP in namespace `k` (RFC 8684; the kernel's in-kernel path manager): up to 8
+    /// subflows and accepted addresses, and each extra interface's address an endpoint that
+    /// opens subflows, bound to its device.
+    pub fn mptcp(&self, k: usize, extra: &[(String, [u8; 4])]) -> Result<(), String> {
+        let name = &self.names[k];
+        ip(&["-n", name, "mptcp", "limits", "set", "subflow", "8", "add_addr_accepted", "8"])?;
+        for (dev, addr) in extra {
+            ip(&["-n", name, "mptcp", "endpoint", "add", &fmt_addr(*addr), "dev", dev, "subflow"])?;
+        }
         Ok(())
     }
 }
@@ -163,7 +182,9 @@ mod tests {
     #[test]
     fn every_host_address_is_in_the_benchmarking_range() {
         for k in 0..MAX_HOSTS {
-            assert!(in_benchmark_range(host_addr(k)));
+            for i in 0..MAX_IFACES {
+                assert!(in_benchmark_range(host_addr(k, i)));
+            }
         }
         assert!(in_benchmark_range([198, 19, 255, 255]));
         assert!(!in_benchmark_range([198, 20, 0, 1]));
@@ -173,6 +194,6 @@ mod tests {
     #[test]
     #[should_panic]
     fn a_host_past_the_limit_gets_no_address() {
-        host_addr(MAX_HOSTS);
+        host_addr(MAX_HOSTS, 0);
     }
 }

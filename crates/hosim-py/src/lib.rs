@@ -232,7 +232,7 @@ fn summary_to_py<'v>(py: Python<'_>, v: &'v Value, keys: &mut HashMap<&'v str, P
 /// at the chosen flows' hosts (crates/hosim-emulate). Linux only; needs root.
 #[cfg(target_os = "linux")]
 #[pyfunction]
-#[pyo3(signature = (scenario_toml, source, seed, overrides, flows, server=None, client=None, client_delay_s=0.2, time_limit_s=None, app_output_dir=None, capture_dir=None, capture_links=Vec::new(), realtime=true))]
+#[pyo3(signature = (scenario_toml, source, seed, overrides, flows, server=None, client=None, client_delay_s=0.2, time_limit_s=None, app_output_dir=None, capture_dir=None, capture_links=Vec::new(), realtime=true, multipath=false))]
 #[allow(clippy::too_many_arguments)]
 fn emulate(
     py: Python<'_>,
@@ -249,6 +249,7 @@ fn emulate(
     capture_dir: Option<std::path::PathBuf>,
     capture_links: Vec<String>,
     realtime: bool,
+    multipath: bool,
 ) -> PyResult<String> {
     let opts = hosim_emulate::EmulateOptions {
         seed,
@@ -262,6 +263,7 @@ fn emulate(
         capture_dir,
         capture_links,
         realtime,
+        multipath,
     };
     let (text, src) = (scenario_toml.to_string(), source.to_string());
     // The loop watches SIGINT itself (and cleans up); Python's handler also runs, so Ctrl-C

@@ -44,9 +44,12 @@ NSTAT_SHOWN = ("TcpOutSegs", "TcpRetransSegs", "TcpExtTCPSackRecovery", "TcpExtT
               help="Capture the real packets of these links (or 'all') into --out DIR, one <link>.pcap each.")
 @click.option("--json", "as_json", is_flag=True, help="Print only the summary, as one JSON line.")
 @click.option("--no-realtime", is_flag=True, help="Do not ask for SCHED_FIFO and a cpu_dma_latency request.")
+@click.option("--multipath", is_flag=True,
+              help="A host with several links gets an interface on each (198.18.i.k, packets pinned to that "
+                   "link) and MPTCP endpoints: e.g. the mobile of `vertical`, WiFi and cellular.")
 def emulate_command(scenario: str, seed: int | None, sets: tuple[str, ...], flows: tuple[str, ...],
                     server: str | None, client: str | None, client_delay: float, time_limit: float | None,
-                    out: Path | None, pcap: str | None, as_json: bool, no_realtime: bool) -> None:
+                    out: Path | None, pcap: str | None, as_json: bool, no_realtime: bool, multipath: bool) -> None:
     """Run SCENARIO in real time with the kernel's TCP at the emulated flow's hosts.
 
     Each host becomes a network namespace with a TUN device and an address in 198.18.0.0/15;
@@ -65,7 +68,7 @@ def emulate_command(scenario: str, seed: int | None, sets: tuple[str, ...], flow
         summary = emulate(scenario, seed, overrides, flows=flows, server=server, client=client,
                           client_delay_s=client_delay, time_limit_s=time_limit,
                           capture_dir=out if pcap else None, capture_links=pcap.split(",") if pcap else (),
-                          realtime=not no_realtime)
+                          realtime=not no_realtime, multipath=multipath)
     except ScenarioError as exc:
         fail(str(exc))
     emu = summary.get("emulation", {})

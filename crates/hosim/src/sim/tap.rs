@@ -70,3 +70,17 @@ impl super::World {
         uid
     }
 }
+
+impl super::World {
+    /// Emulation with a host of several interfaces: [`World::inject`], but onto link `l`, the
+    /// interface the real packet left by, whatever the host's route.
+    pub fn inject_on(&mut self, l: crate::net::LinkId, mut pkt: Packet) -> u64 {
+        let uid = self.next_uid;
+        self.next_uid += 1;
+        self.counters.created += 1;
+        pkt.uid = uid;
+        pkt.sent_ns = self.now;
+        self.link_enqueue(l, pkt);
+        uid
+    }
+}
