@@ -52,7 +52,8 @@ def emulate(
     multipath: a host with several links (the mobile of ``vertical``) gets one interface per
         link, 198.18.i.(k+1), its packets pinned to that link, and MPTCP endpoints on them.
 
-    Raises ``ScenarioError`` (one line) for invalid input, for a mechanism that lives in hosim's
+    A run whose p99 lateness exceeds the bound issues a ``HosimWarning`` saying its timing is not
+    faithful. Raises ``ScenarioError`` (one line) for invalid input, for a mechanism that lives in hosim's
     TCP (TCP-CLAH, Freeze-TCP, the HSDPA proxy), and on a machine that cannot emulate (not root,
     no /dev/net/tun); ``KeyboardInterrupt`` on Ctrl-C or SIGTERM, after the namespaces are removed.
     """
@@ -68,4 +69,9 @@ def emulate(
         None if capture_dir is None else os.fspath(capture_dir), list(capture_links), realtime, multipath,
     )
     summary: dict[str, Any] = json.loads(out)
+    warning = summary.get("emulation", {}).get("warning")
+    if warning:
+        from hosim.checks import warn
+
+        warn([str(warning)])
     return summary

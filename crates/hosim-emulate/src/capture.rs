@@ -72,3 +72,18 @@ impl Observer for RealCapture {
         Ok(())
     }
 }
+
+/// Forgets the real bytes of a packet a link drops (queue full, RED, a discipline's drop at
+/// dequeue) or loses, so that the table holds only packets still in the network. A packet a
+/// mechanism drops (a hard handover) is not seen here; its bytes stay until the run ends.
+pub struct ForgetDropped(pub Payloads);
+
+impl Observer for ForgetDropped {
+    fn points(&self) -> u8 {
+        LinkPoint::Drop.bit() | LinkPoint::Lost.bit()
+    }
+
+    fn on_link(&mut self, _point: LinkPoint, _now: SimTime, _l: LinkId, _link: &Link, pkt: &Packet) {
+        self.0.borrow_mut().remove(&pkt.uid);
+    }
+}

@@ -265,6 +265,9 @@ pub fn emulate(text: &str, source: &str, opts: &EmulateOptions) -> Result<Emulat
     sim.world.end_ns = end_ns;
     sim.world.tap = Some(Box::new(Tap::new(sim.world.nodes.len(), &plan.hosts)));
 
+    // Ctrl-C and SIGTERM from here on stop the run (its loop polls the flag) and clean up.
+    let stop = Arc::new(AtomicBool::new(false));
+    let signals = SignalGuard::register(&stop);
     let stale = safety::remove_stale();
     let ns = safety::Namespaces::create(plan.hosts.len()).map_err(Error::Input)?;
     let mut tuns: Vec<OwnedFd> = Vec::new();
@@ -286,6 +289,7 @@ pub fn emulate(text: &str, source: &str, opts: &EmulateOptions) -> Result<Emulat
         }
     }
     let payloads: Payloads = Rc::new(RefCell::new(HashMap::new()));
+    sim.world.obs.add(Box::new(capture::ForgetDropped(payloads.clone())));
     let mut capture_files = Vec::new();
     if let Some(dir) = &opts.capture_dir {
         let all = opts.capture_links.iter().any(|l| l == "all");
@@ -302,18 +306,11 @@ pub fn emulate(text: &str, source: &str, opts: &EmulateOptions) -> Result<Emulat
         sim.world.obs.add(Box::new(cap));
     }
 
-    let stop = Arc::new(AtomicBool::new(false));
-    let sig_ids: Vec<_> = [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM]
-        .iter()
-        .filter_map(|&s| signal_hook::flag::register(s, stop.clone()).ok())
-        .collect();
     // `ss -tin` sampled every 200 ms by a thread of ordinary priority (started before the loop
     // takes SCHED_FIFO): a connection that closed before the end still shows its last state.
     let sampler = apps::SsSampler::start(ns.names.clone(), Duration::from_millis(200));
     let result = drive(&mut sim, &plan, &ns, &tuns, &payloads, opts, end_ns, &stop);
-    for id in sig_ids {
-        signal_hook::low_level::unregister(id);
-    }
+    drop(signals);
     let last_ss = sampler.finish();
     let (mut report, mut apps, spawner) = result?;
     // Started after the loop ended (a client due after a short --time): stopped with the rest.
@@ -410,6 +407,28 @@ pub fn emulate(text: &str, source: &str, opts: &EmulateOptions) -> Result<Emulat
         m.insert("emulation".into(), emulation);
     }
     Ok(EmulateOutput { summary })
+}
+
+/// The run's SIGINT and SIGTERM handlers (setting the loop's stop flag), removed on drop, on
+/// every path out of `emulate`.
+struct SignalGuard(Vec<signal_hook::SigId>);
+
+impl SignalGuard {
+    fn register(stop: &Arc<AtomicBool>) -> SignalGuard {
+        let ids = [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM]
+            .iter()
+            .filter_map(|&s| signal_hook::flag::register(s, stop.clone()).ok())
+            .collect();
+        SignalGuard(ids)
+    }
+}
+
+impl Drop for SignalGuard {
+    fn drop(&mut self) {
+        for id in self.0.drain(..) {
+            signal_hook::low_level::unregister(id);
+        }
+    }
 }
 
 fn loadavg() -> Value {

@@ -8,6 +8,7 @@ their addresses; the run ends when the client exits or at ``duration_s``.
 from __future__ import annotations
 
 import json
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -56,7 +57,7 @@ def emulate_command(scenario: str, seed: int | None, sets: tuple[str, ...], flow
     the scenario's links, queues and mechanisms carry the real packets. Needs Linux and root.
     Namespaces are removed at the end, on error and on Ctrl-C. See docs/emulate.md."""
     from hosim.emulation import emulate
-    from hosim.errors import ScenarioError
+    from hosim.errors import HosimWarning, ScenarioError
     from hosim.scenario import parse_toml_value
 
     if pcap and out is None:
@@ -65,10 +66,13 @@ def emulate_command(scenario: str, seed: int | None, sets: tuple[str, ...], flow
     if out is not None:
         out.mkdir(parents=True, exist_ok=True)
     try:
-        summary = emulate(scenario, seed, overrides, flows=flows, server=server, client=client,
-                          client_delay_s=client_delay, time_limit_s=time_limit,
-                          capture_dir=out if pcap else None, capture_links=pcap.split(",") if pcap else (),
-                          realtime=not no_realtime, multipath=multipath)
+        with warnings.catch_warnings():
+            # The lateness warning is printed below, as one line.
+            warnings.simplefilter("ignore", HosimWarning)
+            summary = emulate(scenario, seed, overrides, flows=flows, server=server, client=client,
+                              client_delay_s=client_delay, time_limit_s=time_limit,
+                              capture_dir=out if pcap else None, capture_links=pcap.split(",") if pcap else (),
+                              realtime=not no_realtime, multipath=multipath)
     except ScenarioError as exc:
         fail(str(exc))
     emu = summary.get("emulation", {})
