@@ -19,11 +19,12 @@ from typing import TYPE_CHECKING, Any
 from hosim._version import __version__
 from hosim.errors import HosimWarning, InvariantError, ScenarioError
 
-__all__ = ["HosimWarning", "InvariantError", "Result", "ScenarioError", "__version__", "cancel_runs", "presets", "run",
-           "sweep"]
+__all__ = ["HosimWarning", "InvariantError", "Result", "ScenarioError", "__version__", "cancel_runs", "emulate",
+           "presets", "run", "sweep"]
 
 if TYPE_CHECKING:
     from hosim.api import Result, cancel_runs, presets, run, sweep
+    from hosim.emulation import emulate
 
 _LAZY = {"run", "Result", "cancel_runs", "presets", "sweep"}
 
@@ -33,8 +34,12 @@ def __getattr__(name: str) -> Any:
         from hosim import api
 
         return getattr(api, name)
+    if name == "emulate":
+        from hosim.emulation import emulate
+
+        return emulate
     raise AttributeError(f"module 'hosim' has no attribute {name!r}")
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | _LAZY)
+    return sorted(set(globals()) | _LAZY | {"emulate"})

@@ -50,6 +50,25 @@ def run(
     write failure raises OSError. Signals are checked every 64k events: Ctrl-C ends the run
     with KeyboardInterrupt("interrupted at t = ... s")."""
 
+def emulate(
+    scenario_toml: str,
+    source: str,
+    seed: int | None,
+    overrides: list[tuple[str, str]],
+    flows: list[str],
+    server: str | None = None,
+    client: str | None = None,
+    client_delay_s: float = 0.2,
+    time_limit_s: float | None = None,
+    app_output_dir: str | None = None,
+    capture_dir: str | None = None,
+    capture_links: list[str] = ...,
+    realtime: bool = True,
+    multipath: bool = False,
+) -> str:
+    """Linux only (absent elsewhere): the scenario in real time with the kernel's TCP at the
+    chosen flows' hosts (crates/hosim-emulate); the summary as JSON text."""
+
 def presets() -> list[tuple[str, str, str]]:
     """(name, one-line description, TOML text) of every embedded preset."""
 

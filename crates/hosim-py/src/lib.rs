@@ -228,6 +228,59 @@ fn summary_to_py<'v>(py: Python<'_>, v: &'v Value, keys: &mut HashMap<&'v str, P
     })
 }
 
+/// emulate(...) -> the summary as JSON text: the scenario in real time, with the kernel's TCP
+/// at the chosen flows' hosts (crates/hosim-emulate). Linux only; needs root.
+#[cfg(target_os = "linux")]
+#[pyfunction]
+#[pyo3(signature = (scenario_toml, source, seed, overrides, flows, server=None, client=None, client_delay_s=0.2, time_limit_s=None, app_output_dir=None, capture_dir=None, capture_links=Vec::new(), realtime=true, multipath=false))]
+#[allow(clippy::too_many_arguments)]
+fn emulate(
+    py: Python<'_>,
+    scenario_toml: &str,
+    source: &str,
+    seed: Option<u64>,
+    overrides: Vec<(String, String)>,
+    flows: Vec<String>,
+    server: Option<String>,
+    client: Option<String>,
+    client_delay_s: f64,
+    time_limit_s: Option<f64>,
+    app_output_dir: Option<std::path::PathBuf>,
+    capture_dir: Option<std::path::PathBuf>,
+    capture_links: Vec<String>,
+    realtime: bool,
+    multipath: bool,
+) -> PyResult<String> {
+    let opts = hosim_emulate::EmulateOptions {
+        seed,
+        overrides,
+        flows,
+        server,
+        client,
+        client_delay_s,
+        time_limit_s,
+        app_output_dir,
+        capture_dir,
+        capture_links,
+        realtime,
+        multipath,
+    };
+    let (text, src) = (scenario_toml.to_string(), source.to_string());
+    // The loop watches SIGINT itself (and cleans up); Python's handler also runs, so Ctrl-C
+    // then raises KeyboardInterrupt here.
+    let out = py.allow_threads(|| hosim_emulate::emulate(&text, &src, &opts)).map_err(|e| match e {
+        hosim_emulate::Error::Input(m) => ScenarioError::new_err(m),
+        hosim_emulate::Error::Run(hosim::Error::Scenario(e)) => ScenarioError::new_err(e.message),
+        hosim_emulate::Error::Run(hosim::Error::Invariant(m)) => InvariantError::new_err(m),
+        hosim_emulate::Error::Run(hosim::Error::Interrupted { at_s }) => {
+            pyo3::exceptions::PyKeyboardInterrupt::new_err(format!("interrupted at t = {at_s} s"))
+        }
+        hosim_emulate::Error::Run(hosim::Error::Io(m)) => PyOSError::new_err(m),
+        hosim_emulate::Error::Run(e) => InternalError::new_err(e.to_string()),
+    })?;
+    serde_json::to_string(&out.summary).map_err(|e| PyRuntimeError::new_err(e.to_string()))
+}
+
 /// presets() -> list of (name, description, toml)
 #[pyfunction]
 fn presets() -> Vec<(&'static str, &'static str, &'static str)> {
@@ -253,6 +306,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(presets, m)?)?;
     m.add_function(wrap_pyfunction!(estimated_cost, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
+    #[cfg(target_os = "linux")]
+    m.add_function(wrap_pyfunction!(emulate, m)?)?;
     m.add_function(wrap_pyfunction!(cancel_runs, m)?)?;
     let hook = wrap_pyfunction!(_shutting_down, m)?;
     m.py().import_bound("atexit")?.call_method1("register", (hook,))?;

@@ -32,6 +32,7 @@ __all__ = ["COMMANDS", "cli", "main", "one_line"]
 #: ``hosim COMMAND``: command name -> ``"module:attribute"`` of its click command.
 COMMANDS = {
     "demo": "hosim.cli.demo:demo_command",
+    "emulate": "hosim.cli.emulate:emulate_command",
     "model": "hosim.cli.model:model_group",
     "plot": "hosim.cli.plot:plot_group",
     "presets": "hosim.cli.run:presets_command",

@@ -316,6 +316,21 @@ impl<E: Copy> EventQueue<E> {
         Some((time, top.event))
     }
 
+    /// The time of the earliest pending event, if any: a driver that follows the wall clock
+    /// (`hosim-emulate`) sleeps until then. Not used by simulated runs.
+    pub fn next_time(&mut self) -> Option<SimTime> {
+        if self.popped {
+            self.popped = false;
+            self.heap.remove_top();
+        }
+        let key = match (self.run.front_key(), self.heap.top_key()) {
+            (Some(run), Some(heap)) => run.min(heap),
+            (Some(k), None) | (None, Some(k)) => k,
+            (None, None) => return None,
+        };
+        Some(key_time(key))
+    }
+
     #[cold]
     fn refuse_past(&mut self, time: SimTime) {
         self.past.get_or_insert((self.now, time));

@@ -9,12 +9,14 @@ mod agent;
 mod endpoint;
 mod flow;
 mod network;
+mod tap;
 mod timer;
 mod wifi;
 mod world;
 
 pub use agent::{Agent, Cx, DynAgent, HandoverRecord, Hosted, Report};
 pub use flow::{DropRules, Flow};
+pub use tap::{Tap, Tapped};
 pub use timer::TimerSlab;
 pub use world::{Counters, Event, World};
 
@@ -110,18 +112,7 @@ impl Sim {
     /// Runs until `end_ns` (or until nothing is left to happen), calling `hooks` every
     /// [`CHECK_EVERY_EVENTS`] events and once at the end.
     pub fn run_hooked(&mut self, hooks: &mut RunHooks) -> Result<(), Stop> {
-        self.world.start();
-        // Nothing but the links themselves looks at a link mid-run: no agent (they read and
-        // drain queues), no observer (it sees every transmission start).
-        let w = &mut self.world;
-        w.computed_departures = w.departure_first && self.agents.is_empty() && !w.obs.listens_to_links();
-        w.set_static_routes(self.agents.is_empty());
-        // The senders' logs of recovery episodes are kept with the traces: without them a run's
-        // memory does not grow with its losses.
-        let log = w.obs.traces.enabled;
-        for f in &mut w.flows {
-            f.sender.set_episode_log(log);
-        }
+        self.begin();
         let mut next_check = CHECK_EVERY_EVENTS;
         let mut last = (0, 0);
         while let Some((t, ev)) = self.world.events.pop_until(self.world.end_ns) {
@@ -135,11 +126,53 @@ impl Sim {
                 }
             }
         }
-        self.world.now = self.world.end_ns;
+        self.finish_at(self.world.end_ns)?;
+        self.flush_traces(hooks, 0)
+    }
+
+    /// Schedules what the run starts with and chooses its paths (computed departures, static
+    /// routes). [`Sim::run_hooked`] calls it; a driver that follows the wall clock calls it
+    /// once, then [`Sim::run_until`] again and again, then [`Sim::finish_at`].
+    pub fn begin(&mut self) {
+        self.world.start();
+        // Nothing but the links themselves looks at a link mid-run: no agent (they read and
+        // drain queues), no observer (it sees every transmission start).
+        let w = &mut self.world;
+        w.computed_departures = w.departure_first && self.agents.is_empty() && !w.obs.listens_to_links();
+        // A tap takes packets at hosts: every arrival looks at its node (`World::receive`).
+        w.set_static_routes(self.agents.is_empty() && w.tap.is_none());
+        // The senders' logs of recovery episodes are kept with the traces: without them a run's
+        // memory does not grow with its losses.
+        let log = w.obs.traces.enabled;
+        for f in &mut w.flows {
+            f.sender.set_episode_log(log);
+        }
+    }
+
+    /// Runs every event due at or before `t`, then sets the clock to `t` (a packet injected
+    /// next enters at `t`). For a driver that follows the wall clock (`hosim-emulate`).
+    pub fn run_until(&mut self, t: SimTime) -> Result<(), Stop> {
+        while let Some((at, ev)) = self.world.events.pop_until(t) {
+            self.world.now = at;
+            self.dispatch(ev);
+        }
+        self.world.now = self.world.now.max(t);
+        self.check_past()
+    }
+
+    /// The time of the earliest pending event.
+    pub fn next_event_ns(&mut self) -> Option<SimTime> {
+        self.world.events.next_time()
+    }
+
+    /// Ends the run at `t` (its end time, or where a driver stopped it): transmissions due
+    /// are ended and the goodput trace closed.
+    pub fn finish_at(&mut self, t: SimTime) -> Result<(), Stop> {
+        self.world.now = t;
+        self.world.end_ns = t;
         self.world.settle_links();
         self.world.finish_goodput();
-        self.check_past()?;
-        self.flush_traces(hooks, 0)
+        self.check_past()
     }
 
     /// Hands the trace tables of at least `min_rows` rows to the sink, if there is one.

@@ -376,6 +376,13 @@ impl World {
     #[inline]
     pub(crate) fn receive(&mut self, n: NodeId, pkt: Packet) {
         if pkt.dst == n {
+            if let Some(tap) = self.tap.as_deref_mut() {
+                if tap.takes(n) {
+                    self.counters.consumed += 1;
+                    tap.push(n, pkt, self.now);
+                    return;
+                }
+            }
             self.deliver_local(pkt.flow, pkt);
             return;
         }

@@ -135,6 +135,9 @@ pub struct World {
     pub static_routes: bool,
     /// The 802.11 media, whose stations' links have `Link::wifi` set.
     pub media: Vec<crate::net::wifi::WifiMedium>,
+    /// Emulation only: the hosts whose packets leave the simulation for real network stacks
+    /// (`hosim-emulate`), and what reached them. `None` in every simulated run.
+    pub tap: Option<Box<super::Tap>>,
 }
 
 impl World {
@@ -159,6 +162,7 @@ impl World {
             agent_timers: AgentTimers::default(),
             static_routes: false,
             media: Vec::new(),
+            tap: None,
         }
     }
 
@@ -166,6 +170,13 @@ impl World {
     /// links.
     pub(super) fn start(&mut self) {
         for f in 0..self.flows.len() {
+            // A flow whose endpoints a tap takes is carried by real stacks: hosim's own TCP
+            // stays silent for it.
+            if let Some(tap) = self.tap.as_deref() {
+                if tap.takes(self.flows[f].src) || tap.takes(self.flows[f].dst) {
+                    continue;
+                }
+            }
             let start = self.flows[f].start_ns;
             self.events.schedule_timer(start, Event::FlowStart(f as FlowId));
         }
