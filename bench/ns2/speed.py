@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""hosim beside ns-2.35 on one workload, paired and interleaved (the method of bench/paired.py).
+"""hosim beside ns-2.35 on the same workloads, paired and interleaved (the method of bench/paired.py).
 
 Workload: the 8-flow dumbbell as a bench/ns3/families.py case (8 bulk flows, 100 Mb/s 2 ms
 access links, 12 Mb/s 20 ms bottleneck, 90-packet DropTail queue, SACK, delayed ACKs, the
@@ -16,8 +16,13 @@ Each repeat runs, one right after the other, each in a fresh process:
 Ratios (hosim / ns-2) are taken per repeat, then the median; the 1-minute load average is kept
 beside every repeat (the machine is shared).
 
-Usage: python bench/ns2/speed.py [--repeat 5] [--durations 60 600]
-       -> bench/results/ns2/speed.json and a table on stdout
+A second workload, ``--workload fcp``: the drop-or-forward setup (bench/ns2/papers/
+drop_forward.tcl against hosim's ``fcp`` preset): 10 NewReno flows, 100 Mb/s backbone,
+10 Mb/s wireless, forward scheme, a handover every 100 RTTs, 2 s warm-up, 62 s (the driver's
+run length at Δ = 100); hosim with the preset as committed.
+
+Usage: python bench/ns2/speed.py [--repeat 5] [--durations 60 600] [--workload dumbbell|fcp]
+       -> bench/results/ns2/speed[-fcp].json and a table on stdout
 """
 
 from __future__ import annotations
@@ -49,6 +54,25 @@ RESULTS = os.path.normpath(os.path.join(HERE, "..", "results", "ns2"))
 NEAR_ZERO_S = 0.001
 
 
+def fcp_tcl(duration: float) -> str:
+    """The drop-or-forward point of the fcp workload, for ns-2 (drop_forward.tcl)."""
+    sys.path.insert(0, os.path.join(HERE, "papers"))
+    import drop_forward
+
+    warmup = min(2.0, duration / 2)
+    return drop_forward.tcl("100M", "newreno", "forward", 100.0, 1, warmup, duration)
+
+
+def fcp_hosim_cmd(duration: float) -> list[str]:
+    warmup = min(2.0, duration / 2)
+    sets = {"fcp.scheme": '"forward"', "fcp.handover_interval_rtt": "100", "fcp.warmup_s": f"{warmup:g}",
+            "duration_s": f"{duration:g}"}
+    cmd = [sys.executable, "-m", "hosim.cli", "run", "fcp", "--json"]
+    for k, v in sets.items():
+        cmd += ["--set", f"{k}={v}"]
+    return cmd
+
+
 def workload(duration: float) -> dict:
     c = _case("speed-dumbbell-8", flows=8, queue=90, duration_s=duration)
     c["family"] = "speed"
@@ -65,21 +89,25 @@ def timed(cmd: list[str], cwd: str) -> tuple[float, float, str]:
     return wall, cpu, p.stdout
 
 
-def ns2_process(c: dict, wd: str) -> tuple[float, float]:
+def ns2_process(c: dict | float, wd: str) -> tuple[float, float]:
+    """ns-2 on a dumbbell case (a dict) or on the fcp workload of that duration (a float)."""
     path = os.path.join(wd, "case.tcl")
     with open(path, "w") as fh:
-        fh.write(run_ns2.case_tcl(c, 1))
+        fh.write(run_ns2.case_tcl(c, 1) if isinstance(c, dict) else fcp_tcl(c))
     wall, cpu, _ = timed(["ns", path], wd)
     return wall, cpu
 
 
-def hosim_process(c: dict, wd: str) -> tuple[float, float, float, int]:
-    path = os.path.join(wd, "case.toml")
-    with open(path, "w") as fh:
-        fh.write(hosim_side.ns3_side.case_toml(c))
-    cmd = [sys.executable, "-m", "hosim.cli", "run", path, "--json"]
-    for k, v in hosim_side.NS2_MATCHED.items():
-        cmd += ["--set", f"{k}={json.dumps(v) if isinstance(v, (str, bool)) else v}"]
+def hosim_process(c: dict | float, wd: str) -> tuple[float, float, float, int]:
+    if isinstance(c, dict):
+        path = os.path.join(wd, "case.toml")
+        with open(path, "w") as fh:
+            fh.write(hosim_side.ns3_side.case_toml(c))
+        cmd = [sys.executable, "-m", "hosim.cli", "run", path, "--json"]
+        for k, v in hosim_side.NS2_MATCHED.items():
+            cmd += ["--set", f"{k}={json.dumps(v) if isinstance(v, (str, bool)) else v}"]
+    else:
+        cmd = fcp_hosim_cmd(c)
     wall, cpu, out = timed(cmd, wd)
     s = json.loads(out)
     return wall, cpu, s["wall_time_s"], s["events"]
@@ -88,14 +116,23 @@ def hosim_process(c: dict, wd: str) -> tuple[float, float, float, int]:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--repeat", type=int, default=5)
-    ap.add_argument("--durations", type=float, nargs="+", default=[60.0, 600.0])
-    ap.add_argument("--out", default=os.path.join(RESULTS, "speed.json"))
+    ap.add_argument("--durations", type=float, nargs="+", default=None,
+                    help="simulated seconds (default: 60 600 for the dumbbell, 62 for fcp)")
+    ap.add_argument("--workload", choices=("dumbbell", "fcp"), default="dumbbell")
+    ap.add_argument("--out", default="")
     args = ap.parse_args()
+    fcp = args.workload == "fcp"
+    if args.durations is None:
+        args.durations = [62.0] if fcp else [60.0, 600.0]
+    if not args.out:
+        args.out = os.path.join(RESULTS, "speed-fcp.json" if fcp else "speed.json")
     rows = []
     with tempfile.TemporaryDirectory(prefix="ns2speed-") as wd:
         for rep in range(args.repeat):
             for dur in args.durations:
-                c, c0 = workload(dur), workload(NEAR_ZERO_S)
+                c: dict | float
+                c0: dict | float
+                c, c0 = (dur, NEAR_ZERO_S) if fcp else (workload(dur), workload(NEAR_ZERO_S))
                 n_wall, n_cpu = ns2_process(c, wd)
                 n0_wall, n0_cpu = ns2_process(c0, wd)
                 h_wall, h_cpu, h_core, events = hosim_process(c, wd)
