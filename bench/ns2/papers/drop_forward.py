@@ -61,7 +61,7 @@ def duration_s(setting: str, delta_rtt: float | None, warmup_s: float) -> float:
 
 
 def tcl(setting: str, recovery: str, scheme: str, delta_rtt: float | None, seed: int,
-        warmup_s: float = 2.0, duration: float | None = None) -> str:
+        warmup_s: float = 2.0, duration: float | None = None, sets: dict[str, str] | None = None) -> str:
     s = SETTINGS[setting]
     params = {
         "seed": seed,
@@ -84,6 +84,7 @@ def tcl(setting: str, recovery: str, scheme: str, delta_rtt: float | None, seed:
         "warmup_s": warmup_s,
         "duration": duration if duration is not None else duration_s(setting, delta_rtt, warmup_s),
     }
+    params.update(sets or {})
     head = "".join(f"set {k} {v}\n" for k, v in params.items())
     with open(TCL) as fh:
         return head + fh.read()
@@ -128,13 +129,13 @@ def parse(out: str, setting: str, warmup_s: float, duration: float) -> dict[str,
     }
 
 
-def run_one(job: tuple[str, str, str, float | None, int, float]) -> dict[str, Any]:
-    setting, recovery, scheme, delta, seed, warmup_s = job
+def run_one(job: tuple[str, str, str, float | None, int, float, dict[str, str]]) -> dict[str, Any]:
+    setting, recovery, scheme, delta, seed, warmup_s, sets = job
     dur = duration_s(setting, delta, warmup_s)
     with tempfile.TemporaryDirectory(prefix="ns2dof-") as wd:
         path = os.path.join(wd, "fcp.tcl")
         with open(path, "w") as fh:
-            fh.write(tcl(setting, recovery, scheme, delta, seed, warmup_s, dur))
+            fh.write(tcl(setting, recovery, scheme, delta, seed, warmup_s, dur, sets))
         t0 = time.perf_counter()
         p = subprocess.run(["ns", path], capture_output=True, text=True, cwd=wd)
         wall = time.perf_counter() - t0
@@ -176,11 +177,14 @@ def specs(setting: str, recoveries: list[str], deltas: list[float]) -> list[tupl
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--settings", default="100M")
-    ap.add_argument("--recoveries", default="reno,newreno,sack")
+    ap.add_argument("--recoveries", default="newreno,sack,reno")
     ap.add_argument("--deltas", default="", help="comma-separated Δ in RTTs (default: the driver's grid)")
     ap.add_argument("--seeds", type=int, default=20)
     ap.add_argument("--warmup", type=float, default=2.0)
     ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
+                    help="change one of the script's parameters (e.g. window_pkts=20): a candidate "
+                         "tested in ns-2 itself; the output file gets the suffix -NAME-VALUE")
     ap.add_argument("--out", default="")
     ap.add_argument("--print-tcl", nargs=4, metavar=("SETTING", "RECOVERY", "SCHEME", "DELTA"))
     args = ap.parse_args()
@@ -190,30 +194,49 @@ def main() -> int:
         return 0
     for setting in args.settings.split(","):
         deltas = [float(x) for x in args.deltas.split(",")] if args.deltas else list(DELTAS_RTT[setting])
-        grid = specs(setting, args.recoveries.split(","), deltas)
-        jobs = [(*sp, seed, args.warmup) for sp in grid for seed in range(1, args.seeds + 1)]
-        t0 = time.perf_counter()
-        with ProcessPoolExecutor(max_workers=args.jobs) as ex:
-            results = list(ex.map(run_one, jobs))
-        points: dict[str, Any] = {}
-        for i, sp in enumerate(grid):
-            runs = results[i * args.seeds:(i + 1) * args.seeds]
-            fr = [r["throughput_fraction"] for r in runs]
-            points[key(*sp)] = {
-                "setting": sp[0], "recovery": sp[1], "scheme": sp[2], "delta_rtt": sp[3],
-                "warmup_s": args.warmup, "duration_s": duration_s(setting, sp[3], args.warmup),
-                "throughput_fraction": statistics.fmean(fr), "throughput_fraction_ci95": ci95(fr),
-                "seeds": len(runs), "runs": runs,
-            }
-            print(f"{key(*sp):32s} {statistics.fmean(fr):.3f} ± {ci95(fr):.3f}  "
-                  f"TO {statistics.fmean(r['timeouts_per_flow'] for r in runs):.1f}", flush=True)
+        sets = dict(x.split("=", 1) for x in args.set)
         suffix = "" if args.warmup == 2.0 else f"-warmup{args.warmup:g}"
+        suffix += "".join(f"-{k}-{v}" for k, v in sets.items())
         out = args.out or os.path.join(RESULTS, f"drop_forward-{setting}{suffix}.json")
         os.makedirs(os.path.dirname(out), exist_ok=True)
-        with open(out, "w") as fh:
-            json.dump({"command": "python3 " + " ".join(sys.argv), "ns_wall_s": time.perf_counter() - t0,
-                       "points": points}, fh, indent=1, sort_keys=True)
-            fh.write("\n")
+        points: dict[str, Any] = {}
+        if os.path.exists(out):
+            # Points already in the file (as many seeds) are kept and not run again.
+            with open(out) as fh:
+                points = {k: p for k, p in json.load(fh)["points"].items()
+                          if p["seeds"] == (1 if p["delta_rtt"] is None else args.seeds)}
+        grid = [sp for sp in specs(setting, args.recoveries.split(","), deltas) if key(*sp) not in points]
+
+        def n_seeds(sp: tuple[str, str, str, float | None]) -> int:
+            # Without handovers nothing is random (the RNG draws only the handover phases).
+            return 1 if sp[3] is None else args.seeds
+
+        jobs = [(*sp, seed, args.warmup, sets) for sp in grid for seed in range(1, n_seeds(sp) + 1)]
+        t0 = time.perf_counter()
+        done = len(points)
+        runs: list[dict[str, Any]] = []
+        with ProcessPoolExecutor(max_workers=args.jobs) as ex:
+            # Results come in job order: a point is complete after its last seed, and the file
+            # is rewritten then, so an interrupted grid keeps every finished point.
+            for r in ex.map(run_one, jobs):
+                runs.append(r)
+                sp = grid[len(points) - done]
+                if len(runs) < n_seeds(sp):
+                    continue
+                fr = [x["throughput_fraction"] for x in runs]
+                points[key(*sp)] = {
+                    "setting": sp[0], "recovery": sp[1], "scheme": sp[2], "delta_rtt": sp[3],
+                    "warmup_s": args.warmup, "duration_s": duration_s(setting, sp[3], args.warmup),
+                    "throughput_fraction": statistics.fmean(fr), "throughput_fraction_ci95": ci95(fr),
+                    "seeds": len(runs), "runs": runs,
+                }
+                print(f"{key(*sp):32s} {statistics.fmean(fr):.3f} ± {ci95(fr):.3f}  "
+                      f"TO {statistics.fmean(x['timeouts_per_flow'] for x in runs):.1f}", flush=True)
+                runs = []
+                with open(out, "w") as fh:
+                    json.dump({"command": "python3 " + " ".join(sys.argv), "ns_wall_s": time.perf_counter() - t0,
+                               "points": points}, fh, indent=1, sort_keys=True)
+                    fh.write("\n")
         print(f"wrote {out} ({time.perf_counter() - t0:.0f} s)")
     return 0
 
