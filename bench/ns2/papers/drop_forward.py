@@ -101,7 +101,9 @@ def parse(out: str, setting: str, warmup_s: float, duration: float) -> dict[str,
             continue
         if f[0] == "FLOW":
             warm, end, sent, rexmitpack, rexmit, cuts = (float(x) for x in f[2:8])
-            payload = (end - warm) / (MSS + HEADER) * MSS
+            # TCPSink's bytes_ is a 32-bit int: at 1 Gb/s (100 Mb/s a flow) it wraps after
+            # about 170 s; one measured window holds less than 2^32 bytes, so modulo 2^32.
+            payload = ((end - warm) % 2**32) / (MSS + HEADER) * MSS
             flows.append({
                 "throughput_fraction": payload * 8 / (duration - warmup_s) / wireless,
                 "retransmits": rexmitpack, "timeouts": rexmit, "fast_recoveries": cuts - rexmit,

@@ -479,8 +479,8 @@ def check_committed(
 @click.option("--seeds", type=click.IntRange(min=1), default=3, show_default=True,
               help="Seeds per point at 100 Mb/s (settings 100M and 100M-bigbuf).")
 @click.option("--seeds-1g", "seeds_1g", type=click.IntRange(min=1), default=1, show_default=True,
-              help="Seeds per point at 1 Gb/s (ten times as many packets per run: the 20-seed "
-                   "campaign of the reproduction doc takes about an hour of CPU).")
+              help="Seeds per point at 1 Gb/s (ten times as many packets per run, after a 200 s "
+                   "warm-up: each run is 230-360 s of simulated time).")
 @runner_options(default_jobs=1)
 @click.option("--quick", is_flag=True, help="Three Δ values, NewReno only (Fig. 6).")
 @click.option("--deltas", default=None, metavar="LIST",
