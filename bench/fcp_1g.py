@@ -2,7 +2,7 @@
 each scheme with SACK at Δ = 100 and 1,000 propagation RTTs, one seed, in fresh processes.
 
 A point is the reproduction's own run (``hosim.reproduce.fcp.point_overrides``): ten mobiles,
-1 Gb/s backbone, 100 Mb/s wireless, 32–162 s of simulated time. There is no ns-3 anchor: ns-3
+1 Gb/s backbone, 100 Mb/s wireless, 230–360 s of simulated time (200 s warm-up). There is no ns-3 anchor: ns-3
 has no model of this network (the paper ran ns-2), so the figures are hosim's alone, as events
 per second and time per simulated second.
 

@@ -36,7 +36,27 @@ def test_predict_gives_a_reason_where_the_paper_has_no_equation():
 def test_run_length_grows_with_the_handover_interval():
     assert fcp.duration_s("100M", 10) == pytest.approx(62.0)
     assert fcp.duration_s("100M", 1000) == pytest.approx(2.0 + 3 * 80.0)
-    assert fcp.duration_s("1G", 1000) == pytest.approx(2.0 + 2 * 80.0)
+    assert fcp.duration_s("1G", 1000) == pytest.approx(200.0 + 2 * 80.0)
+
+
+def test_1g_points_are_measured_after_the_start_up_ramp():
+    # After a 2 s warm-up the 1 Gb/s no-handover reference measured the start-up ramp (0.465
+    # of the link against about 0.84 in steady state): handovers start and measuring begins
+    # at 200 s there, for the reference and for every handover point alike.
+    for delta in (None, 100.0):
+        o = fcp.point_overrides("1G", "newreno", "drop", delta)
+        assert o["fcp.warmup_s"] == 200.0
+        assert o["duration_s"] > 200.0
+    assert fcp.point_overrides("100M", "newreno", "drop", 100.0)["fcp.warmup_s"] == 2.0
+
+
+@pytest.mark.parametrize(("value", "reason"), [("", "give one or more positive"), ("a,b", "not a list of numbers"),
+                                             ("100,-5", "give one or more positive")])
+def test_deltas_option_rejects_a_bad_list_in_one_line(value, reason, tmp_path):
+    outcome = CliRunner().invoke(fcp.cli, ["--deltas", value, "--out", str(tmp_path / "o")])
+    assert outcome.exit_code == 2
+    assert "--deltas" in outcome.output and reason in outcome.output
+    assert not (tmp_path / "o").exists()
 
 
 def test_cli_requires_theta_or_from_sim():

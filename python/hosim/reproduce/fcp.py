@@ -93,7 +93,14 @@ DELTAS_RTT: dict[str, Sequence[float]] = {
 QUICK_DELTAS_RTT: dict[str, Sequence[float]] = {"100M": (20, 100, 500), "1G": (100, 1000), "100M-bigbuf": (100, 500)}
 
 PROPAGATION_RTT_S = 0.080
-WARMUP_S = 2.0
+#: Warm-up before the first handover and before `throughput_fraction` is measured, per setting.
+#: At 1 Gb/s the first slow start overshoots a pipe of about 960 packets per flow by hundreds,
+#: the impatient NewReno timer ends that recovery with a timeout, and ns-2's per-ACK growth
+#: (one packet per RTT) then takes about 75 s to fill the pipe again and some 50 s more to
+#: settle into its sawtooth; after a 2 s warm-up the no-handover reference was 0.465 of the
+#: link, the start-up ramp rather than handovers (docs/reproductions/drop-or-forward.md,
+#: "Steady state at 1 Gb/s"). At 100 Mb/s the same ramp lasts a few seconds.
+WARMUP_S = {"100M": 2.0, "1G": 200.0, "100M-bigbuf": 2.0}
 #: Length of the no-handover reference runs after the warm-up (1 Gb/s is ten times slower).
 NO_HANDOVER_MEASURED_S = {"100M": 160.0, "1G": 80.0, "100M-bigbuf": 160.0}
 
@@ -106,8 +113,8 @@ def duration_s(setting: str, delta_rtt: float) -> float:
     """
     delta_s = delta_rtt * PROPAGATION_RTT_S
     if setting.startswith("1G"):
-        return WARMUP_S + max(30.0, 2.0 * delta_s)
-    return WARMUP_S + max(60.0, 3.0 * delta_s)
+        return WARMUP_S[setting] + max(30.0, 2.0 * delta_s)
+    return WARMUP_S[setting] + max(60.0, 3.0 * delta_s)
 
 
 def _reduce(summary: dict[str, Any]) -> dict[str, Any]:
@@ -160,12 +167,12 @@ def point_overrides(setting: str, recovery: str, scheme: str, delta_rtt: float |
                     extra: dict[str, Any] | None = None) -> dict[str, Any]:
     """The overrides of one point; `delta_rtt=None` is the setting's no-handover reference run."""
     overrides: dict[str, Any] = {**with_profile({}), **SETTINGS[setting], "tcp.recovery": recovery,
-                                 "fcp.scheme": scheme, "fcp.warmup_s": WARMUP_S, **(extra or {})}
+                                 "fcp.scheme": scheme, "fcp.warmup_s": WARMUP_S[setting], **(extra or {})}
     if delta_rtt is None:
         # The reference run lasts as long as a long handover run: Reno-style window growth
         # at 1 Gb/s takes minutes to reach its steady state.
         overrides["fcp.handovers"] = False
-        overrides["duration_s"] = WARMUP_S + NO_HANDOVER_MEASURED_S[setting]
+        overrides["duration_s"] = WARMUP_S[setting] + NO_HANDOVER_MEASURED_S[setting]
     else:
         overrides["fcp.handover_interval_rtt"] = float(delta_rtt)
         overrides["duration_s"] = duration_s(setting, delta_rtt)
@@ -472,14 +479,16 @@ def check_committed(
 @click.option("--seeds", type=click.IntRange(min=1), default=3, show_default=True,
               help="Seeds per point at 100 Mb/s (settings 100M and 100M-bigbuf).")
 @click.option("--seeds-1g", "seeds_1g", type=click.IntRange(min=1), default=1, show_default=True,
-              help="Seeds per point at 1 Gb/s (ten times as many packets per run: the 20-seed "
-                   "campaign of the reproduction doc takes about an hour of CPU).")
+              help="Seeds per point at 1 Gb/s (ten times as many packets per run, after a 200 s "
+                   "warm-up: each run is 230-360 s of simulated time).")
 @runner_options(default_jobs=1)
 @click.option("--quick", is_flag=True, help="Three Δ values, NewReno only (Fig. 6).")
+@click.option("--deltas", default=None, metavar="LIST",
+              help="Comma-separated Δ values (RTTs) instead of each setting's grid, every flavour.")
 @click.pass_context
 def cli(ctx: click.Context, out: Path | None, force: bool, check: bool, against: Path | None, settings: str,
         seeds: int, seeds_1g: int, jobs: int, cluster: str | None, cache_dir: Path | None, no_cache: bool,
-        quick: bool) -> None:
+        quick: bool, deltas: str | None) -> None:
     """Reproduce Fig. 6 and 7 of Cohen & Levin: simulated vs predicted throughput fraction.
     Writes data/, figures/ and report.md into --out; --check compares a quick re-run with the
     committed numbers instead."""
@@ -494,8 +503,16 @@ def cli(ctx: click.Context, out: Path | None, force: bool, check: bool, against:
         refuse_changes_with_check()
         with runner_from_options(jobs, cache_dir, no_cache, cluster) as runner:
             ctx.exit(check_committed(against, runner=runner).report())
+    grid = QUICK_DELTAS_RTT if quick else DELTAS_RTT
+    if deltas is not None:
+        try:
+            chosen_deltas = tuple(float(d) for d in deltas.split(",") if d.strip())
+        except ValueError:
+            raise click.BadParameter(f"not a list of numbers: {deltas!r}", param_hint="'--deltas'") from None
+        if not chosen_deltas or min(chosen_deltas) <= 0:
+            raise click.BadParameter("give one or more positive Δ values", param_hint="'--deltas'")
+        grid = {s: chosen_deltas for s in SETTINGS}
     target = prepare("drop-or-forward", out, force)
-    deltas = QUICK_DELTAS_RTT if quick else DELTAS_RTT
     table = []
     with progress_on_stderr("drop-or-forward") as progress, \
             runner_from_options(jobs, cache_dir, no_cache, cluster) as runner:
@@ -503,7 +520,7 @@ def cli(ctx: click.Context, out: Path | None, force: bool, check: bool, against:
         for s in chosen:
             points = Points(target / "data" / f"drop-or-forward-{s}.json")
             n = seeds_1g if s.startswith("1G") else seeds
-            rows_s = rows(runner, points, [s], deltas, n, fig7=not quick, log=click.echo)
+            rows_s = rows(runner, points, [s], grid, n, fig7=not quick, log=click.echo)
             write_json(target / "data" / f"drop-or-forward-table-{s}.json", rows_s, indent=1)
             table += rows_s
     figures = []
