@@ -203,7 +203,7 @@ def test_set_and_unset_reach_every_run_and_the_report_and_manifest_say_so(tmp_pa
     report = (out / "report.md").read_text()
     head = report.split("## ")[0]
     assert "- overrides (--set): `tcp.min_rto_s = 0.5`" in head and "- keys removed (--unset): `vertical.mode`" in head
-    assert "- TCP profile: the preset's" in head and "- seeds: 1" in head and "- version: hosim " in head
+    assert "- TCP profile: the preset's" in head and "- seeds: 1-3 per point" in head and "- version: hosim " in head
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["overrides"] == {"tcp.min_rto_s": 0.5} and manifest["unset"] == ["vertical.mode"]
     assert manifest["profile"] is None

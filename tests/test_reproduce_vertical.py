@@ -28,12 +28,44 @@ def test_after_handoff_means_take_the_bins_within_the_window_after_each_handoff(
     assert r["queue_drops"] == 3
 
 
-def test_verdict_needs_the_right_direction_and_half_the_claimed_factor():
-    assert vertical._verdict(3.2, 3.0) == "reproduced"
-    assert vertical._verdict(1.6, 3.0) == "reproduced"
-    assert vertical._verdict(1.2, 3.0) == "direction only"
-    assert vertical._verdict(0.9, 3.0) == "not reproduced"
-    assert vertical._verdict(None, 3.0) == "not reproduced"
+def _point(values: list[float], key: str = "jitter_mean_s_after_handoff") -> dict:
+    return {f"{key}_seeds": values}
+
+
+def test_ratios_are_per_seed_with_a_student_t_interval():
+    r = vertical.ratio_ci(_point([3.0, 6.0, 9.0]), _point([1.0, 2.0, 3.0]), "jitter_mean_s_after_handoff")
+    assert r is not None and (r["mean"], r["lo"], r["hi"], r["n"]) == (3.0, 3.0, 3.0, 3)
+    r = vertical.ratio_ci(_point([2.0, 4.0]), _point([1.0, 1.0]), "jitter_mean_s_after_handoff")
+    assert r is not None and r["mean"] == 3.0 and r["hi"] - r["mean"] == pytest.approx(12.706)
+    assert vertical.ratio_ci(None, _point([1.0]), "jitter_mean_s_after_handoff") is None
+
+
+def test_verdict_reads_the_claim_literally_against_the_interval():
+    def ci(lo: float, hi: float) -> dict:
+        return {"mean": (lo + hi) / 2, "lo": lo, "hi": hi, "n": 5}
+
+    assert vertical.verdict_at_least(ci(3.1, 3.5), 3.0) == "reproduced"
+    assert vertical.verdict_at_least(ci(2.5, 3.5), 3.0) == "interval straddles"
+    # The old rule ("at least half the claimed factor") called 2.45 at 3x reproduced.
+    assert vertical.verdict_at_least(ci(2.3, 2.6), 3.0) == "not reproduced"
+    assert vertical.verdict_at_least(None, 3.0) == "no data"
+    assert vertical.verdict_lower(ci(1.02, 1.2)) == "reproduced"
+    assert vertical.verdict_lower(ci(0.9, 1.1)).startswith("not reproduced")
+    assert vertical._grows(ci(2.0, 2.5), ci(2.6, 3.0)) == "reproduced"
+    assert vertical._grows(ci(2.0, 2.7), ci(2.6, 3.0)).startswith("not reproduced")
+
+
+def test_the_20_mbps_claim_is_checked_both_as_1_75x_and_as_a_75_percent_reduction():
+    claimed = [(rate, factor) for rate, factor, _ in vertical.JITTER_CLAIMS if rate == 20e6]
+    assert claimed == [(20e6, 1.75), (20e6, 4.0)]
+
+
+def test_aggregate_keeps_means_intervals_seeds_and_the_mean_series():
+    runs = [vertical.reduce_run(_summary(jitter, [1.0])) for jitter in ([1.0, 2.0, None], [3.0, 4.0, 5.0])]
+    p = vertical.aggregate(runs)
+    assert p["seeds"] == 2 and p["queue_drops"] == 3 and p["queue_drops_seeds"] == [3, 3]
+    assert p["jitter_mean_s_after_handoff_seeds"] == [2.0, 4.5]
+    assert p["series"]["jitter_mean_s"] == [2.0, 3.0, 5.0], "bin by bin over the seeds that have it"
 
 
 def test_reproduce_group_registers_vertical_handoff():

@@ -200,11 +200,22 @@ fn bad_vertical_keys_give_one_line_errors_naming_the_key() {
         ("vertical.series_bin_s", "0"),
         ("vertical.series_bin_s", "1e-9"),
         ("vertical.teleport", "1"),
+        ("vertical.links", "\"lte\""),
     ];
     for (key, value) in cases {
         let e = err(good, &[(key, value)]);
         let leaf = key.rsplit('.').next().unwrap();
         assert!(e.contains(leaf), "{key}={value}: {e}");
+    }
+    // On 802.11 networks the rates are PHY rates: 802.11g for WiFi, 802.11b for cellular.
+    let wifi = [("vertical.links", "\"802.11\""), ("vertical.wifi_bps", "54e6"), ("vertical.cellular_bps", "5.5e6")];
+    let owned: Vec<(String, String)> = wifi.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+    assert!(load(good, "s.toml", &owned).is_ok());
+    for (key, value) in
+        [("vertical.wifi_bps", "19e6"), ("vertical.cellular_bps", "6e6"), ("vertical.wifi_bps", "5.5e6")]
+    {
+        let e = err(good, &[&wifi[..], &[(key, value)]].concat());
+        assert!(e.contains(key) && e.contains("802.11"), "{key}={value}: {e}");
     }
 }
 

@@ -308,3 +308,44 @@ fn freeze_lessens_reordering_but_its_resume_burst_worsens_the_overshoot() {
     let (nr, fr) = (delta(b, a), delta(b2, a2));
     assert!(fr.queue_drops > nr.queue_drops, "resumed at the old cwnd: {fr:?} vs {nr:?}");
 }
+
+/// Goodput of the preset's flow staying in network `first` (no handoff), backlogged.
+fn achievable_mbps(first: &str, extra: &[(&str, &str)]) -> f64 {
+    let text = hosim::scenario::presets::find("vertical").expect("vertical preset");
+    let mut overrides: Vec<(String, String)> = [
+        ("duration_s", "20"),
+        ("vertical.first", first),
+        ("vertical.interval_s", "1000"),
+        ("vertical.app_rate_bps", "100e6"),
+        ("vertical.sndbuf_bytes", "100000000"),
+    ]
+    .iter()
+    .chain(extra)
+    .map(|(k, v)| (k.to_string(), v.to_string()))
+    .collect();
+    overrides.sort();
+    let opts = hosim::RunOptions { seed: Some(1), overrides, ..Default::default() };
+    let out = hosim::run(text, "vertical", &opts).expect("preset runs");
+    assert!(out.summary["handovers"].as_array().unwrap().is_empty());
+    out.summary["flows"][0]["goodput_bps"].as_f64().unwrap() / 1e6
+}
+
+#[test]
+fn preset_achievable_tcp_throughputs_are_the_802_11_macs_not_the_papers_19_and_3() {
+    // The paper reports 19 and 3 Mb/s achievable on its 54 Mb/s (802.11g) and 5.5 Mb/s
+    // (802.11b) networks. With the preset's 536-byte segments the MAC gives much less: a
+    // 576-byte packet's frame takes 118 µs at 54 Mb/s, against about 96 µs of DIFS and mean
+    // backoff and 44 µs of SIFS and ACK, and every other segment a TCP ACK contends for the
+    // same medium (the same overheads at 5.5 Mb/s with 192 µs preambles). Measured 12.8 and
+    // 2.0 Mb/s (ns-3.44's TCP over its WiFi model in bench/ns3/wifi is within 3 % of hosim's
+    // medium); the tolerance is 3 %.
+    let (wifi, cellular) = (achievable_mbps("wifi", &[]), achievable_mbps("cellular", &[]));
+    assert!((wifi / 12.8 - 1.0).abs() < 0.03, "802.11g at 54 Mb/s, 536-byte segments: {wifi} Mb/s");
+    assert!((cellular / 2.0 - 1.0).abs() < 0.03, "802.11b at 5.5 Mb/s, 536-byte segments: {cellular} Mb/s");
+    // With 1448-byte segments and a window that does not bind, the MAC gives 24.0 and
+    // 3.2 Mb/s: the paper's 3 Mb/s is within 10 %, its 19 Mb/s between the two sizes' 12.8 and 24.
+    let big = [("tcp.mss_bytes", "1448"), ("tcp.rwnd_bytes", "4000000")];
+    let (wifi, cellular) = (achievable_mbps("wifi", &big), achievable_mbps("cellular", &big));
+    assert!((wifi / 24.0 - 1.0).abs() < 0.03 && wifi > 19.0, "802.11g, 1448-byte segments: {wifi} Mb/s");
+    assert!((cellular / 3.0 - 1.0).abs() < 0.10, "802.11b, 1448-byte segments: {cellular} Mb/s");
+}

@@ -3,14 +3,25 @@
 //! and the sender's reaction (docs/reproductions/vertical-handoff.md).
 //!
 //! The paper gives the access rates (54 Mb/s WiFi with 19 Mb/s achievable, 5.5 Mb/s cellular
-//! with 3 Mb/s achievable) and nothing else about the links. Defaults here (docs/scenarios.md
-//! says why): each access is a rate-limited link at its achievable rate; one-way access delay
-//! 5 ms (WiFi) and 50 ms (cellular); a 100 Mb/s, 10 ms wired hop from each access to the
+//! with 3 Mb/s achievable) and says both networks were built in ns-3; nothing else about the
+//! links. `links` selects what an access network is:
+//! - `"p2p"` (the default): a rate-limited point-to-point link at `wifi_bps` / `cellular_bps`
+//!   (the achievable rates by default, 19 and 3 Mb/s) with the access delay on it;
+//! - `"802.11"` (the preset): an 802.11 BSS (`net::wifi`), the access point and the mobile
+//!   sharing one half-duplex medium; Network 1 is 802.11g (ERP-OFDM, short slot) at the data
+//!   rate `wifi_bps`, Network 2 802.11b (HR/DSSS, long preamble) at `cellular_bps`, so the
+//!   achievable rates are an outcome of the MAC. The air itself has no delay (metres, as in
+//!   ns-3, whose ACK timeout would not allow milliseconds): the access delay sits on the wired
+//!   hop behind the access point, so the base RTTs are the same as with `"p2p"`.
+//!
+//! Other defaults (docs/reproductions/vertical-handoff.md says why): one-way access delay 5 ms
+//! (WiFi) and 50 ms (cellular); a 100 Mb/s, 10 ms wired hop from each access to the
 //! destination; 100-packet DropTail queues (the ns-3 default `DropTailQueue` limit, the paper's
 //! simulator).
 
 use serde::Deserialize;
 
+use crate::net::wifi::phy::{B_RATES_BPS, G_RATES_BPS};
 use crate::spec::{Check, ScenarioError};
 
 /// The two access networks of Fig. 1.
@@ -54,6 +65,17 @@ pub enum Mode {
     Soft,
     /// Break before make: packets queued on the old interfaces (both directions) are lost.
     Hard,
+}
+
+/// What an access network is (see the module comment).
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+pub enum Links {
+    /// A rate-limited point-to-point link per network.
+    #[serde(rename = "p2p")]
+    P2p,
+    /// An 802.11 BSS per network: 802.11g for WiFi, 802.11b for cellular.
+    #[serde(rename = "802.11")]
+    Ieee80211,
 }
 
 /// The sender's reaction to the cross-layer notification.
@@ -105,6 +127,10 @@ pub struct VerticalSection {
     pub first: Network,
     #[serde(default = "d_mode")]
     pub mode: Mode,
+    /// Point-to-point links or 802.11 networks (`wifi_bps` and `cellular_bps` are then the
+    /// PHY data rates).
+    #[serde(default = "d_links")]
+    pub links: Links,
     #[serde(default = "d_adaptation")]
     pub adaptation: Adaptation,
     #[serde(default = "d_clah_bdp")]
@@ -154,6 +180,9 @@ fn d_first() -> Network {
 }
 fn d_mode() -> Mode {
     Mode::Soft
+}
+fn d_links() -> Links {
+    Links::P2p
 }
 fn d_adaptation() -> Adaptation {
     Adaptation::None
@@ -246,6 +275,18 @@ impl VerticalSection {
         if self.app_rate_bps > crate::app::MAX_RATE_BPS {
             let m = format!("must be at most {:e} bit/s, got {}", crate::app::MAX_RATE_BPS, self.app_rate_bps);
             return Err(c.err("vertical.app_rate_bps", &m));
+        }
+        if self.links == Links::Ieee80211 {
+            for (k, v, rates, std) in [
+                ("wifi_bps", self.wifi_bps, &G_RATES_BPS[..], "802.11g"),
+                ("cellular_bps", self.cellular_bps, &B_RATES_BPS[..], "802.11b"),
+            ] {
+                if !rates.contains(&(v.round() as u64)) || v.fract() != 0.0 {
+                    let list: Vec<String> = rates.iter().map(|r| format!("{r:e}")).collect();
+                    let m = format!("with links = \"802.11\" must be an {std} rate ({}), got {v:e}", list.join(", "));
+                    return Err(c.err(&format!("vertical.{k}"), &m));
+                }
+            }
         }
         c.non_negative("vertical.wifi_delay_s", self.wifi_delay_s)?;
         c.non_negative("vertical.cellular_delay_s", self.cellular_delay_s)?;

@@ -25,7 +25,7 @@
 mod config;
 mod template;
 
-pub use config::{Adaptation, ClahBdp, Mode, Network, VerticalSection, ACCESS, DEST, MOBILE};
+pub use config::{Adaptation, ClahBdp, Links, Mode, Network, VerticalSection, ACCESS, DEST, MOBILE};
 pub use template::{expand, install, reaction, PRESET, TEMPLATE};
 
 use std::collections::HashSet;

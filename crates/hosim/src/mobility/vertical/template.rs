@@ -7,16 +7,19 @@
 //! ```
 //!
 //! The mobile is the source: one TCP flow mobile -> dest fed by a rate-limited application.
-//! Each access link (mobile <-> ap, mobile <-> bs) is a rate-limited link at the network's
-//! achievable rate; its queue at the mobile is the bottleneck interface of Fig. 6. The agent
+//! Each access (mobile <-> ap, mobile <-> bs) is a rate-limited link at the network's rate
+//! (`links = "p2p"`), or an 802.11 BSS of the access point and the mobile (`"802.11"`: the
+//! links "ap->mobile" and "mobile->ap" of a `[[media]]` entry, their access delay moved to the
+//! wired hop); the access queue at the mobile is the bottleneck interface of Fig. 6. The agent
 //! points the mobile's route to dest and dest's route to the mobile at one network at a time.
 
-use super::config::{Adaptation, ClahBdp, Network, VerticalSection, ACCESS, DEST, MOBILE};
+use super::config::{Adaptation, ClahBdp, Links, Network, VerticalSection, ACCESS, DEST, MOBILE};
 use super::{Metrics, VerticalHandoff};
 use crate::engine::time::s_to_ns;
 use crate::net::{FlowId, LinkId, NodeId};
 use crate::sim::Sim;
-use crate::spec::graph::{link, node, AppKind, FlowSpec, Graph, NodeKindName};
+use crate::spec::graph::{link, node, AppKind, FlowSpec, Graph, NodeKindName, QueueKind};
+use crate::spec::wifi::{MediumSpec, StandardName};
 use crate::spec::{Check, ScenarioError};
 use crate::tcp::sender::{BdpEstimate, ClahConfig, DupackResume, PathReaction};
 
@@ -29,8 +32,17 @@ pub fn expand(v: &VerticalSection) -> Graph {
     g.nodes.push(node(DEST.into(), NodeKindName::Host));
     for n in [Network::Wifi, Network::Cellular] {
         let (rate, delay, queue) = v.access(n);
-        g.links.push(link(MOBILE, ACCESS[n.index()], rate, delay, queue));
-        g.links.push(link(ACCESS[n.index()], DEST, v.core_bps, v.core_delay_s, v.core_queue_pkts));
+        let access = ACCESS[n.index()];
+        match v.links {
+            Links::P2p => {
+                g.links.push(link(MOBILE, access, rate, delay, queue));
+                g.links.push(link(access, DEST, v.core_bps, v.core_delay_s, v.core_queue_pkts));
+            }
+            Links::Ieee80211 => {
+                g.media.push(bss(n, rate, queue));
+                g.links.push(link(access, DEST, v.core_bps, delay + v.core_delay_s, v.core_queue_pkts));
+            }
+        }
     }
     g.flows.push(FlowSpec {
         name: Some("mobile".into()),
@@ -48,6 +60,33 @@ pub fn expand(v: &VerticalSection) -> Graph {
         g.traced_queues.push(format!("{MOBILE}->{a}"));
     }
     g
+}
+
+/// Network `n` as an 802.11 BSS of its access point and the mobile: 802.11g for WiFi, 802.11b
+/// for cellular (the paper's 5.5 Mb/s is an HR/DSSS rate), default basic rates, preamble and
+/// slot, no frame errors, `queue`-packet DropTail queues at both stations.
+fn bss(n: Network, rate_bps: f64, queue: u32) -> MediumSpec {
+    MediumSpec {
+        name: Some(n.name().into()),
+        standard: match n {
+            Network::Wifi => StandardName::G,
+            Network::Cellular => StandardName::B,
+        },
+        rate_bps,
+        preamble: None,
+        slot: None,
+        basic_rates_bps: None,
+        ap: ACCESS[n.index()].into(),
+        stations: vec![MOBILE.into()],
+        delay_s: 0.0,
+        queue: QueueKind::DropTail,
+        queue_packets: Some(queue),
+        queue_bytes: None,
+        red: None,
+        frame_error_rate: 0.0,
+        retry_limit: None,
+        trace: false,
+    }
 }
 
 /// The sender's reaction `vertical.adaptation` selects.
@@ -143,5 +182,19 @@ mod tests {
         assert_eq!((g.flows[0].app, g.flows[0].rate_bps), (AppKind::Rate, Some(20e6)));
         assert!((v.base_rtt_s(Network::Wifi) - 0.030).abs() < 1e-12);
         assert!((v.base_rtt_s(Network::Cellular) - 0.120).abs() < 1e-12);
+    }
+
+    #[test]
+    fn wifi_expansion_has_one_bss_per_network_and_the_access_delay_behind_the_access_point() {
+        let v: VerticalSection =
+            toml::from_str("links = \"802.11\"\nwifi_bps = 54e6\ncellular_bps = 5.5e6").expect("valid section");
+        let g = expand(&v);
+        assert_eq!(g.links.len(), 2, "only the wired hops are [[links]]");
+        let media: Vec<_> = g.media.iter().map(|m| (m.standard, m.rate_bps, m.ap.as_str(), m.delay_s)).collect();
+        assert_eq!(media, [(StandardName::G, 54e6, "ap", 0.0), (StandardName::B, 5.5e6, "bs", 0.0)]);
+        assert!(g.media.iter().all(|m| m.stations == [MOBILE] && m.queue_packets == Some(100)));
+        let delay = |from: &str| g.links.iter().find(|l| l.from == from).unwrap().delay_s;
+        assert!((delay("ap") - 0.015).abs() < 1e-12 && (delay("bs") - 0.060).abs() < 1e-12);
+        assert!((v.base_rtt_s(Network::Wifi) - 0.030).abs() < 1e-12, "base RTTs as with p2p links");
     }
 }

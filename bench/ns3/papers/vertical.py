@@ -1,0 +1,507 @@
+#!/usr/bin/env python3
+"""ns-3.44 referee for the `vertical` reproduction: Sinky & Hamdaoui's experiment (TCP-CLAH,
+Sec. V.B, Fig. 1) in ns-3 itself (benchmark only).
+
+Fig. 1 as the paper describes it: a mobile with two 802.11 interfaces, "a 54 Mbps Wifi network
+and a 5.5 Mbps cellular network", and a common destination. Network 1 is an 802.11g BSS (ap and
+the mobile) at ErpOfdmRate54Mbps, Network 2 an 802.11b BSS (bs and the mobile) at
+DsssRate5_5Mbps, each on its own YansWifiChannel (no interference between them), the BSS of
+bench/ns3/wifi (ConstantRateWifiManager, RTS/CTS off, no QoS, stations 1 m away, one beacon a
+second). Each access point reaches `dest` over a 100 Mb/s point-to-point link whose delay is the
+access network's one-way delay plus the wired hop's (5 + 10 ms and 50 + 10 ms: hosim's preset,
+which puts the access delay behind the access point because the air has none). Soft handoffs
+every 15 s over 100 s from Network 1: at each the mobile's host route to dest and dest's host
+route to the mobile move to the other network; frames queued on the old interface are still
+sent. The mobile's OnOffApplication writes 536-byte chunks at 10, 15 or 20 Mb/s into a TCP
+socket; a write that does not fit into the send buffer is lost (OnOffApplication::SendPacket).
+
+TCP: ns-3's defaults of the paper's time, as hosim's preset states them: TcpNewReno with
+TcpClassicRecovery, SegmentSize 536, InitialCwnd 1, InitialSlowStartThreshold 65535, no window
+scaling (rwnd 65535), no timestamps, no SACK, no limited transmit, DelAckCount 2 and
+DelAckTimeout 200 ms, MinRto 1 s, initial RTO 1 s, Snd/RcvBufSize 131072.
+Queues: no queue disc (TrafficControlHelper::Uninstall); WifiMacQueue MaxSize 100p (hosim's
+100-packet DropTail) and MaxDelay 100 s (no stale-frame drops); point-to-point TxQueue 1000p.
+The ARP caches are filled before the run (NeighborCacheHelper): otherwise the first packets on
+the second interface wait for ARP, and all but three of them are dropped (ArpCache
+PendingQueueSize), which hosim does not model.
+
+TCP-CLAH (`--tcp clah`): Algorithms 1-2 applied to the NewReno socket at each handoff by C++
+compiled through cppyy (CLAH below). A class derived from TcpSocketBase reaches the socket's
+protected state: it resets the RTT estimator (RttEstimator::Reset) and sets the RTO to its
+initial 1 s, sets cwnd (and the inflated cwnd) to BDP_UB = S x N = 536 x 4 bytes, leaves
+ssthresh alone, and on a handoff to the low-delay network raises ReTxThreshold so that no run
+of duplicate ACKs triggers a fast retransmit, until everything sent before the handoff is
+cumulatively acknowledged (hosim's `DupackResume::PreHandoffAcked`). It is not a congestion
+control subclass: CLAH changes the RTO estimator and the dupack threshold, which belong to the
+socket.
+
+Measured on the NewReno (or CLAH) flow as hosim's `vertical` agent measures it: per 0.1 s bin,
+from every data packet reaching dest, the count, mean one-way delay (LocalDeliver at dest minus
+SendOutgoing at the mobile, per transmission: FlowMonitor's byte tag numbers each), the
+jitter (mean |delay(i) - delay(i-1)| over consecutive data packets, FlowMonitor's
+jitterSum / (rxPackets - 1)), the IP bytes received,
+and at each arrival the sender's latest RTT sample, its cwnd and the packets in the mobile's
+two WifiMacQueues. FlowMonitor runs beside the probe, and its whole-run jitter of the flow is
+reported next to the probe's. The runs are reduced by hosim's own code
+(`hosim.reproduce.vertical.reduce_run`: means over the 2 s after each handoff and over the run),
+so run this with a Python that has both ns-3 and hosim.
+
+Usage: python bench/ns3/papers/vertical.py [--rates 10e6 15e6 20e6] [--tcp newreno clah]
+           [--runs 1 2 3 4 5] [--duration 100] [--jobs 2] [--json vertical-ns3.json]
+           [--series vertical-ns3-series.json]
+"""
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "wifi"))
+from ns3_udp import mode_name  # noqa: E402
+
+MSS = 536
+HOPS = 4  # N = n + m: mobile -> ap -> dest and back
+INTERVAL_S = 15.0
+BIN_S = 0.1
+ACCESS_DELAY_S = {"wifi": 0.005, "cellular": 0.050}
+CORE_DELAY_S = 0.010
+#: The mobile's stations associate after the first beacons (at 0 s); a SYN sent before is lost
+#: and retried after ns-3's 3 s connection timeout. hosim has no association: its flow starts at 0.
+APP_START_S = 0.1
+
+PROBE = r"""
+#include <map>
+#include <vector>
+#include <cmath>
+namespace vref {
+using namespace ns3;
+
+// CLAH: reaches the socket's protected state (a pointer to member named through a derived
+// class is allowed to it); never instantiated.
+struct Clah : TcpSocketBase {
+    static Ptr<TcpSocketState> Tcb(TcpSocketBase* s) { return s->*(&Clah::m_tcb); }
+    static Ptr<RttEstimator> Rtt(TcpSocketBase* s) { return s->*(&Clah::m_rtt); }
+    static TracedValue<Time>& Rto(TcpSocketBase* s) { return s->*(&Clah::m_rto); }
+    static uint32_t& RetxThresh(TcpSocketBase* s) { return s->*(&Clah::m_retxThresh); }
+};
+
+// FlowMonitor's Ipv4FlowProbeTag (ipv4-flow-probe.cc; not in a header), a byte tag, read only: its first
+// two fields, the flow id and the packet id FlowMonitor gives each transmission at
+// SendOutgoing. A retransmission is a fragment of the packet in the send buffer and keeps its
+// uid, so the uid does not tell the copies apart; this id does.
+class FlowTag : public Tag {
+  public:
+    uint32_t flowId = 0, packetId = 0;
+    TypeId GetInstanceTypeId() const override { return TypeId::LookupByName("ns3::Ipv4FlowProbeTag"); }
+    uint32_t GetSerializedSize() const override { return 4 + 4 + 4 + 8; }
+    void Serialize(TagBuffer) const override {}
+    void Deserialize(TagBuffer b) override { flowId = b.ReadU32(); packetId = b.ReadU32(); }
+    void Print(std::ostream& os) const override { os << flowId << "/" << packetId; }
+    uint64_t Key() const { return (uint64_t)flowId << 32 | packetId; }
+};
+
+struct Probe {
+    double bin = 0.1;
+    Ptr<TcpSocketBase> sock;
+    std::vector<Ptr<WifiMacQueue>> upQueues;
+    std::map<uint64_t, double> sentAt;     // FlowTag key -> time put on the wire
+    uint32_t highestSent = 0;              // highest sequence end sent
+    bool anySent = false;
+    uint64_t missed = 0;
+    std::vector<double> recoveryAt;
+    uint64_t segments = 0, retransmits = 0, recoveries = 0, losses = 0;
+    // per bin
+    std::vector<uint64_t> pkts, jitN, rttN, rxBytes;
+    std::vector<double> delaySum, jitSum, rttSum, cwndSum, queueSum;
+    double lastDelay = -1;
+    // CLAH's dupack hold
+    bool hold = false;
+    uint32_t holdUntil = 0;
+    uint64_t heldAcks = 0;
+
+    void Grow(size_t b) {
+        if (pkts.size() > b) return;
+        pkts.resize(b + 1, 0); jitN.resize(b + 1, 0); rttN.resize(b + 1, 0); rxBytes.resize(b + 1, 0);
+        delaySum.resize(b + 1, 0); jitSum.resize(b + 1, 0); rttSum.resize(b + 1, 0);
+        cwndSum.resize(b + 1, 0); queueSum.resize(b + 1, 0);
+    }
+};
+Probe probe;
+void Reset() { probe = Probe(); }
+
+static uint32_t DataBytes(Ptr<const Packet> p, uint32_t& seq) {
+    TcpHeader th;
+    p->PeekHeader(th);
+    seq = th.GetSequenceNumber().GetValue();
+    return p->GetSize() - th.GetSerializedSize();
+}
+
+void OnSend(const Ipv4Header& h, Ptr<const Packet> p, uint32_t) {
+    if (h.GetProtocol() != 6) return;
+    uint32_t seq;
+    uint32_t len = DataBytes(p, seq);
+    if (len == 0) return;
+    probe.segments++;
+    uint32_t end = seq + len;
+    if (probe.anySent && (int32_t)(end - probe.highestSent) <= 0) probe.retransmits++;
+    if (!probe.anySent || (int32_t)(end - probe.highestSent) > 0) probe.highestSent = end;
+    probe.anySent = true;
+    FlowTag tag;
+    if (!p->FindFirstMatchingByteTag(tag)) { probe.missed++; return; }
+    probe.sentAt[tag.Key()] = Simulator::Now().GetSeconds();
+}
+
+void OnDeliver(const Ipv4Header& h, Ptr<const Packet> p, uint32_t) {
+    if (h.GetProtocol() != 6) return;
+    uint32_t seq;
+    if (DataBytes(p, seq) == 0) return;
+    FlowTag tag;
+    if (!p->FindFirstMatchingByteTag(tag)) { probe.missed++; return; }
+    auto it = probe.sentAt.find(tag.Key());
+    if (it == probe.sentAt.end()) { probe.missed++; return; }
+    double now = Simulator::Now().GetSeconds();
+    double delay = now - it->second;
+    probe.sentAt.erase(it);
+    size_t b = (size_t)std::floor(now / probe.bin);
+    probe.Grow(b);
+    probe.pkts[b]++;
+    probe.rxBytes[b] += h.GetPayloadSize() + h.GetSerializedSize();
+    probe.delaySum[b] += delay;
+    if (probe.lastDelay >= 0) { probe.jitSum[b] += std::fabs(delay - probe.lastDelay); probe.jitN[b]++; }
+    probe.lastDelay = delay;
+    Ptr<TcpSocketState> tcb = Clah::Tcb(PeekPointer(probe.sock));
+    Time rtt = tcb->m_lastRtt.Get();
+    if (rtt.IsStrictlyPositive()) { probe.rttSum[b] += rtt.GetSeconds(); probe.rttN[b]++; }
+    probe.cwndSum[b] += tcb->m_cWnd.Get();
+    uint64_t q = 0;
+    for (auto& wq : probe.upQueues) q += wq->GetNPackets();
+    probe.queueSum[b] += q;
+}
+
+void OnCongState(TcpSocketState::TcpCongState_t, TcpSocketState::TcpCongState_t now) {
+    if (now == TcpSocketState::CA_RECOVERY) {
+        probe.recoveries++;
+        probe.recoveryAt.push_back(Simulator::Now().GetSeconds());
+    }
+    if (now == TcpSocketState::CA_LOSS) probe.losses++;
+}
+
+void OnHighestAck(SequenceNumber32, SequenceNumber32 ack) {
+    if (probe.hold && (int32_t)(ack.GetValue() - probe.holdUntil) >= 0) {
+        probe.hold = false;
+        Clah::RetxThresh(PeekPointer(probe.sock)) = 3;
+    }
+}
+
+void OnRxAck(Ptr<const Packet>, const TcpHeader& th, Ptr<const TcpSocketBase>) {
+    if (probe.hold && (th.GetFlags() & TcpHeader::ACK)) probe.heldAcks++;
+}
+
+void Attach(Ptr<Socket> s) {
+    probe.sock = DynamicCast<TcpSocketBase>(s);
+    probe.sock->TraceConnectWithoutContext("CongState", MakeCallback(&OnCongState));
+    probe.sock->TraceConnectWithoutContext("HighestRxAck", MakeCallback(&OnHighestAck));
+}
+
+// Algorithms 1 (toLowDelay) and 2 of TCP-CLAH at the cross-layer notification.
+void ClahHandoff(bool toLowDelay, uint32_t bdp, double initialRto) {
+    TcpSocketBase* s = PeekPointer(probe.sock);
+    // reset RTT and RTO estimations (RFC 6298 (2.1): the initial RTO)
+    Clah::Rtt(s)->Reset();
+    Clah::Rto(s) = Seconds(initialRto);
+    if (toLowDelay) {
+        // temporarily disable dupacks, until everything sent before the handoff is acked
+        probe.hold = true;
+        probe.holdUntil = probe.highestSent;
+        Clah::RetxThresh(s) = 0x7fffffff;
+    }
+    // obtain path BDP; set cwnd = path BDP
+    Ptr<TcpSocketState> tcb = Clah::Tcb(s);
+    tcb->m_cWnd = bdp;
+    tcb->m_cWndInfl = bdp;
+}
+
+uint32_t Cwnd() { return Clah::Tcb(PeekPointer(probe.sock))->m_cWnd.Get(); }
+double RtoS() { return Clah::Rto(PeekPointer(probe.sock)).Get().GetSeconds(); }
+}
+"""
+
+
+def bss(ns, std: str, rate: float, ap, sta, ssid_name: str):
+    """One BSS of `ap` and `sta` on a channel of its own, set up as bench/ns3/wifi/ns3_udp.bss
+    does. Returns (the AP's device, the station's device)."""
+    chan = ns.YansWifiChannelHelper.Default()
+    phy = ns.YansWifiPhyHelper()
+    phy.SetChannel(chan.Create())
+    wifi = ns.WifiHelper()
+    wifi.SetStandard(ns.WIFI_STANDARD_80211g if std == "802.11g" else ns.WIFI_STANDARD_80211b)
+    ctrl = "ErpOfdmRate6Mbps" if std == "802.11g" else "DsssRate1Mbps"
+    wifi.SetRemoteStationManager(
+        "ns3::ConstantRateWifiManager", "DataMode", ns.StringValue(mode_name(std, rate)),
+        "ControlMode", ns.StringValue(ctrl), "RtsCtsThreshold", ns.UintegerValue(65535),
+    )
+    mac = ns.WifiMacHelper()
+    ssid = ns.Ssid(ssid_name)
+    beacon = ns.TimeValue(ns.MicroSeconds(1024 * 1024))
+    mac.SetType("ns3::ApWifiMac", "Ssid", ns.SsidValue(ssid), "BeaconInterval", beacon,
+                "EnableBeaconJitter", ns.BooleanValue(False))
+    ap_dev = wifi.Install(phy, mac, ap)
+    mac.SetType("ns3::StaWifiMac", "Ssid", ns.SsidValue(ssid))
+    sta_dev = wifi.Install(phy, mac, sta)
+    return ap_dev.Get(0), sta_dev.Get(0)
+
+
+def configure_tcp(ns) -> None:
+    D = ns.Config.SetDefault
+    D("ns3::WifiMacQueue::MaxDelay", ns.TimeValue(ns.Seconds(100)))
+    D("ns3::WifiMacQueue::MaxSize", ns.StringValue("100p"))
+    D("ns3::TcpL4Protocol::SocketType", ns.TypeIdValue(ns.TypeId.LookupByName("ns3::TcpNewReno")))
+    D("ns3::TcpL4Protocol::RecoveryType", ns.TypeIdValue(ns.TypeId.LookupByName("ns3::TcpClassicRecovery")))
+    D("ns3::TcpSocket::SegmentSize", ns.UintegerValue(MSS))
+    D("ns3::TcpSocket::InitialCwnd", ns.UintegerValue(1))
+    D("ns3::TcpSocket::InitialSlowStartThreshold", ns.UintegerValue(65535))
+    D("ns3::TcpSocket::DelAckCount", ns.UintegerValue(2))
+    D("ns3::TcpSocket::DelAckTimeout", ns.TimeValue(ns.Seconds(0.2)))
+    D("ns3::TcpSocket::SndBufSize", ns.UintegerValue(131072))
+    D("ns3::TcpSocket::RcvBufSize", ns.UintegerValue(131072))
+    D("ns3::TcpSocketBase::WindowScaling", ns.BooleanValue(False))
+    D("ns3::TcpSocketBase::Timestamp", ns.BooleanValue(False))
+    D("ns3::TcpSocketBase::Sack", ns.BooleanValue(False))
+    D("ns3::TcpSocketBase::LimitedTransmit", ns.BooleanValue(False))
+    D("ns3::TcpSocketBase::MinRto", ns.TimeValue(ns.Seconds(1.0)))
+    D("ns3::RttEstimator::InitialEstimation", ns.TimeValue(ns.Seconds(1.0)))
+
+
+def run(ns, cppyy, rate: float, tcp: str, run_no: int, duration: float) -> dict:
+    ns.RngSeedManager.SetSeed(1)
+    ns.RngSeedManager.SetRun(run_no)
+    configure_tcp(ns)
+    nodes = ns.NodeContainer()
+    nodes.Create(4)
+    mobile, ap, bs, dest = (nodes.Get(i) for i in range(4))
+    ap1, sta1 = bss(ns, "802.11g", 54e6, ap, mobile, "network1")
+    ap2, sta2 = bss(ns, "802.11b", 5.5e6, bs, mobile, "network2")
+    mob = ns.MobilityHelper()
+    pos = ns.CreateObject[ns.ListPositionAllocator]()
+    for x in (0.0, 1.0, -1.0, 0.0):  # mobile, ap, bs, dest
+        pos.Add(ns.Vector(x, 0, 0))
+    mob.SetPositionAllocator(pos)
+    mob.SetMobilityModel("ns3::ConstantPositionMobilityModel")
+    mob.Install(nodes)
+    p2p = ns.PointToPointHelper()
+    p2p.SetDeviceAttribute("DataRate", ns.StringValue("100Mbps"))
+    p2p.SetQueue("ns3::DropTailQueue", "MaxSize", ns.StringValue("1000p"))
+    p2p.SetChannelAttribute("Delay", ns.TimeValue(ns.Seconds(ACCESS_DELAY_S["wifi"] + CORE_DELAY_S)))
+    core1 = p2p.Install(ap, dest)
+    p2p.SetChannelAttribute("Delay", ns.TimeValue(ns.Seconds(ACCESS_DELAY_S["cellular"] + CORE_DELAY_S)))
+    core2 = p2p.Install(bs, dest)
+    ns.InternetStackHelper().Install(nodes)
+    addr = ns.Ipv4AddressHelper()
+    ifaces = []
+    for net, (a, b) in (("10.1.0.0", (ap1, sta1)), ("10.2.0.0", (ap2, sta2)),
+                        ("10.3.0.0", (core1.Get(0), core1.Get(1))), ("10.4.0.0", (core2.Get(0), core2.Get(1)))):
+        addr.SetBase(ns.Ipv4Address(net), ns.Ipv4Mask("255.255.255.0"))
+        devs = ns.NetDeviceContainer()
+        devs.Add(a)
+        devs.Add(b)
+        ifaces.append(addr.Assign(devs))
+        ns.TrafficControlHelper().Uninstall(devs)
+    ns.NeighborCacheHelper().PopulateNeighborCache()
+    mobile_addr = ifaces[0].GetAddress(1)     # 10.1.0.2: the flow's source address throughout
+    dest_addr = ifaces[2].GetAddress(1)       # 10.3.0.2
+    srh = ns.Ipv4StaticRoutingHelper()
+
+    def routing(node):
+        return srh.GetStaticRouting(node.GetObject[ns.Ipv4]())
+
+    def ifindex(node, dev):
+        return node.GetObject[ns.Ipv4]().GetInterfaceForDevice(dev)
+
+    # bs carries the flow when the mobile is on Network 2: both directions by host routes.
+    routing(bs).AddHostRouteTo(mobile_addr, ifaces[1].GetAddress(1), ifindex(bs, ap2))
+    routing(bs).AddHostRouteTo(dest_addr, ifaces[3].GetAddress(1), ifindex(bs, core2.Get(0)))
+    # (next hop at the mobile, its interface), (next hop at dest, its interface) per network
+    hops = {"wifi": ((ifaces[0].GetAddress(0), ifindex(mobile, sta1)),
+                     (ifaces[2].GetAddress(0), ifindex(dest, core1.Get(1)))),
+            "cellular": ((ifaces[1].GetAddress(0), ifindex(mobile, sta2)),
+                         (ifaces[3].GetAddress(0), ifindex(dest, core2.Get(1))))}
+
+    def attach(network: str) -> None:
+        for node, target, (nh, oif) in ((mobile, dest_addr, hops[network][0]), (dest, mobile_addr, hops[network][1])):
+            r = routing(node)
+            for i in reversed(range(r.GetNRoutes())):
+                if r.GetRoute(i).GetDest() == target:
+                    r.RemoveRoute(i)
+            r.AddHostRouteTo(target, nh, oif)
+
+    attach("wifi")
+    port = 9
+    sink = ns.PacketSinkHelper("ns3::TcpSocketFactory", ns.InetSocketAddress(ns.Ipv4Address.GetAny(), port).ConvertTo())
+    sink_app = sink.Install(dest)
+    sink_app.Start(ns.Seconds(0))
+    onoff = ns.OnOffHelper("ns3::TcpSocketFactory", ns.InetSocketAddress(dest_addr, port).ConvertTo())
+    onoff.SetConstantRate(ns.DataRate(int(rate)), MSS)
+    app = onoff.Install(mobile)
+    app.Start(ns.Seconds(APP_START_S))
+
+    v = cppyy.gbl.vref
+    v.Reset()
+    probe = v.probe
+    probe.bin = BIN_S
+    for dev in (sta1, sta2):
+        probe.upQueues.push_back(ns.DynamicCast[ns.WifiNetDevice](dev).GetMac().GetTxopQueue(ns.AC_BE_NQOS))
+    ipv4 = {n: n.GetObject[ns.Ipv4L3Protocol]() for n in (mobile, dest)}
+    # FlowMonitor tags a packet in its SendOutgoing hook and removes the tag in its LocalDeliver
+    # hook: the probe's send hook goes after its, the delivery hook before.
+    ipv4[dest].TraceConnectWithoutContext("LocalDeliver", ns.MakeCallback(v.OnDeliver))
+    fmh = ns.FlowMonitorHelper()
+    monitor = fmh.InstallAll()
+    ipv4[mobile].TraceConnectWithoutContext("SendOutgoing", ns.MakeCallback(v.OnSend))
+
+    now = APP_START_S + 1e-6  # the application has created its socket
+    ns.Simulator.Stop(ns.Seconds(now))
+    ns.Simulator.Run()
+    v.Attach(ns.DynamicCast[ns.OnOffApplication](app.Get(0)).GetSocket())
+    handoffs = []
+    at = "wifi"
+    t = INTERVAL_S
+    while t < duration:
+        ns.Simulator.Stop(ns.Seconds(t - now))
+        ns.Simulator.Run()
+        now = t
+        to = "cellular" if at == "wifi" else "wifi"
+        cwnd_before = v.Cwnd()
+        attach(to)
+        if tcp == "clah":
+            v.ClahHandoff(to == "wifi", MSS * HOPS, 1.0)
+        handoffs.append({"start_s": t, "from": at, "to": to, "cwnd_before_bytes": int(cwnd_before),
+                         "cwnd_after_bytes": int(v.Cwnd()), "rto_after_s": v.RtoS()})
+        at = to
+        t += INTERVAL_S
+    ns.Simulator.Stop(ns.Seconds(duration - now))
+    ns.Simulator.Run()
+
+    classifier = ns.DynamicCast[ns.Ipv4FlowClassifier](fmh.GetClassifier())
+    fm_jitter, fm_rx = None, 0
+    for flow_id, st in monitor.GetFlowStats():
+        tup = classifier.FindFlow(flow_id)
+        if tup.sourceAddress == mobile_addr and tup.destinationAddress == dest_addr and st.rxPackets > 1:
+            fm_jitter = st.jitterSum.GetSeconds() / (st.rxPackets - 1)
+            fm_rx = st.rxPackets
+    goodput = ns.DynamicCast[ns.PacketSink](sink_app.Get(0)).GetTotalRx() * 8 / duration
+    drops = sum(probe.upQueues[i].GetTotalDroppedPackets() for i in range(2))
+    drops += sum(ns.DynamicCast[ns.WifiNetDevice](d).GetMac().GetTxopQueue(ns.AC_BE_NQOS).GetTotalDroppedPackets()
+                 for d in (ap1, ap2))
+    n = len(probe.pkts)
+
+    def mean(sums, counts, i):
+        return sums[i] / counts[i] if counts[i] else None
+
+    series = {
+        "bin_s": BIN_S,
+        "pkts": [int(probe.pkts[i]) for i in range(n)],
+        "delay_mean_s": [mean(probe.delaySum, probe.pkts, i) for i in range(n)],
+        "jitter_mean_s": [mean(probe.jitSum, probe.jitN, i) for i in range(n)],
+        "rx_bps": [probe.rxBytes[i] * 8 / BIN_S for i in range(n)],
+        "rtt_mean_s": [mean(probe.rttSum, probe.rttN, i) for i in range(n)],
+        "cwnd_mean_bytes": [mean(probe.cwndSum, probe.pkts, i) for i in range(n)],
+        "queue_mean_pkts": [mean(probe.queueSum, probe.pkts, i) for i in range(n)],
+    }
+    jit_n = sum(probe.jitN[i] for i in range(n))
+    rtt_n = sum(probe.rttN[i] for i in range(n))
+    summary = {
+        "handovers": handoffs,
+        "flows": [{"goodput_bps": goodput, "retransmits": int(probe.retransmits), "timeouts": int(probe.losses),
+                   "spurious_timeouts": None, "fast_recoveries": int(probe.recoveries),
+                   "rtt_mean_s": sum(probe.rttSum[i] for i in range(n)) / rtt_n if rtt_n else None}],
+        "queues": [{"dropped": int(drops)}],
+        "vertical": {"series": series,
+                     "jitter_mean_s": sum(probe.jitSum[i] for i in range(n)) / jit_n if jit_n else None,
+                     "suppressed_dupacks": None, "zero_window_probes": None, "persist_s": None,
+                     "app_refused_bytes": None},
+    }
+    ns.Simulator.Destroy()
+    return {"rate_bps": rate, "tcp": tcp, "run": run_no, "summary": summary,
+            "flowmonitor_jitter_s": fm_jitter, "flowmonitor_rx_packets": int(fm_rx),
+            "segments_sent": int(probe.segments), "probe_missed": int(probe.missed),
+            "recovery_at_s": [round(x, 3) for x in probe.recoveryAt]}
+
+
+def one(rate: float, tcp: str, run_no: int, duration: float) -> dict:
+    """One run in this process, reduced by hosim's code (ns-3 runs one simulation per process
+    here: a second one in the same process after Simulator::Destroy crashed in cppyy)."""
+    import cppyy
+    from ns import ns
+
+    from hosim.reproduce.vertical import reduce_run
+
+    cppyy.cppdef(PROBE)
+    t0 = time.time()
+    r = run(ns, cppyy, rate, tcp, run_no, duration)
+    reduced = reduce_run(r.pop("summary"))
+    r["series"] = reduced.pop("series")
+    r["wall_s"] = round(time.time() - t0, 1)
+    r.update(reduced)
+    return r
+
+
+def main() -> None:
+    p = argparse.ArgumentParser()
+    p.add_argument("--rates", type=float, nargs="+", default=[10e6, 15e6, 20e6])
+    p.add_argument("--tcp", nargs="+", default=["newreno", "clah"], choices=["newreno", "clah"])
+    p.add_argument("--runs", type=int, nargs="+", default=[1, 2, 3, 4, 5])
+    p.add_argument("--duration", type=float, default=100.0)
+    p.add_argument("--jobs", type=int, default=1, help="runs at once, each in a process of its own")
+    p.add_argument("--json", help="write the results here (replacing runs it holds already)")
+    p.add_argument("--series", help="write the per-bin series of run 1 here")
+    p.add_argument("--one", nargs=3, metavar=("RATE", "TCP", "RUN"), help=argparse.SUPPRESS)
+    a = p.parse_args()
+    if a.one:
+        print(json.dumps(one(float(a.one[0]), a.one[1], int(a.one[2]), a.duration)), flush=True)
+        # The probe's pointers outlive Simulator::Destroy; their destructors at interpreter exit
+        # corrupted the heap in one run of 18 (SIGABRT after the result was printed).
+        os._exit(0)
+    rows, series = [], {}
+    for path, into in ((a.json, "rows"), (a.series, "series")):
+        if path and os.path.exists(path):
+            with open(path) as f:
+                if into == "rows":
+                    rows = json.load(f)
+                else:
+                    series = json.load(f)
+    specs = [(rate, tcp, run_no) for run_no in a.runs for rate in a.rates for tcp in a.tcp]
+
+    def launch(spec):
+        rate, tcp, run_no = spec
+        cmd = [sys.executable, os.path.abspath(__file__), "--duration", str(a.duration),
+               "--one", repr(rate), tcp, str(run_no)]
+        out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
+        return json.loads(out.strip().splitlines()[-1])
+
+    with ThreadPoolExecutor(a.jobs) as pool:
+        for r in pool.map(launch, specs):
+            key = (r["rate_bps"], r["tcp"], r["run"])
+            s = r.pop("series")
+            if r["run"] == 1:
+                series[f"{r['rate_bps']:g}|{r['tcp']}"] = s
+            rows = [x for x in rows if (x["rate_bps"], x["tcp"], x["run"]) != key] + [r]
+            rows.sort(key=lambda x: (x["rate_bps"], x["tcp"], x["run"]))
+            print(json.dumps({k: r[k] for k in BRIEF}), flush=True)
+            if a.json:
+                with open(a.json, "w") as f:
+                    json.dump(rows, f, indent=1, sort_keys=True)
+            if a.series:
+                with open(a.series, "w") as f:
+                    json.dump(series, f, sort_keys=True)
+
+
+BRIEF = ("rate_bps", "tcp", "run", "wall_s", "goodput_bps", "retransmits", "fast_recoveries", "timeouts",
+         "jitter_overall_s", "flowmonitor_jitter_s", "jitter_mean_s_after_handoff", "rtt_mean_s_after_handoff",
+         "queue_mean_pkts_after_handoff")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
