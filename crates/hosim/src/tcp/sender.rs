@@ -22,6 +22,7 @@ mod clah;
 mod frto;
 mod persist;
 mod rack_tlp;
+mod rate_based;
 
 use frto::{Frto, FrtoAck};
 use rack_tlp::TlpEpisode;
@@ -167,6 +168,9 @@ pub struct TcpSender {
     cwnd_usage: CwndUsage,
     /// Linux's HyStart (`tcp.linux_hystart`).
     linux_hystart: Option<LinuxHyStart>,
+    /// Delivery-rate samples and pacing, for a controller that asks for them
+    /// (`rate_based.rs`).
+    rate: Option<Box<rate_based::RateBased>>,
     pub stats: SenderStats,
 }
 
@@ -222,8 +226,17 @@ impl TcpSender {
             hystart: cfg_hystart.then(HyStart::default),
             cwnd_usage: CwndUsage::default(),
             linux_hystart: cfg_linux_hystart.then(LinuxHyStart::default),
+            rate: None,
             stats: SenderStats::default(),
         }
+    }
+
+    /// Puts another congestion controller on the sender (a controller the crate does not
+    /// know, `AnyCc::Other`), before the connection opens. A controller that asks for
+    /// delivery-rate samples gets them, and its pacing rate, from here on.
+    pub fn set_controller(&mut self, cc: AnyCc) {
+        self.rate = cc.wants_rate_samples().then(Box::default);
+        self.cc = cc;
     }
 
     // ---- observers -------------------------------------------------------------------
@@ -362,6 +375,9 @@ impl TcpSender {
         if self.cfg.growth_gate == GrowthGate::CwndLimited {
             self.cwnd_validate(true);
         }
+        if self.rate.is_some() {
+            self.rate_check_app_limited(now);
+        }
     }
 
     /// RFC 6298 (5.5)-(5.6) for the SYN: back off and send it again.
@@ -386,17 +402,21 @@ impl TcpSender {
         let has_sack = sack.iter().next().is_some();
         self.tlp_on_ack(now, ack, has_sack);
         let snd_una_before = self.snd_una;
+        if let Some(r) = self.rate.as_deref_mut() {
+            r.sampler.begin_ack();
+        }
         let newly_sacked = if self.recovery.uses_sack() {
             // RFC 6675 Update(): record the SACK blocks above the cumulative ACK.
             let floor = ack.max(self.snd_una);
             let blocks = sack.iter().filter(|b| b.1 > floor);
-            match self.rack.as_mut() {
+            match (self.rack.as_mut(), self.rate.is_some()) {
                 // RFC 8985 §6.2 steps 2-3 for each newly SACKed segment.
-                Some(rack) => {
+                (Some(rack), false) => {
                     let min_rtt = self.rto.min_rtt_ns();
                     self.board.mark_sacked_with(blocks, &mut |seg| rack.on_delivered(now, seg, min_rtt))
                 }
-                None => self.board.mark_sacked(blocks),
+                (None, false) => self.board.mark_sacked(blocks),
+                (_, true) => self.mark_sacked_rate_based(now, blocks),
             }
         } else {
             0
@@ -426,21 +446,48 @@ impl TcpSender {
             let seq = self.outstanding();
             self.recovery.on_ack_processed(&mut self.cc, &mut self.board, seq);
         }
+        if self.rate.is_some() {
+            self.rate_on_ack_processed(now);
+        }
         self.update_persist(now);
         self.send_allowed(now, out);
+    }
+
+    /// RFC 6675 Update() with a rate-based controller: every newly SACKed segment is also
+    /// delivered to the rate sampler (and to RACK, if on).
+    fn mark_sacked_rate_based(&mut self, now: SimTime, blocks: impl Iterator<Item = (u64, u64)>) -> u64 {
+        let min_rtt = self.rto.min_rtt_ns();
+        let (mut rack, rate) = (self.rack.as_mut(), self.rate.as_deref_mut().expect("rate-based"));
+        self.board.mark_sacked_with(blocks, &mut |seg| {
+            if let Some(rack) = rack.as_mut() {
+                rack.on_delivered(now, seg, min_rtt);
+            }
+            rate.sampler.on_delivered(seg);
+        })
+    }
+
+    /// The cumulative ACK `ack` removes the segments below it from the scoreboard, each
+    /// delivered one told to RACK and to the rate sampler when they are on.
+    #[inline(always)]
+    fn ack_board_to(&mut self, now: SimTime, ack: u64) -> crate::tcp::scoreboard::AckedInfo {
+        let min_rtt = self.rto.min_rtt_ns();
+        match (self.rack.as_mut(), self.rate.as_deref_mut()) {
+            (None, None) => self.board.ack_to(ack),
+            // RFC 8985 §6.2 steps 2-3 for each segment delivered by this cumulative ACK.
+            (Some(rack), None) => self.board.ack_to_with(ack, &mut |seg| rack.on_delivered(now, seg, min_rtt)),
+            (mut rack, Some(rate)) => self.board.ack_to_with(ack, &mut |seg| {
+                if let Some(rack) = rack.as_mut() {
+                    rack.on_delivered(now, seg, min_rtt);
+                }
+                rate.sampler.on_delivered(seg);
+            }),
+        }
     }
 
     /// The cumulative ACK advanced to `ack`.
     fn on_new_ack(&mut self, now: SimTime, ack: u64, out: &mut Vec<Segment>) {
         let acked = ack - self.snd_una;
-        let info = match self.rack.as_mut() {
-            // RFC 8985 §6.2 steps 2-3 for each segment delivered by this cumulative ACK.
-            Some(rack) => {
-                let min_rtt = self.rto.min_rtt_ns();
-                self.board.ack_to_with(ack, &mut |seg| rack.on_delivered(now, seg, min_rtt))
-            }
-            None => self.board.ack_to(ack),
-        };
+        let info = self.ack_board_to(now, ack);
         // RFC 8985 §7.2: an ACK of new data restarts the loss probe timer.
         self.pto_rearm = true;
         self.snd_una = ack;
@@ -657,6 +704,10 @@ impl TcpSender {
     /// The retransmission timer may have expired. Returns the sequence number retransmitted on
     /// a timeout of an established connection, for spurious-timeout accounting.
     pub fn on_timer(&mut self, now: SimTime, out: &mut Vec<Segment>) -> Option<u64> {
+        if self.rate.is_some() {
+            // The pacing timer; the others below check their own deadlines.
+            self.on_pacing_timer(now, out);
+        }
         if self.on_persist_timer(now, out) {
             return None;
         }
@@ -818,6 +869,20 @@ impl TcpSender {
         if self.rack.is_some() {
             self.update_pto(now);
         }
+        if self.rate.is_some() {
+            self.rate_check_app_limited(now);
+        }
+    }
+
+    /// Whether a segment the window allows may leave now: the pacing clock of a rate-based
+    /// controller (`rate_based.rs`). Every transmission loop asks this before each segment; a
+    /// further per-send gate belongs here.
+    #[inline(always)]
+    fn may_send_now(&mut self, now: SimTime) -> bool {
+        match self.rate.as_deref_mut() {
+            None => true,
+            Some(r) => r.pacing_allows(now, self.cc.pacing_rate_bps()),
+        }
     }
 
     /// Linux `tcp_cwnd_validate` after a transmission attempt: the window is cwnd-limited when
@@ -876,7 +941,7 @@ impl TcpSender {
             // RFC 5682 step 3: only the two new segments of step 2b until the next ACK.
             return;
         }
-        loop {
+        while self.may_send_now(now) {
             let more = if self.snd_nxt < self.snd_max {
                 self.resend_at_snd_nxt(limit, now, out)
             } else {
@@ -936,7 +1001,7 @@ impl TcpSender {
     /// RFC 6675 §5 (C): send what NextSeg() returns until the recovery says stop.
     fn send_recovery_choices(&mut self, now: SimTime, out: &mut Vec<Segment>) {
         let mut continuing = false;
-        loop {
+        while self.may_send_now(now) {
             let new_len = self.new_segment_within_rwnd();
             let cwnd = self.cc.cwnd();
             match self.recovery.next_seg(&mut self.board, cwnd, self.snd_una, new_len, continuing) {
@@ -969,6 +1034,9 @@ impl TcpSender {
     #[inline(always)]
     fn resend(&mut self, i: usize, now: SimTime, out: &mut Vec<Segment>) {
         let seg = self.board.mark_resent(i, now);
+        if self.rate.is_some() {
+            self.rate_on_sent(now, seg.start, seg.end, false, false);
+        }
         self.window.charge(seg.len());
         self.stats.retransmits += 1;
         if let Some(e) = self.stats.episodes.last_mut().filter(|e| e.end_ns.is_none()) {
@@ -1000,7 +1068,11 @@ impl TcpSender {
         let seq = self.snd_max;
         self.window.charge(len as u64);
         self.board.push_new(seq, seq + len as u64, now);
+        let flight_empty = self.snd_una == seq;
         self.snd_max += len as u64;
+        if self.rate.is_some() {
+            self.rate_on_sent(now, seq, seq + len as u64, true, flight_empty);
+        }
         self.snd_nxt = self.snd_max;
         self.stats.segments_sent += 1;
         self.pto_rearm = true;

@@ -1,9 +1,12 @@
 //! Congestion control: window growth and the response to a congestion signal, behind one
 //! trait. Loss *detection* and the choice of what to retransmit live in `tcp/recovery/`; a
-//! controller only owns cwnd and ssthresh (and whatever state its algorithm needs).
+//! controller only owns cwnd and ssthresh (and whatever state its algorithm needs), and may
+//! set a pacing rate.
 //!
-//! Adding a controller: one file here implementing `Controller`, one arm in `AnyCc` (and in
-//! each of its `match`es), one value in `config::CcKind`.
+//! Adding a controller: one file here implementing `Controller`, one arm in `AnyCc` and in
+//! its `inner()`/`inner_mut()`, one value in `config::CcKind`. A controller that is not built
+//! in (a test's) sits behind `AnyCc::Other` and is put on a sender with
+//! `TcpSender::set_controller`.
 
 mod cubic;
 pub mod hystart;
@@ -15,6 +18,7 @@ pub use reno::Reno;
 
 use super::config::{CcKind, TcpConfig};
 use super::path::PathChange;
+use super::rate::RateSample;
 use super::rto::RtoEstimator;
 use crate::engine::time::SimTime;
 
@@ -43,13 +47,48 @@ pub trait Controller {
     /// Direct write of ssthresh: HyStart++ (RFC 9406 §4.2) ends Conservative Slow Start with
     /// ssthresh = cwnd; a cross-layer reaction to a path change (Daniel & Kojo) lowers it.
     fn set_ssthresh(&mut self, ssthresh: u64);
+
+    // ---- rate-based control: hooks a window-based controller leaves alone ----------------
+
+    /// Whether the controller reads delivery-rate samples (`tcp/rate.rs`). Asked once, when
+    /// the controller is put on the sender: only then does the sender keep per-segment
+    /// transmission records and call `on_sent`, `on_app_limited` and `on_rate_sample`.
+    fn wants_rate_samples(&self) -> bool {
+        false
+    }
+    /// A segment of `bytes` left at `now` (new data or a retransmission); `in_flight_bytes`
+    /// are outstanding after it. Only with `wants_rate_samples`.
+    fn on_sent(&mut self, _now: SimTime, _bytes: u64, _in_flight_bytes: u64) {}
+    /// The sender ran out of application data with room in its window (draft "Delivery Rate
+    /// Estimation" §3.4; Linux `tcp_rate_check_app_limited`). Only with `wants_rate_samples`.
+    fn on_app_limited(&mut self, _now: SimTime) {}
+    /// An ACK delivered data and gave a rate sample; called after the window hooks for that
+    /// ACK. Only with `wants_rate_samples`.
+    fn on_rate_sample(&mut self, _now: SimTime, _sample: &RateSample, _rtt: &RtoEstimator) {}
+    /// The rate the sender paces its segments at, in bit/s of IP packets (payload and
+    /// headers), or None: segments leave as the window allows (every built-in controller).
+    fn pacing_rate_bps(&self) -> Option<u64> {
+        None
+    }
 }
 
-/// The configured controller, dispatched by `match` (no boxing on the hot path).
-#[derive(Clone, Debug)]
+/// The configured controller, dispatched by `match` (no boxing on the hot path for the
+/// built-in ones). `Other` holds a controller the crate does not know (a test's stub),
+/// called through a pointer.
 pub enum AnyCc {
     Reno(Reno),
     Cubic(Cubic),
+    Other(Box<dyn Controller>),
+}
+
+impl std::fmt::Debug for AnyCc {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            AnyCc::Reno(c) => c.fmt(f),
+            AnyCc::Cubic(c) => c.fmt(f),
+            AnyCc::Other(_) => f.write_str("Other"),
+        }
+    }
 }
 
 impl AnyCc {
@@ -66,69 +105,80 @@ impl AnyCc {
             ),
         }
     }
+
+    /// The variant as a trait object (smoltcp's `AnyController::inner`). Inlined, the match
+    /// and the call through the variant's vtable fold into a direct call.
+    #[inline(always)]
+    pub fn inner(&self) -> &dyn Controller {
+        match self {
+            AnyCc::Reno(c) => c,
+            AnyCc::Cubic(c) => c,
+            AnyCc::Other(c) => c.as_ref(),
+        }
+    }
+
+    /// The variant as a mutable trait object.
+    #[inline(always)]
+    pub fn inner_mut(&mut self) -> &mut dyn Controller {
+        match self {
+            AnyCc::Reno(c) => c,
+            AnyCc::Cubic(c) => c,
+            AnyCc::Other(c) => c.as_mut(),
+        }
+    }
 }
 
 impl Controller for AnyCc {
+    #[inline(always)]
     fn cwnd(&self) -> u64 {
-        match self {
-            AnyCc::Reno(c) => c.cwnd(),
-            AnyCc::Cubic(c) => c.cwnd(),
-        }
+        self.inner().cwnd()
     }
-
+    #[inline(always)]
     fn ssthresh(&self) -> u64 {
-        match self {
-            AnyCc::Reno(c) => c.ssthresh(),
-            AnyCc::Cubic(c) => c.ssthresh(),
-        }
+        self.inner().ssthresh()
     }
-
+    #[inline(always)]
     fn on_ack(&mut self, now: SimTime, acked_bytes: u64, rtt: &RtoEstimator) {
-        match self {
-            AnyCc::Reno(c) => c.on_ack(now, acked_bytes, rtt),
-            AnyCc::Cubic(c) => c.on_ack(now, acked_bytes, rtt),
-        }
+        self.inner_mut().on_ack(now, acked_bytes, rtt)
     }
-
+    #[inline(always)]
     fn on_congestion_event(&mut self, now: SimTime, flight_size: u64, rtt: &RtoEstimator) -> u64 {
-        match self {
-            AnyCc::Reno(c) => c.on_congestion_event(now, flight_size, rtt),
-            AnyCc::Cubic(c) => c.on_congestion_event(now, flight_size, rtt),
-        }
+        self.inner_mut().on_congestion_event(now, flight_size, rtt)
     }
-
+    #[inline(always)]
     fn on_timeout(&mut self, now: SimTime, flight_size: u64, set_ssthresh: bool, rtt: &RtoEstimator) {
-        match self {
-            AnyCc::Reno(c) => c.on_timeout(now, flight_size, set_ssthresh, rtt),
-            AnyCc::Cubic(c) => c.on_timeout(now, flight_size, set_ssthresh, rtt),
-        }
+        self.inner_mut().on_timeout(now, flight_size, set_ssthresh, rtt)
     }
-
+    #[inline(always)]
     fn set_cwnd(&mut self, cwnd: u64) {
-        match self {
-            AnyCc::Reno(c) => c.set_cwnd(cwnd),
-            AnyCc::Cubic(c) => c.set_cwnd(cwnd),
-        }
+        self.inner_mut().set_cwnd(cwnd)
     }
-
+    #[inline(always)]
     fn set_ssthresh(&mut self, ssthresh: u64) {
-        match self {
-            AnyCc::Reno(c) => c.set_ssthresh(ssthresh),
-            AnyCc::Cubic(c) => c.set_ssthresh(ssthresh),
-        }
+        self.inner_mut().set_ssthresh(ssthresh)
     }
-
+    #[inline(always)]
     fn on_spurious_timeout(&mut self, cwnd: u64, ssthresh: u64) {
-        match self {
-            AnyCc::Reno(c) => c.on_spurious_timeout(cwnd, ssthresh),
-            AnyCc::Cubic(c) => c.on_spurious_timeout(cwnd, ssthresh),
-        }
+        self.inner_mut().on_spurious_timeout(cwnd, ssthresh)
     }
-
+    #[inline(always)]
     fn on_path_change(&mut self, now: SimTime, change: &PathChange, rtt: &RtoEstimator) {
-        match self {
-            AnyCc::Reno(c) => c.on_path_change(now, change, rtt),
-            AnyCc::Cubic(c) => c.on_path_change(now, change, rtt),
-        }
+        self.inner_mut().on_path_change(now, change, rtt)
+    }
+    fn wants_rate_samples(&self) -> bool {
+        self.inner().wants_rate_samples()
+    }
+    fn on_sent(&mut self, now: SimTime, bytes: u64, in_flight_bytes: u64) {
+        self.inner_mut().on_sent(now, bytes, in_flight_bytes)
+    }
+    fn on_app_limited(&mut self, now: SimTime) {
+        self.inner_mut().on_app_limited(now)
+    }
+    fn on_rate_sample(&mut self, now: SimTime, sample: &RateSample, rtt: &RtoEstimator) {
+        self.inner_mut().on_rate_sample(now, sample, rtt)
+    }
+    #[inline(always)]
+    fn pacing_rate_bps(&self) -> Option<u64> {
+        self.inner().pacing_rate_bps()
     }
 }
