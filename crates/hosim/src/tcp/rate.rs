@@ -61,6 +61,9 @@ pub struct RateSample {
     pub is_app_limited: bool,
     /// The sampled segment was a retransmission.
     pub is_retrans: bool,
+    /// Bytes the sender counts in flight once this ACK is processed (SetPipe() in SACK
+    /// recovery, else snd_nxt - snd_una).
+    pub in_flight_bytes: u64,
 }
 
 impl RateSample {
@@ -184,8 +187,14 @@ impl RateSampler {
     /// Linux `tcp_rate_gen`, after the ACK has been processed: the sample, or None when this
     /// ACK delivered nothing with a record, or when the interval is shorter than the minimum
     /// RTT (draft §3.3: such a sample comes from ACK compression and overstates the rate).
-    /// `snd_una`: records below it are dropped.
-    pub fn generate(&mut self, now: SimTime, snd_una: u64, min_rtt_ns: Option<SimTime>) -> Option<RateSample> {
+    /// `snd_una`: records below it are dropped; `in_flight_bytes` is passed on to the sample.
+    pub fn generate(
+        &mut self,
+        now: SimTime,
+        snd_una: u64,
+        in_flight_bytes: u64,
+        min_rtt_ns: Option<SimTime>,
+    ) -> Option<RateSample> {
         while self.tx.front().is_some_and(|t| t.end <= snd_una) {
             self.tx.pop_front();
         }
@@ -214,6 +223,7 @@ impl RateSampler {
             newly_delivered_bytes: p.newly_delivered,
             is_app_limited: p.is_app_limited,
             is_retrans: p.is_retrans,
+            in_flight_bytes,
         })
     }
 
@@ -265,7 +275,7 @@ mod tests {
         for k in segs {
             r.on_delivered(&seg(k));
         }
-        r.generate(ms(now_ms), snd_una, Some(ms(50)))
+        r.generate(ms(now_ms), snd_una, 0, Some(ms(50)))
     }
 
     #[test]

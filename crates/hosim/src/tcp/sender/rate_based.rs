@@ -86,8 +86,9 @@ impl TcpSender {
     /// After an ACK was processed: Linux `tcp_rate_gen`, and the sample to the controller.
     #[inline(never)]
     pub(super) fn rate_on_ack_processed(&mut self, now: SimTime) {
+        let in_flight = self.inflight_bytes();
         let Some(r) = self.rate.as_deref_mut() else { return };
-        if let Some(sample) = r.sampler.generate(now, self.snd_una, self.rto.min_rtt_ns()) {
+        if let Some(sample) = r.sampler.generate(now, self.snd_una, in_flight, self.rto.min_rtt_ns()) {
             self.cc.on_rate_sample(now, &sample, &self.rto);
         }
     }
