@@ -17,7 +17,7 @@ use std::rc::Rc;
 use hosim::engine::time::SimTime;
 use hosim::metrics::summary::check_invariants;
 use hosim::sim::Sim;
-use hosim::tcp::cc::{AnyCc, Controller};
+use hosim::tcp::cc::{AnyCc, Controller, NewAck};
 use hosim::tcp::rate::RateSample;
 use hosim::tcp::rto::RtoEstimator;
 
@@ -157,12 +157,12 @@ impl Controller for BbrStub {
     fn ssthresh(&self) -> u64 {
         u64::MAX
     }
-    fn on_ack(&mut self, _: SimTime, _: u64, _: &RtoEstimator) {}
+    fn on_ack(&mut self, _: SimTime, _: &NewAck, _: &RtoEstimator) {}
     /// Loss is not a congestion signal here: the window stays.
     fn on_congestion_event(&mut self, _: SimTime, _: u64, _: &RtoEstimator) -> u64 {
         self.cwnd
     }
-    fn on_timeout(&mut self, _: SimTime, _: u64, _: bool, _: &RtoEstimator) {
+    fn on_timeout(&mut self, _: SimTime, _: u64, _: bool, _: u64, _: &RtoEstimator) {
         self.cwnd = self.mss;
     }
     fn set_cwnd(&mut self, cwnd: u64) {

@@ -5,9 +5,7 @@
 
 pub use super::window::WindowControl;
 
-use super::cc::hystart::{Growth, HyStart, CSS_GROWTH_DIVISOR};
-use super::cc::hystart_linux::{Exit, LinuxHyStart};
-use super::cc::{AnyCc, Controller};
+use super::cc::{AnyCc, Controller, GrowthGateState, NewAck, SlowStartExits};
 use super::config::LossDetection;
 use super::config::{FastRetransmitWindow, GrowthGate, RecoveryRate, RtoRearm, RtoSsthresh, TcpConfig};
 use super::path::PathChange;
@@ -94,12 +92,6 @@ pub struct SenderStats {
     pub lost_retransmissions: u64,
     /// Timeouts RFC 5682 F-RTO declared spurious.
     pub frto_spurious: u64,
-    /// RFC 9406 HyStart++: slow starts that ended through CSS (without a loss).
-    pub hystart_css_exits: u64,
-    /// Linux HyStart exits by ACK train and by delay (`TCPHystartTrainDetect`,
-    /// `TCPHystartDelayDetect`).
-    pub hystart_train_exits: u64,
-    pub hystart_delay_exits: u64,
 }
 
 /// The earlier of two deadlines, either of which may be unarmed. (An array's
@@ -161,13 +153,9 @@ pub struct TcpSender {
     frto: Frto,
     /// RFC 4015 §2 step (1) pipe_prev, bytes.
     eifel_pipe_prev: u64,
-    /// RFC 9406 HyStart++, until the initial slow start ends.
-    hystart: Option<HyStart>,
     /// Linux `tcp_cwnd_validate` state for `GrowthGate::CwndLimited`: whether the current
     /// window was cwnd-limited, the most bytes outstanding in it, and where it ends.
     cwnd_usage: CwndUsage,
-    /// Linux's HyStart (`tcp.linux_hystart`).
-    linux_hystart: Option<LinuxHyStart>,
     /// Delivery-rate samples and pacing, for a controller that asks for them
     /// (`rate_based.rs`).
     rate: Option<Box<rate_based::RateBased>>,
@@ -187,9 +175,6 @@ impl TcpSender {
         let rto = RtoEstimator::new(cfg.min_rto_ns, cfg.initial_rto_ns, cfg.max_rto_ns, cfg.clock_granularity_ns)
             .with_formula(cfg.rto_formula);
         let cfg_rack = cfg.loss_detection_in_effect() == LossDetection::RackTlp;
-        let cfg_hystart = cfg.hystart;
-        // Linux's HyStart is CUBIC's (tcp_cubic.c); Reno has none.
-        let cfg_linux_hystart = cfg.linux_hystart && cfg.cc == super::config::CcKind::Cubic;
         TcpSender {
             log_episodes: true,
             peer_rwnd: cfg.rwnd_bytes,
@@ -223,9 +208,7 @@ impl TcpSender {
             tlp: None,
             frto: Frto::Off,
             eifel_pipe_prev: 0,
-            hystart: cfg_hystart.then(HyStart::default),
             cwnd_usage: CwndUsage::default(),
-            linux_hystart: cfg_linux_hystart.then(LinuxHyStart::default),
             rate: None,
             stats: SenderStats::default(),
         }
@@ -510,12 +493,16 @@ impl TcpSender {
             self.on_new_ack_in_recovery(now, acked, out)
         } else {
             self.recovery.reset_dupacks();
-            // RFC 5681 §3.1: slow start or congestion avoidance.
-            let acked = self.hystart_growth(ack, acked, rtt_sample);
-            self.linux_hystart_check(now, rtt_sample);
-            if self.may_grow_cwnd() {
-                self.cc.on_ack(now, acked, &self.rto);
-            }
+            // RFC 5681 §3.1: slow start or congestion avoidance, after the controller's
+            // slow-start exits (RFC 9406 HyStart++, Linux HyStart).
+            let new_ack = NewAck {
+                bytes: acked,
+                snd_una: ack,
+                snd_max: self.snd_max,
+                rtt_sample_ns: rtt_sample,
+                gate: self.growth_gate(),
+            };
+            self.cc.on_ack(now, &new_ack, &self.rto);
             true
         };
         if self.snd_una == self.snd_max {
@@ -540,43 +527,6 @@ impl TcpSender {
                     self.resend(i, now, out);
                 }
                 restart_timer
-            }
-        }
-    }
-
-    /// Linux's HyStart (`cubictcp_acked`) on an ACK of new data outside recovery: an exit sets
-    /// ssthresh = cwnd. Linux's pacing rate (`tcp_update_pacing_rate`, 200 % in slow start)
-    /// sizes the ACK-train cushion.
-    fn linux_hystart_check(&mut self, now: SimTime, rtt_sample: Option<SimTime>) {
-        let Some(h) = self.linux_hystart.as_mut() else { return };
-        let (cwnd, ssthresh) = (self.cc.cwnd(), self.cc.ssthresh());
-        let pacing = self.rto.srtt_ns().map_or(0, |s| (2 * cwnd as u128 * 1_000_000_000 / s.max(1) as u128) as u64);
-        let mss = self.cfg.mss_bytes as u64;
-        match h.on_ack(now, self.snd_una, self.snd_max, cwnd, ssthresh, mss, rtt_sample, pacing) {
-            Some(Exit::AckTrain) => self.stats.hystart_train_exits += 1,
-            Some(Exit::Delay) => self.stats.hystart_delay_exits += 1,
-            None => return,
-        }
-        self.cc.set_ssthresh(cwnd);
-    }
-
-    /// RFC 9406 HyStart++ in the initial slow start: the bytes the controller's slow start
-    /// counts for this ACK (a quarter of the RFC 5681 increase min(N, SMSS) in CSS), and
-    /// ssthresh = cwnd when CSS ends. Off for good after the first congestion event.
-    fn hystart_growth(&mut self, ack: u64, acked: u64, rtt_sample: Option<SimTime>) -> u64 {
-        let Some(h) = self.hystart.as_mut() else { return acked };
-        if self.cc.ssthresh() != self.cfg.initial_ssthresh_bytes || self.cc.cwnd() >= self.cc.ssthresh() {
-            self.hystart = None;
-            return acked;
-        }
-        match h.on_ack(ack, self.snd_max, rtt_sample) {
-            Growth::SlowStart => acked,
-            Growth::Conservative => (acked.min(self.cfg.mss_bytes as u64) / CSS_GROWTH_DIVISOR).max(1),
-            Growth::EnterCongestionAvoidance => {
-                self.stats.hystart_css_exits += 1;
-                self.hystart = None;
-                self.cc.set_ssthresh(self.cc.cwnd());
-                acked
             }
         }
     }
@@ -762,10 +712,7 @@ impl TcpSender {
         if self.consecutive_timeouts == 0 {
             self.open_episode(EpisodeKind::Timeout, now);
         }
-        self.cc.on_timeout(now, halved, set_ssthresh, &self.rto);
-        if let Some(h) = self.linux_hystart.as_mut() {
-            h.on_timeout(now, self.snd_max);
-        }
+        self.cc.on_timeout(now, halved, set_ssthresh, self.snd_max, &self.rto);
         self.consecutive_timeouts += 1;
         self.lt_bytes = 0;
         // RFC 6582 §3.2 step 1 / RFC 6675 §5.1: after an RTO, recover = RecoveryPoint = HighData.
@@ -904,12 +851,20 @@ impl TcpSender {
 
     /// Whether an ACK of new data outside recovery may grow cwnd: always, or (Linux
     /// `tcp_is_cwnd_limited`) while the window is cwnd-limited, and in slow start while cwnd
-    /// is below twice the most bytes outstanding.
-    fn may_grow_cwnd(&self) -> bool {
-        if self.cfg.growth_gate == GrowthGate::Always || self.cwnd_usage.limited {
-            return true;
+    /// is below twice the most bytes outstanding (`NewAck::may_grow` decides, after the
+    /// controller's slow-start exits).
+    #[inline]
+    fn growth_gate(&self) -> GrowthGateState {
+        if self.cfg.growth_gate == GrowthGate::Always {
+            return GrowthGateState::Open;
         }
-        self.cc.cwnd() < self.cc.ssthresh() && self.cc.cwnd() < 2 * self.cwnd_usage.max_flight_bytes
+        let u = self.cwnd_usage;
+        GrowthGateState::CwndLimited { limited: u.limited, max_flight_bytes: u.max_flight_bytes }
+    }
+
+    /// Slow starts the controller ended without a loss (HyStart++, Linux HyStart).
+    pub fn slow_start_exits(&self) -> SlowStartExits {
+        self.cc.slow_start_exits()
     }
 
     /// RFC 3042: each of the first DupThresh-1 duplicate ACKs may release one new segment

@@ -12,9 +12,11 @@ mod cubic;
 pub mod hystart;
 pub mod hystart_linux;
 mod reno;
+mod slow_start;
 
 pub use cubic::{Cubic, ALPHA_CUBIC};
 pub use reno::Reno;
+pub use slow_start::{GrowthGateState, NewAck, SlowStartExit, SlowStartExits};
 
 use super::config::{CcKind, TcpConfig};
 use super::path::PathChange;
@@ -27,15 +29,18 @@ use crate::engine::time::SimTime;
 pub trait Controller {
     fn cwnd(&self) -> u64;
     fn ssthresh(&self) -> u64;
-    /// New data was cumulatively acknowledged outside loss recovery.
-    fn on_ack(&mut self, now: SimTime, acked_bytes: u64, rtt: &RtoEstimator);
+    /// New data was cumulatively acknowledged outside loss recovery. The controller runs its
+    /// slow-start exits (HyStart++, Linux HyStart: `slow_start.rs`) and grows cwnd if
+    /// `ack.may_grow` allows.
+    fn on_ack(&mut self, now: SimTime, ack: &NewAck, rtt: &RtoEstimator);
     /// A loss (or an ECN echo) was detected with `flight_size` bytes outstanding. Sets and
     /// returns the new ssthresh; the caller then sets cwnd as its recovery algorithm says.
     fn on_congestion_event(&mut self, now: SimTime, flight_size: u64, rtt: &RtoEstimator) -> u64;
     /// The retransmission timer expired. `flight_size` is the amount the sender's
     /// `config::RtoSsthresh` rule halves; `set_ssthresh` is false when that rule keeps
-    /// ssthresh (e.g. a repeated timeout of the same segment, RFC 5681 §3.1).
-    fn on_timeout(&mut self, now: SimTime, flight_size: u64, set_ssthresh: bool, rtt: &RtoEstimator);
+    /// ssthresh (e.g. a repeated timeout of the same segment, RFC 5681 §3.1). `snd_max`
+    /// starts a slow-start exit's next round.
+    fn on_timeout(&mut self, now: SimTime, flight_size: u64, set_ssthresh: bool, snd_max: u64, rtt: &RtoEstimator);
     /// Direct write of cwnd by loss recovery (inflation, deflation, exit) and by the sender
     /// after a lost SYN.
     fn set_cwnd(&mut self, cwnd: u64);
@@ -47,6 +52,10 @@ pub trait Controller {
     /// Direct write of ssthresh: HyStart++ (RFC 9406 §4.2) ends Conservative Slow Start with
     /// ssthresh = cwnd; a cross-layer reaction to a path change (Daniel & Kojo) lowers it.
     fn set_ssthresh(&mut self, ssthresh: u64);
+    /// Slow starts this controller ended without a loss, by signal.
+    fn slow_start_exits(&self) -> SlowStartExits {
+        SlowStartExits::default()
+    }
 
     // ---- rate-based control: hooks a window-based controller leaves alone ----------------
 
@@ -94,14 +103,18 @@ impl std::fmt::Debug for AnyCc {
 impl AnyCc {
     pub fn new(cfg: &TcpConfig) -> Self {
         let iw = cfg.initial_window_segments as u64 * cfg.mss_bytes as u64;
+        // Linux's HyStart is CUBIC's (tcp_cubic.c); Reno has none.
+        let exit = |linux| SlowStartExit::new(cfg.hystart, linux, cfg.initial_ssthresh_bytes, cfg.mss_bytes);
         match cfg.cc {
             CcKind::Reno => AnyCc::Reno(
                 Reno::new(cfg.mss_bytes, iw, cfg.initial_ssthresh_bytes, cfg.ca_growth)
-                    .with_slow_start(cfg.slow_start_growth),
+                    .with_slow_start(cfg.slow_start_growth)
+                    .with_slow_start_exit(exit(false)),
             ),
             CcKind::Cubic => AnyCc::Cubic(
                 Cubic::new(cfg.mss_bytes, iw, cfg.initial_ssthresh_bytes)
-                    .with_rules(cfg.slow_start_growth, cfg.cubic_alpha),
+                    .with_rules(cfg.slow_start_growth, cfg.cubic_alpha)
+                    .with_slow_start_exit(exit(cfg.linux_hystart)),
             ),
         }
     }
@@ -138,16 +151,19 @@ impl Controller for AnyCc {
         self.inner().ssthresh()
     }
     #[inline(always)]
-    fn on_ack(&mut self, now: SimTime, acked_bytes: u64, rtt: &RtoEstimator) {
-        self.inner_mut().on_ack(now, acked_bytes, rtt)
+    fn on_ack(&mut self, now: SimTime, ack: &NewAck, rtt: &RtoEstimator) {
+        self.inner_mut().on_ack(now, ack, rtt)
     }
     #[inline(always)]
     fn on_congestion_event(&mut self, now: SimTime, flight_size: u64, rtt: &RtoEstimator) -> u64 {
         self.inner_mut().on_congestion_event(now, flight_size, rtt)
     }
     #[inline(always)]
-    fn on_timeout(&mut self, now: SimTime, flight_size: u64, set_ssthresh: bool, rtt: &RtoEstimator) {
-        self.inner_mut().on_timeout(now, flight_size, set_ssthresh, rtt)
+    fn on_timeout(&mut self, now: SimTime, flight_size: u64, set_ssthresh: bool, snd_max: u64, rtt: &RtoEstimator) {
+        self.inner_mut().on_timeout(now, flight_size, set_ssthresh, snd_max, rtt)
+    }
+    fn slow_start_exits(&self) -> SlowStartExits {
+        self.inner().slow_start_exits()
     }
     #[inline(always)]
     fn set_cwnd(&mut self, cwnd: u64) {

@@ -116,7 +116,7 @@ mod tests {
 
     use crate::engine::time::SimTime;
     use crate::net::packet::SackBlocks;
-    use crate::tcp::cc::{AnyCc, Controller};
+    use crate::tcp::cc::{AnyCc, Controller, NewAck};
     use crate::tcp::config::{Recovery, TcpConfig};
     use crate::tcp::fixtures::{config, ms, MSS};
     use crate::tcp::rate::RateSample;
@@ -145,11 +145,11 @@ mod tests {
         fn ssthresh(&self) -> u64 {
             u64::MAX
         }
-        fn on_ack(&mut self, _: SimTime, _: u64, _: &RtoEstimator) {}
+        fn on_ack(&mut self, _: SimTime, _: &NewAck, _: &RtoEstimator) {}
         fn on_congestion_event(&mut self, _: SimTime, flight_size: u64, _: &RtoEstimator) -> u64 {
             flight_size / 2
         }
-        fn on_timeout(&mut self, _: SimTime, _: u64, _: bool, _: &RtoEstimator) {}
+        fn on_timeout(&mut self, _: SimTime, _: u64, _: bool, _: u64, _: &RtoEstimator) {}
         fn set_cwnd(&mut self, cwnd: u64) {
             self.cwnd = cwnd;
         }
