@@ -3,8 +3,8 @@
 //! controller only owns cwnd and ssthresh (and whatever state its algorithm needs), and may
 //! set a pacing rate.
 //!
-//! Adding a controller: one file here implementing `Controller`, one arm in `AnyCc` and in
-//! its `inner()`/`inner_mut()`, one value in `config::CcKind`. A controller that is not built
+//! Adding a controller: one file here implementing `Controller`, one arm in `AnyCc`, in
+//! `inner()`/`inner_mut()` and in the `each!` macro, one value in `config::CcKind`. A controller that is not built
 //! in (a test's) sits behind `AnyCc::Other` and is put on a sender with
 //! `TcpSender::set_controller`.
 
@@ -119,9 +119,9 @@ impl AnyCc {
         }
     }
 
-    /// The variant as a trait object (smoltcp's `AnyController::inner`). Inlined, the match
-    /// and the call through the variant's vtable fold into a direct call.
-    #[inline(always)]
+    /// The variant as a trait object (smoltcp's `AnyController::inner`), for code that
+    /// works on any controller. The sender's hot path goes through the `Controller` impl
+    /// below instead, which dispatches statically.
     pub fn inner(&self) -> &dyn Controller {
         match self {
             AnyCc::Reno(c) => c,
@@ -131,7 +131,6 @@ impl AnyCc {
     }
 
     /// The variant as a mutable trait object.
-    #[inline(always)]
     pub fn inner_mut(&mut self) -> &mut dyn Controller {
         match self {
             AnyCc::Reno(c) => c,
@@ -141,60 +140,69 @@ impl AnyCc {
     }
 }
 
+/// Forwards a call to the variant, statically: a call through `inner()` stays an indirect
+/// call after inlining (the compiler does not fold the vtable), which cost about 26
+/// instructions per ACK on the 8-flow dumbbell (bench/decisions.md).
+macro_rules! each {
+    ($self:ident, $c:ident => $call:expr) => {
+        match $self {
+            AnyCc::Reno($c) => $call,
+            AnyCc::Cubic($c) => $call,
+            AnyCc::Other($c) => $call,
+        }
+    };
+}
+
 impl Controller for AnyCc {
-    #[inline(always)]
+    #[inline]
     fn cwnd(&self) -> u64 {
-        self.inner().cwnd()
+        each!(self, c => c.cwnd())
     }
-    #[inline(always)]
+    #[inline]
     fn ssthresh(&self) -> u64 {
-        self.inner().ssthresh()
+        each!(self, c => c.ssthresh())
     }
-    #[inline(always)]
+    #[inline]
     fn on_ack(&mut self, now: SimTime, ack: &NewAck, rtt: &RtoEstimator) {
-        self.inner_mut().on_ack(now, ack, rtt)
+        each!(self, c => c.on_ack(now, ack, rtt))
     }
-    #[inline(always)]
     fn on_congestion_event(&mut self, now: SimTime, flight_size: u64, rtt: &RtoEstimator) -> u64 {
-        self.inner_mut().on_congestion_event(now, flight_size, rtt)
+        each!(self, c => c.on_congestion_event(now, flight_size, rtt))
     }
-    #[inline(always)]
     fn on_timeout(&mut self, now: SimTime, flight_size: u64, set_ssthresh: bool, snd_max: u64, rtt: &RtoEstimator) {
-        self.inner_mut().on_timeout(now, flight_size, set_ssthresh, snd_max, rtt)
+        each!(self, c => c.on_timeout(now, flight_size, set_ssthresh, snd_max, rtt))
+    }
+    #[inline]
+    fn set_cwnd(&mut self, cwnd: u64) {
+        each!(self, c => c.set_cwnd(cwnd))
+    }
+    #[inline]
+    fn set_ssthresh(&mut self, ssthresh: u64) {
+        each!(self, c => c.set_ssthresh(ssthresh))
+    }
+    fn on_spurious_timeout(&mut self, cwnd: u64, ssthresh: u64) {
+        each!(self, c => c.on_spurious_timeout(cwnd, ssthresh))
+    }
+    fn on_path_change(&mut self, now: SimTime, change: &PathChange, rtt: &RtoEstimator) {
+        each!(self, c => c.on_path_change(now, change, rtt))
     }
     fn slow_start_exits(&self) -> SlowStartExits {
-        self.inner().slow_start_exits()
-    }
-    #[inline(always)]
-    fn set_cwnd(&mut self, cwnd: u64) {
-        self.inner_mut().set_cwnd(cwnd)
-    }
-    #[inline(always)]
-    fn set_ssthresh(&mut self, ssthresh: u64) {
-        self.inner_mut().set_ssthresh(ssthresh)
-    }
-    #[inline(always)]
-    fn on_spurious_timeout(&mut self, cwnd: u64, ssthresh: u64) {
-        self.inner_mut().on_spurious_timeout(cwnd, ssthresh)
-    }
-    #[inline(always)]
-    fn on_path_change(&mut self, now: SimTime, change: &PathChange, rtt: &RtoEstimator) {
-        self.inner_mut().on_path_change(now, change, rtt)
+        each!(self, c => c.slow_start_exits())
     }
     fn wants_rate_samples(&self) -> bool {
-        self.inner().wants_rate_samples()
+        each!(self, c => c.wants_rate_samples())
     }
     fn on_sent(&mut self, now: SimTime, bytes: u64, in_flight_bytes: u64) {
-        self.inner_mut().on_sent(now, bytes, in_flight_bytes)
+        each!(self, c => c.on_sent(now, bytes, in_flight_bytes))
     }
     fn on_app_limited(&mut self, now: SimTime) {
-        self.inner_mut().on_app_limited(now)
+        each!(self, c => c.on_app_limited(now))
     }
     fn on_rate_sample(&mut self, now: SimTime, sample: &RateSample, rtt: &RtoEstimator) {
-        self.inner_mut().on_rate_sample(now, sample, rtt)
+        each!(self, c => c.on_rate_sample(now, sample, rtt))
     }
-    #[inline(always)]
+    #[inline]
     fn pacing_rate_bps(&self) -> Option<u64> {
-        self.inner().pacing_rate_bps()
+        each!(self, c => c.pacing_rate_bps())
     }
 }

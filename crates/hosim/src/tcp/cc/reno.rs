@@ -90,6 +90,7 @@ impl Controller for Reno {
         self.ssthresh
     }
 
+    #[inline]
     fn on_ack(&mut self, now: SimTime, ack: &NewAck, rtt: &RtoEstimator) {
         let acked_bytes = self.exit.on_ack(now, ack, self.cwnd, &mut self.ssthresh, rtt);
         if !ack.may_grow(self.cwnd, self.ssthresh) {

@@ -111,6 +111,7 @@ impl SlowStartExit {
     /// RFC 9406 HyStart++ in the initial slow start: the bytes slow start counts for this ACK
     /// (a quarter of the RFC 5681 increase min(N, SMSS) in CSS), and ssthresh = cwnd when CSS
     /// ends. Off for good after the first congestion event.
+    #[inline(never)]
     fn hystart_growth(&mut self, ack: &NewAck, cwnd: u64, ssthresh: &mut u64) -> u64 {
         let Some(h) = self.hystart.as_mut() else { return ack.bytes };
         if *ssthresh != self.initial_ssthresh || cwnd >= *ssthresh {
@@ -131,6 +132,7 @@ impl SlowStartExit {
 
     /// Linux's HyStart (`cubictcp_acked`): an exit sets ssthresh = cwnd. Linux's pacing rate
     /// (`tcp_update_pacing_rate`, 200 % in slow start) sizes the ACK-train cushion.
+    #[inline(never)]
     fn linux_check(&mut self, now: SimTime, ack: &NewAck, cwnd: u64, ssthresh: &mut u64, rtt: &RtoEstimator) {
         let Some(h) = self.linux.as_mut() else { return };
         let pacing = rtt.srtt_ns().map_or(0, |s| (2 * cwnd as u128 * 1_000_000_000 / s.max(1) as u128) as u64);
