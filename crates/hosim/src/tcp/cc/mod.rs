@@ -141,8 +141,8 @@ impl AnyCc {
 }
 
 /// Forwards a call to the variant, statically: a call through `inner()` stays an indirect
-/// call after inlining (the compiler does not fold the vtable), which cost about 26
-/// instructions per ACK on the 8-flow dumbbell (bench/decisions.md).
+/// call after inlining (the compiler does not fold the vtable), so every `cwnd()` on the hot
+/// path became a call (bench/decisions.md).
 macro_rules! each {
     ($self:ident, $c:ident => $call:expr) => {
         match $self {
