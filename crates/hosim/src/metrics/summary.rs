@@ -179,12 +179,13 @@ pub fn summary(sim: &Sim, scenario: &str, seed: u64, wall_time_s: f64, violation
                 if s.cfg.frto {
                     m.insert("frto_spurious_detected".into(), json!(st.frto_spurious));
                 }
+                let exits = s.slow_start_exits();
                 if s.cfg.hystart {
-                    m.insert("hystart_css_exits".into(), json!(st.hystart_css_exits));
+                    m.insert("hystart_css_exits".into(), json!(exits.css));
                 }
                 if s.cfg.linux_hystart {
-                    m.insert("hystart_train_exits".into(), json!(st.hystart_train_exits));
-                    m.insert("hystart_delay_exits".into(), json!(st.hystart_delay_exits));
+                    m.insert("hystart_train_exits".into(), json!(exits.train));
+                    m.insert("hystart_delay_exits".into(), json!(exits.delay));
                 }
                 if s.cfg.loss_detection_in_effect() == crate::tcp::LossDetection::RackTlp {
                     m.insert("tlp_probes".into(), json!(st.tlp_probes));

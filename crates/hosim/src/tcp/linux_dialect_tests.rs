@@ -1,7 +1,7 @@
 //! The Linux dialect keys (docs/tcp.md, "Linux dialect"), each against the RFC behaviour it
 //! replaces; the `rto_rearm` key is pinned on a whole run in tests/linux_dialect.rs.
 
-use super::cc::{Controller, Cubic, ALPHA_CUBIC};
+use super::cc::{Controller, Cubic, NewAck, ALPHA_CUBIC};
 use super::config::{CcKind, CubicAlpha, GrowthGate, Recovery, RtoFormula, SlowStartGrowth, TcpConfig};
 use super::fixtures::{config, established, ms, MSS};
 use super::rto::RtoEstimator;
@@ -76,7 +76,7 @@ fn w_est_after(alpha: CubicAlpha, rounds: u64) -> f64 {
     for r in 0..rounds {
         let segs = cc.cwnd() / MSS;
         for _ in 0..segs {
-            cc.on_ack(ms(10 * r + 1), MSS, &rtt);
+            cc.on_ack(ms(10 * r + 1), &NewAck::of(MSS), &rtt);
         }
     }
     cc.w_est().expect("in congestion avoidance")
@@ -135,7 +135,7 @@ fn linux_hystart_leaves_slow_start_at_once_on_a_delay_increase() {
     // RTT 100 ms, then 120 ms from segment 40: above 100 + clamp(100/8, 4, 16) = 112.5 ms
     // (tcp_cubic.c HYSTART_DELAY): ssthresh = cwnd at the ninth sample of that round.
     let s = cubic_slow_start(true, |k| if k < 40 { 100 } else { 120 });
-    assert_eq!((s.stats.hystart_delay_exits, s.stats.hystart_train_exits), (1, 0));
+    assert_eq!((s.slow_start_exits().delay, s.slow_start_exits().train), (1, 0));
     assert!(s.ssthresh() < 100 * MSS && s.ssthresh() <= s.cwnd(), "{} {}", s.ssthresh(), s.cwnd());
     let s = cubic_slow_start(true, |k| if k < 40 { 100 } else { 110 });
     assert_eq!(s.ssthresh(), u64::MAX, "10 ms is below the 12.5 ms threshold");

@@ -18,6 +18,9 @@
 //!   timer `recovery/rack.rs`; the tail loss probe and the shared timer `sender/rack_tlp.rs`.
 //! - RFC 5682 F-RTO and the RFC 4015 Eifel response to a spurious timeout `sender/frto.rs`.
 //! - RFC 3168 ECN: ECT on data, ECE/CWR, one reduction per window. `sender.rs`, `receiver.rs`.
+//! - Delivery-rate samples (IETF draft "Delivery Rate Estimation"; Linux `tcp_rate.c`, ns-3
+//!   `TcpRateLinux`) `rate.rs`; pacing and the hooks of a rate-based controller
+//!   `sender/rate_based.rs`.
 //!
 //! Window growth (`cc::Controller`) and loss recovery (`recovery::LossRecovery`) are separate
 //! plug-ins, each dispatched by an enum (`AnyCc`, `AnyRecovery`). A window set from outside by
@@ -34,6 +37,7 @@ pub mod cc;
 pub mod config;
 pub mod path;
 pub mod profile;
+pub mod rate;
 pub mod receiver;
 pub mod recovery;
 pub mod rto;

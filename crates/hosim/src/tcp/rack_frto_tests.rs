@@ -252,14 +252,14 @@ fn hystart_leaves_slow_start_through_css_on_an_rtt_increase() {
     // RTT 100 ms, then 120 ms from segment 40 on: 20 ms > RttThresh = 100/8 = 12.5 ms
     // (RFC 9406 §4.2). After CSS_ROUNDS rounds of CSS, ssthresh = cwnd.
     let s = slow_start_with_rtt(true, |k| if k < 40 { 100 } else { 120 });
-    assert_eq!(s.stats.hystart_css_exits, 1);
+    assert_eq!(s.slow_start_exits().css, 1);
     assert!(s.ssthresh() < u64::MAX && s.ssthresh() <= s.cwnd(), "{} {}", s.ssthresh(), s.cwnd());
 }
 
 #[test]
 fn hystart_stays_in_slow_start_on_an_rtt_increase_below_the_threshold() {
     let s = slow_start_with_rtt(true, |k| if k < 40 { 100 } else { 112 });
-    assert_eq!((s.stats.hystart_css_exits, s.ssthresh()), (0, u64::MAX));
+    assert_eq!((s.slow_start_exits().css, s.ssthresh()), (0, u64::MAX));
     assert_eq!(s.cwnd(), (ACKED + 10) * MSS, "standard slow start: one SMSS per ACK");
 }
 

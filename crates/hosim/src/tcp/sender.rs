@@ -5,9 +5,7 @@
 
 pub use super::window::WindowControl;
 
-use super::cc::hystart::{Growth, HyStart, CSS_GROWTH_DIVISOR};
-use super::cc::hystart_linux::{Exit, LinuxHyStart};
-use super::cc::{AnyCc, Controller};
+use super::cc::{AnyCc, Controller, GrowthGateState, NewAck, SlowStartExits};
 use super::config::LossDetection;
 use super::config::{FastRetransmitWindow, GrowthGate, RecoveryRate, RtoRearm, RtoSsthresh, RttSampling, TcpConfig};
 use super::path::PathChange;
@@ -22,6 +20,7 @@ mod clah;
 mod frto;
 mod persist;
 mod rack_tlp;
+mod rate_based;
 
 use frto::{Frto, FrtoAck};
 use rack_tlp::TlpEpisode;
@@ -93,12 +92,6 @@ pub struct SenderStats {
     pub lost_retransmissions: u64,
     /// Timeouts RFC 5682 F-RTO declared spurious.
     pub frto_spurious: u64,
-    /// RFC 9406 HyStart++: slow starts that ended through CSS (without a loss).
-    pub hystart_css_exits: u64,
-    /// Linux HyStart exits by ACK train and by delay (`TCPHystartTrainDetect`,
-    /// `TCPHystartDelayDetect`).
-    pub hystart_train_exits: u64,
-    pub hystart_delay_exits: u64,
 }
 
 /// The earlier of two deadlines, either of which may be unarmed. (An array's
@@ -162,13 +155,12 @@ pub struct TcpSender {
     frto: Frto,
     /// RFC 4015 §2 step (1) pipe_prev, bytes.
     eifel_pipe_prev: u64,
-    /// RFC 9406 HyStart++, until the initial slow start ends.
-    hystart: Option<HyStart>,
     /// Linux `tcp_cwnd_validate` state for `GrowthGate::CwndLimited`: whether the current
     /// window was cwnd-limited, the most bytes outstanding in it, and where it ends.
     cwnd_usage: CwndUsage,
-    /// Linux's HyStart (`tcp.linux_hystart`).
-    linux_hystart: Option<LinuxHyStart>,
+    /// Delivery-rate samples and pacing, for a controller that asks for them
+    /// (`rate_based.rs`).
+    rate: Option<Box<rate_based::RateBased>>,
     pub stats: SenderStats,
 }
 
@@ -185,9 +177,6 @@ impl TcpSender {
         let rto = RtoEstimator::new(cfg.min_rto_ns, cfg.initial_rto_ns, cfg.max_rto_ns, cfg.clock_granularity_ns)
             .with_formula(cfg.rto_formula);
         let cfg_rack = cfg.loss_detection_in_effect() == LossDetection::RackTlp;
-        let cfg_hystart = cfg.hystart;
-        // Linux's HyStart is CUBIC's (tcp_cubic.c); Reno has none.
-        let cfg_linux_hystart = cfg.linux_hystart && cfg.cc == super::config::CcKind::Cubic;
         TcpSender {
             log_episodes: true,
             peer_rwnd: cfg.rwnd_bytes,
@@ -222,11 +211,18 @@ impl TcpSender {
             tlp: None,
             frto: Frto::Off,
             eifel_pipe_prev: 0,
-            hystart: cfg_hystart.then(HyStart::default),
             cwnd_usage: CwndUsage::default(),
-            linux_hystart: cfg_linux_hystart.then(LinuxHyStart::default),
+            rate: None,
             stats: SenderStats::default(),
         }
+    }
+
+    /// Puts another congestion controller on the sender (a controller the crate does not
+    /// know, `AnyCc::Other`), before the connection opens. A controller that asks for
+    /// delivery-rate samples gets them, and its pacing rate, from here on.
+    pub fn set_controller(&mut self, cc: AnyCc) {
+        self.rate = cc.wants_rate_samples().then(Box::default);
+        self.cc = cc;
     }
 
     // ---- observers -------------------------------------------------------------------
@@ -365,6 +361,9 @@ impl TcpSender {
         if self.cfg.growth_gate == GrowthGate::CwndLimited {
             self.cwnd_validate(true);
         }
+        if self.rate.is_some() {
+            self.rate_check_app_limited(now);
+        }
     }
 
     /// RFC 6298 (5.5)-(5.6) for the SYN: back off and send it again.
@@ -389,17 +388,21 @@ impl TcpSender {
         let has_sack = sack.iter().next().is_some();
         self.tlp_on_ack(now, ack, has_sack);
         let snd_una_before = self.snd_una;
+        if let Some(r) = self.rate.as_deref_mut() {
+            r.sampler.begin_ack();
+        }
         let newly_sacked = if self.recovery.uses_sack() {
             // RFC 6675 Update(): record the SACK blocks above the cumulative ACK.
             let floor = ack.max(self.snd_una);
             let blocks = sack.iter().filter(|b| b.1 > floor);
-            match self.rack.as_mut() {
+            match (self.rack.as_mut(), self.rate.is_some()) {
                 // RFC 8985 §6.2 steps 2-3 for each newly SACKed segment.
-                Some(rack) => {
+                (Some(rack), false) => {
                     let min_rtt = self.rto.min_rtt_ns();
                     self.board.mark_sacked_with(blocks, &mut |seg| rack.on_delivered(now, seg, min_rtt))
                 }
-                None => self.board.mark_sacked(blocks),
+                (None, false) => self.board.mark_sacked(blocks),
+                (_, true) => self.mark_sacked_rate_based(now, blocks),
             }
         } else {
             0
@@ -429,21 +432,48 @@ impl TcpSender {
             let seq = self.outstanding();
             self.recovery.on_ack_processed(&mut self.cc, &mut self.board, seq);
         }
+        if self.rate.is_some() {
+            self.rate_on_ack_processed(now);
+        }
         self.update_persist(now);
         self.send_allowed(now, out);
+    }
+
+    /// RFC 6675 Update() with a rate-based controller: every newly SACKed segment is also
+    /// delivered to the rate sampler (and to RACK, if on).
+    fn mark_sacked_rate_based(&mut self, now: SimTime, blocks: impl Iterator<Item = (u64, u64)>) -> u64 {
+        let min_rtt = self.rto.min_rtt_ns();
+        let (mut rack, rate) = (self.rack.as_mut(), self.rate.as_deref_mut().expect("rate-based"));
+        self.board.mark_sacked_with(blocks, &mut |seg| {
+            if let Some(rack) = rack.as_mut() {
+                rack.on_delivered(now, seg, min_rtt);
+            }
+            rate.sampler.on_delivered(seg);
+        })
+    }
+
+    /// The cumulative ACK `ack` removes the segments below it from the scoreboard, each
+    /// delivered one told to RACK and to the rate sampler when they are on.
+    #[inline(always)]
+    fn ack_board_to(&mut self, now: SimTime, ack: u64) -> crate::tcp::scoreboard::AckedInfo {
+        let min_rtt = self.rto.min_rtt_ns();
+        match (self.rack.as_mut(), self.rate.as_deref_mut()) {
+            (None, None) => self.board.ack_to(ack),
+            // RFC 8985 §6.2 steps 2-3 for each segment delivered by this cumulative ACK.
+            (Some(rack), None) => self.board.ack_to_with(ack, &mut |seg| rack.on_delivered(now, seg, min_rtt)),
+            (mut rack, Some(rate)) => self.board.ack_to_with(ack, &mut |seg| {
+                if let Some(rack) = rack.as_mut() {
+                    rack.on_delivered(now, seg, min_rtt);
+                }
+                rate.sampler.on_delivered(seg);
+            }),
+        }
     }
 
     /// The cumulative ACK advanced to `ack`.
     fn on_new_ack(&mut self, now: SimTime, ack: u64, out: &mut Vec<Segment>) {
         let acked = ack - self.snd_una;
-        let info = match self.rack.as_mut() {
-            // RFC 8985 §6.2 steps 2-3 for each segment delivered by this cumulative ACK.
-            Some(rack) => {
-                let min_rtt = self.rto.min_rtt_ns();
-                self.board.ack_to_with(ack, &mut |seg| rack.on_delivered(now, seg, min_rtt))
-            }
-            None => self.board.ack_to(ack),
-        };
+        let info = self.ack_board_to(now, ack);
         // RFC 8985 §7.2: an ACK of new data restarts the loss probe timer.
         self.pto_rearm = true;
         self.snd_una = ack;
@@ -470,12 +500,16 @@ impl TcpSender {
             self.on_new_ack_in_recovery(now, acked, out)
         } else {
             self.recovery.reset_dupacks();
-            // RFC 5681 §3.1: slow start or congestion avoidance.
-            let acked = self.hystart_growth(ack, acked, rtt_sample);
-            self.linux_hystart_check(now, rtt_sample);
-            if self.may_grow_cwnd() {
-                self.cc.on_ack(now, acked, &self.rto);
-            }
+            // RFC 5681 §3.1: slow start or congestion avoidance, after the controller's
+            // slow-start exits (RFC 9406 HyStart++, Linux HyStart).
+            let new_ack = NewAck {
+                bytes: acked,
+                snd_una: ack,
+                snd_max: self.snd_max,
+                rtt_sample_ns: rtt_sample,
+                gate: self.growth_gate(),
+            };
+            self.cc.on_ack(now, &new_ack, &self.rto);
             true
         };
         if self.snd_una == self.snd_max {
@@ -500,43 +534,6 @@ impl TcpSender {
                     self.resend(i, now, out);
                 }
                 restart_timer
-            }
-        }
-    }
-
-    /// Linux's HyStart (`cubictcp_acked`) on an ACK of new data outside recovery: an exit sets
-    /// ssthresh = cwnd. Linux's pacing rate (`tcp_update_pacing_rate`, 200 % in slow start)
-    /// sizes the ACK-train cushion.
-    fn linux_hystart_check(&mut self, now: SimTime, rtt_sample: Option<SimTime>) {
-        let Some(h) = self.linux_hystart.as_mut() else { return };
-        let (cwnd, ssthresh) = (self.cc.cwnd(), self.cc.ssthresh());
-        let pacing = self.rto.srtt_ns().map_or(0, |s| (2 * cwnd as u128 * 1_000_000_000 / s.max(1) as u128) as u64);
-        let mss = self.cfg.mss_bytes as u64;
-        match h.on_ack(now, self.snd_una, self.snd_max, cwnd, ssthresh, mss, rtt_sample, pacing) {
-            Some(Exit::AckTrain) => self.stats.hystart_train_exits += 1,
-            Some(Exit::Delay) => self.stats.hystart_delay_exits += 1,
-            None => return,
-        }
-        self.cc.set_ssthresh(cwnd);
-    }
-
-    /// RFC 9406 HyStart++ in the initial slow start: the bytes the controller's slow start
-    /// counts for this ACK (a quarter of the RFC 5681 increase min(N, SMSS) in CSS), and
-    /// ssthresh = cwnd when CSS ends. Off for good after the first congestion event.
-    fn hystart_growth(&mut self, ack: u64, acked: u64, rtt_sample: Option<SimTime>) -> u64 {
-        let Some(h) = self.hystart.as_mut() else { return acked };
-        if self.cc.ssthresh() != self.cfg.initial_ssthresh_bytes || self.cc.cwnd() >= self.cc.ssthresh() {
-            self.hystart = None;
-            return acked;
-        }
-        match h.on_ack(ack, self.snd_max, rtt_sample) {
-            Growth::SlowStart => acked,
-            Growth::Conservative => (acked.min(self.cfg.mss_bytes as u64) / CSS_GROWTH_DIVISOR).max(1),
-            Growth::EnterCongestionAvoidance => {
-                self.stats.hystart_css_exits += 1;
-                self.hystart = None;
-                self.cc.set_ssthresh(self.cc.cwnd());
-                acked
             }
         }
     }
@@ -666,6 +663,10 @@ impl TcpSender {
     /// The retransmission timer may have expired. Returns the sequence number retransmitted on
     /// a timeout of an established connection, for spurious-timeout accounting.
     pub fn on_timer(&mut self, now: SimTime, out: &mut Vec<Segment>) -> Option<u64> {
+        if self.rate.is_some() {
+            // The pacing timer; the others below check their own deadlines.
+            self.on_pacing_timer(now, out);
+        }
         if self.on_persist_timer(now, out) {
             return None;
         }
@@ -722,10 +723,7 @@ impl TcpSender {
         if self.consecutive_timeouts == 0 {
             self.open_episode(EpisodeKind::Timeout, now);
         }
-        self.cc.on_timeout(now, halved, set_ssthresh, &self.rto);
-        if let Some(h) = self.linux_hystart.as_mut() {
-            h.on_timeout(now, self.snd_max);
-        }
+        self.cc.on_timeout(now, halved, set_ssthresh, self.snd_max, &self.rto);
         self.consecutive_timeouts += 1;
         self.lt_bytes = 0;
         // RFC 6582 §3.2 step 1 / RFC 6675 §5.1: after an RTO, recover = RecoveryPoint = HighData.
@@ -843,6 +841,20 @@ impl TcpSender {
         if self.rack.is_some() {
             self.update_pto(now);
         }
+        if self.rate.is_some() {
+            self.rate_check_app_limited(now);
+        }
+    }
+
+    /// Whether a segment the window allows may leave now: the pacing clock of a rate-based
+    /// controller (`rate_based.rs`). Every transmission loop asks this before each segment; a
+    /// further per-send gate belongs here.
+    #[inline(always)]
+    fn may_send_now(&mut self, now: SimTime) -> bool {
+        match self.rate.as_deref_mut() {
+            None => true,
+            Some(r) => r.pacing_allows(now, self.cc.pacing_rate_bps()),
+        }
     }
 
     /// Linux `tcp_cwnd_validate` after a transmission attempt: the window is cwnd-limited when
@@ -864,12 +876,20 @@ impl TcpSender {
 
     /// Whether an ACK of new data outside recovery may grow cwnd: always, or (Linux
     /// `tcp_is_cwnd_limited`) while the window is cwnd-limited, and in slow start while cwnd
-    /// is below twice the most bytes outstanding.
-    fn may_grow_cwnd(&self) -> bool {
-        if self.cfg.growth_gate == GrowthGate::Always || self.cwnd_usage.limited {
-            return true;
+    /// is below twice the most bytes outstanding (`NewAck::may_grow` decides, after the
+    /// controller's slow-start exits).
+    #[inline]
+    fn growth_gate(&self) -> GrowthGateState {
+        if self.cfg.growth_gate == GrowthGate::Always {
+            return GrowthGateState::Open;
         }
-        self.cc.cwnd() < self.cc.ssthresh() && self.cc.cwnd() < 2 * self.cwnd_usage.max_flight_bytes
+        let u = self.cwnd_usage;
+        GrowthGateState::CwndLimited { limited: u.limited, max_flight_bytes: u.max_flight_bytes }
+    }
+
+    /// Slow starts the controller ended without a loss (HyStart++, Linux HyStart).
+    pub fn slow_start_exits(&self) -> SlowStartExits {
+        self.cc.slow_start_exits()
     }
 
     /// RFC 3042: each of the first DupThresh-1 duplicate ACKs may release one new segment
@@ -901,7 +921,7 @@ impl TcpSender {
             // RFC 5682 step 3: only the two new segments of step 2b until the next ACK.
             return;
         }
-        loop {
+        while self.may_send_now(now) {
             let more = if self.snd_nxt < self.snd_max {
                 self.resend_at_snd_nxt(limit, now, out)
             } else {
@@ -961,7 +981,7 @@ impl TcpSender {
     /// RFC 6675 §5 (C): send what NextSeg() returns until the recovery says stop.
     fn send_recovery_choices(&mut self, now: SimTime, out: &mut Vec<Segment>) {
         let mut continuing = false;
-        loop {
+        while self.may_send_now(now) {
             let new_len = self.new_segment_within_rwnd();
             let cwnd = self.cc.cwnd();
             match self.recovery.next_seg(&mut self.board, cwnd, self.snd_una, new_len, continuing) {
@@ -994,6 +1014,9 @@ impl TcpSender {
     #[inline(always)]
     fn resend(&mut self, i: usize, now: SimTime, out: &mut Vec<Segment>) {
         let seg = self.board.mark_resent(i, now);
+        if self.rate.is_some() {
+            self.rate_on_sent(now, seg.start, seg.end, false, false);
+        }
         self.window.charge(seg.len());
         self.stats.retransmits += 1;
         if let Some(e) = self.stats.episodes.last_mut().filter(|e| e.end_ns.is_none()) {
@@ -1025,7 +1048,11 @@ impl TcpSender {
         let seq = self.snd_max;
         self.window.charge(len as u64);
         self.board.push_new(seq, seq + len as u64, now);
+        let flight_empty = self.snd_una == seq;
         self.snd_max += len as u64;
+        if self.rate.is_some() {
+            self.rate_on_sent(now, seq, seq + len as u64, true, flight_empty);
+        }
         self.snd_nxt = self.snd_max;
         if self.cfg.rtt_sampling == RttSampling::TimedSegment && self.timed_segment.is_none() {
             // ns-2 `TcpAgent::output`: a new segment is timed when none is (`rtt_active_`).

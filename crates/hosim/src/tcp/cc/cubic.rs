@@ -5,7 +5,7 @@
 //! The window functions work in segments and seconds, the units of the RFC's equations;
 //! cwnd and ssthresh are kept in bytes like every controller's.
 
-use super::Controller;
+use super::{Controller, NewAck, SlowStartExit, SlowStartExits};
 use crate::engine::time::SimTime;
 use crate::tcp::config::{CubicAlpha, SlowStartGrowth};
 use crate::tcp::rto::RtoEstimator;
@@ -57,6 +57,8 @@ pub struct Cubic {
     before_timeout: Option<(f64, f64)>,
     slow_start: SlowStartGrowth,
     alpha: CubicAlpha,
+    /// HyStart++ and Linux's HyStart (`slow_start.rs`).
+    exit: SlowStartExit,
 }
 
 impl Cubic {
@@ -71,7 +73,14 @@ impl Cubic {
             before_timeout: None,
             slow_start: SlowStartGrowth::Smss,
             alpha: CubicAlpha::Rfc9438,
+            exit: SlowStartExit::default(),
         }
+    }
+
+    /// The slow-start exits it runs (`tcp.hystart`, `tcp.linux_hystart`).
+    pub fn with_slow_start_exit(mut self, exit: SlowStartExit) -> Self {
+        self.exit = exit;
+        self
     }
 
     /// The slow-start growth rule (`tcp.slow_start_growth`) and the Reno-friendly α rule
@@ -162,7 +171,12 @@ impl Controller for Cubic {
         self.ssthresh
     }
 
-    fn on_ack(&mut self, now: SimTime, acked_bytes: u64, rtt: &RtoEstimator) {
+    fn on_ack(&mut self, now: SimTime, ack: &NewAck, rtt: &RtoEstimator) {
+        let cwnd = self.cwnd as u64;
+        let acked_bytes = self.exit.on_ack(now, ack, cwnd, &mut self.ssthresh, rtt);
+        if !ack.may_grow(cwnd, self.ssthresh) {
+            return;
+        }
         if (self.cwnd as u64) >= self.ssthresh {
             self.congestion_avoidance(now, acked_bytes, rtt);
             return;
@@ -187,7 +201,7 @@ impl Controller for Cubic {
         self.ssthresh
     }
 
-    fn on_timeout(&mut self, _now: SimTime, flight_size: u64, set_ssthresh: bool, _rtt: &RtoEstimator) {
+    fn on_timeout(&mut self, now: SimTime, flight_size: u64, set_ssthresh: bool, snd_max: u64, _rtt: &RtoEstimator) {
         // RFC 9438 §4.8: as Reno, cwnd = 1 SMSS, but ssthresh by β_cubic (§4.6).
         if set_ssthresh {
             self.before_timeout = Some((self.w_max, self.cwnd_prior));
@@ -195,6 +209,7 @@ impl Controller for Cubic {
         }
         self.epoch = None;
         self.cwnd = self.mss as f64;
+        self.exit.on_timeout(now, snd_max);
     }
 
     fn set_cwnd(&mut self, cwnd: u64) {
@@ -203,6 +218,10 @@ impl Controller for Cubic {
 
     fn set_ssthresh(&mut self, ssthresh: u64) {
         self.ssthresh = ssthresh;
+    }
+
+    fn slow_start_exits(&self) -> SlowStartExits {
+        self.exit.exits
     }
 
     /// RFC 9438 §4.9: after a spurious congestion event CUBIC restores W_max and cwnd_prior
@@ -245,7 +264,7 @@ mod tests {
         // K = cbrt((100 - 70) / 0.4) = cbrt(75) = 4.2172 s.
         assert!((k_s(100.0, 70.0) - 4.2172).abs() < 1e-4);
         let mut cc = after_loss_at(100);
-        cc.on_ack(0, MSS, &rtt());
+        cc.on_ack(0, &NewAck::of(MSS), &rtt());
         assert!((cc.k().unwrap() - 4.2172).abs() < 1e-4);
     }
 
@@ -274,7 +293,7 @@ mod tests {
         // 0.4 (2 - 4.2172)³ + 100 = 95.640 and 0.4 (2.1 - 4.2172)³ + 100 = 96.203.
         let mut cc = after_loss_at(100);
         for i in 0..=2000 {
-            cc.on_ack(i * MS, MSS, &rtt());
+            cc.on_ack(i * MS, &NewAck::of(MSS), &rtt());
         }
         let w = cc.cwnd() as f64 / MSS as f64;
         assert!((95.5..=96.203).contains(&w), "cwnd = {w} segments");
@@ -291,7 +310,7 @@ mod tests {
         for _ in 0..40 {
             for _ in 0..(cc.cwnd() / MSS) {
                 now += MS;
-                cc.on_ack(now, MSS, &rtt());
+                cc.on_ack(now, &NewAck::of(MSS), &rtt());
             }
         }
         let w_est = cc.w_est().unwrap();
@@ -314,16 +333,16 @@ mod tests {
     #[test]
     fn timeout_sets_loss_window_and_beta_cubic_ssthresh() {
         let mut cc = Cubic::new(MSS as u32, 50 * MSS, u64::MAX);
-        cc.on_timeout(0, 50 * MSS, true, &rtt());
+        cc.on_timeout(0, 50 * MSS, true, 0, &rtt());
         assert_eq!((cc.cwnd(), cc.ssthresh()), (MSS, 35_000), "§4.8");
-        cc.on_timeout(0, MSS, false, &rtt());
+        cc.on_timeout(0, MSS, false, 0, &rtt());
         assert_eq!((cc.cwnd(), cc.ssthresh()), (MSS, 35_000), "repeated timeout keeps ssthresh");
     }
 
     #[test]
     fn slow_start_grows_one_mss_per_ack_below_ssthresh() {
         let mut cc = Cubic::new(MSS as u32, 10 * MSS, u64::MAX);
-        cc.on_ack(0, 2 * MSS, &rtt());
+        cc.on_ack(0, &NewAck::of(2 * MSS), &rtt());
         assert_eq!(cc.cwnd(), 11 * MSS);
     }
 }

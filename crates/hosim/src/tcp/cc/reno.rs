@@ -1,7 +1,7 @@
 //! Reno/NewReno window growth: the AIMD of RFC 5681, slow start and congestion avoidance.
 //! The same controller serves the Reno, NewReno and SACK loss recoveries.
 
-use super::Controller;
+use super::{Controller, NewAck, SlowStartExit, SlowStartExits};
 use crate::engine::time::SimTime;
 use crate::tcp::config::{CaGrowth, SlowStartGrowth};
 use crate::tcp::rto::RtoEstimator;
@@ -18,6 +18,8 @@ pub struct Reno {
     /// `PerAckExact`, the remainder of SMSS*SMSS/cwnd carried to the next ACK (in 1/cwnd
     /// bytes).
     ca_acked: u64,
+    /// HyStart++ (`slow_start.rs`).
+    exit: SlowStartExit,
 }
 
 impl Reno {
@@ -29,7 +31,14 @@ impl Reno {
             growth,
             slow_start: SlowStartGrowth::Smss,
             ca_acked: 0,
+            exit: SlowStartExit::default(),
         }
+    }
+
+    /// The slow-start exits it runs (`tcp.hystart`).
+    pub fn with_slow_start_exit(mut self, exit: SlowStartExit) -> Self {
+        self.exit = exit;
+        self
     }
 
     /// The slow-start growth rule (`tcp.slow_start_growth`).
@@ -81,7 +90,12 @@ impl Controller for Reno {
         self.ssthresh
     }
 
-    fn on_ack(&mut self, _now: SimTime, acked_bytes: u64, _rtt: &RtoEstimator) {
+    #[inline]
+    fn on_ack(&mut self, now: SimTime, ack: &NewAck, rtt: &RtoEstimator) {
+        let acked_bytes = self.exit.on_ack(now, ack, self.cwnd, &mut self.ssthresh, rtt);
+        if !ack.may_grow(self.cwnd, self.ssthresh) {
+            return;
+        }
         if self.cwnd >= self.ssthresh {
             self.congestion_avoidance(acked_bytes);
             return;
@@ -108,7 +122,7 @@ impl Controller for Reno {
         self.ssthresh
     }
 
-    fn on_timeout(&mut self, _now: SimTime, flight_size: u64, set_ssthresh: bool, _rtt: &RtoEstimator) {
+    fn on_timeout(&mut self, _now: SimTime, flight_size: u64, set_ssthresh: bool, _: u64, _rtt: &RtoEstimator) {
         if set_ssthresh {
             // RFC 5681 §3.1 eq. (4).
             self.ssthresh = (flight_size / 2).max(2 * self.mss);
@@ -129,6 +143,10 @@ impl Controller for Reno {
         self.ssthresh = ssthresh;
     }
 
+    fn slow_start_exits(&self) -> SlowStartExits {
+        self.exit.exits
+    }
+
     fn on_spurious_timeout(&mut self, cwnd: u64, ssthresh: u64) {
         self.cwnd = cwnd;
         self.ssthresh = ssthresh;
@@ -147,7 +165,7 @@ mod tests {
     #[test]
     fn slow_start_grows_one_mss_per_ack_up_to_ssthresh() {
         let mut cc = Reno::new(1000, 3000, 6000, CaGrowth::Bytes);
-        cc.on_ack(0, 2000, &rtt());
+        cc.on_ack(0, &NewAck::of(2000), &rtt());
         assert_eq!(cc.cwnd(), 4000, "min(N, SMSS) with N = 2000");
     }
 
@@ -155,10 +173,10 @@ mod tests {
     fn congestion_avoidance_adds_one_mss_per_window() {
         let mut cc = Reno::new(1000, 10_000, 5000, CaGrowth::Bytes);
         for _ in 0..9 {
-            cc.on_ack(0, 1000, &rtt());
+            cc.on_ack(0, &NewAck::of(1000), &rtt());
         }
         assert_eq!(cc.cwnd(), 10_000);
-        cc.on_ack(0, 1000, &rtt());
+        cc.on_ack(0, &NewAck::of(1000), &rtt());
         assert_eq!(cc.cwnd(), 11_000);
     }
 
@@ -171,7 +189,7 @@ mod tests {
             let mut segs = cc.cwnd() / 1000;
             while segs > 0 {
                 let n = segs.min(segs_per_ack);
-                cc.on_ack(0, n * 1000, &rtt());
+                cc.on_ack(0, &NewAck::of(n * 1000), &rtt());
                 segs -= n;
             }
         }
@@ -200,7 +218,7 @@ mod tests {
         let run = |growth| {
             let mut cc = Reno::new(1000, 300_000, 1000, growth);
             for _ in 0..300 {
-                cc.on_ack(0, 1000, &rtt());
+                cc.on_ack(0, &NewAck::of(1000), &rtt());
             }
             cc.cwnd()
         };
@@ -222,9 +240,9 @@ mod tests {
     #[test]
     fn repeated_timeout_holds_ssthresh() {
         let mut cc = Reno::new(1000, 20_000, u64::MAX, CaGrowth::Bytes);
-        cc.on_timeout(0, 20_000, true, &rtt());
+        cc.on_timeout(0, 20_000, true, 0, &rtt());
         assert_eq!((cc.cwnd(), cc.ssthresh()), (1000, 10_000));
-        cc.on_timeout(0, 1000, false, &rtt());
+        cc.on_timeout(0, 1000, false, 0, &rtt());
         assert_eq!((cc.cwnd(), cc.ssthresh()), (1000, 10_000));
     }
 }

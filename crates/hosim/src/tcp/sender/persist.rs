@@ -55,9 +55,14 @@ impl TcpSender {
     }
 
     /// The earliest time `on_timer` has work: the retransmission timer (with RACK-TLP also the
-    /// loss probe or the reorder timer, `rto_deadline()`) or the persist timer.
+    /// loss probe or the reorder timer, `rto_deadline()`), the persist timer, or the pacing
+    /// timer while a paced segment waits (`rate_based.rs`).
     pub fn timer_deadline(&self) -> Option<SimTime> {
-        super::earliest(self.rto_deadline(), self.persist_deadline())
+        let d = super::earliest(self.rto_deadline(), self.persist_deadline());
+        match self.rate.as_deref() {
+            None => d,
+            Some(r) => super::earliest(d, r.pacing_deadline()),
+        }
     }
 
     /// RFC 9293 §3.10.7.4: take the window from an ACK no older than the last one it was taken
