@@ -180,6 +180,11 @@ fn bad_cellular_keys_are_refused_naming_the_key() {
         (vec![("cellular.interruption_s", "-0.1")], "cellular.interruption_s"),
         (vec![("cellular.cells", "100"), ("cellular.ues", "1000")], "cellular.ues"),
         (vec![("cellular.buffer", "\"pooled\"")], "cellular.buffer"),
+        (vec![("cellular.scheme", "\"drop\""), ("cellular.target_reordering", "true")], "cellular.target_reordering"),
+        (vec![("cellular.rlf_offset_m", "-50")], "cellular.rlf_offset_m"),
+        (vec![("cellular.cho_candidates", "0")], "cellular.cho_candidates"),
+        (vec![("cellular.cho_forwarding", "\"never\"")], "cellular.cho_forwarding"),
+        (vec![("cellular.speed_max_mps", "-5")], "cellular.speed_max_mps"),
     ] {
         let e = run(&kv, 1).expect_err("refused");
         assert!(e.contains(key) && !e.contains('\n'), "{kv:?}: {e}");

@@ -7,15 +7,30 @@ use serde::Deserialize;
 use crate::spec::{Check, ScenarioError};
 
 #[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
-#[serde(rename_all = "lowercase")]
+#[serde(rename_all = "kebab-case")]
 pub enum SchemeName {
     /// The source drops what it holds for the UE at the HO command.
     Drop,
     /// The source forwards what it holds, and what still arrives, to the target over X2.
     #[default]
     Forward,
+    /// As `forward`, through the gateway instead of the X2 link (Pacifico et al., Fig. 1).
+    ForwardViaCore,
+    /// As `forward`, and the target holds direct packets until the end marker (Cohen &
+    /// Levin's forward-and-rearrange).
+    Rearrange,
+    /// As `forward`, with the path switch requested at the HO command (Pacifico et al., Fig. 5).
+    FastPathSwitch,
+    /// As `forward`, with the path switch requested a prediction lead before the HO command
+    /// (Pacifico et al., Fig. 6).
+    Predicted,
+    /// The gateway sends a copy of every downlink packet to the target from a bicast lead
+    /// before the HO command; the source drops what it holds (the 3GPP inter-RAT contribution).
+    Bicast,
     /// Dual active protocol stack handover (TS 38.300 §9.2.3.2).
     Daps,
+    /// Conditional handover (TS 38.300 §9.2.3.4): candidates prepared early, executed by the UE.
+    Cho,
 }
 
 impl SchemeName {
@@ -23,9 +38,44 @@ impl SchemeName {
         match self {
             SchemeName::Drop => "drop",
             SchemeName::Forward => "forward",
+            SchemeName::ForwardViaCore => "forward-via-core",
+            SchemeName::Rearrange => "rearrange",
+            SchemeName::FastPathSwitch => "fast-path-switch",
+            SchemeName::Predicted => "predicted",
+            SchemeName::Bicast => "bicast",
             SchemeName::Daps => "daps",
+            SchemeName::Cho => "cho",
         }
     }
+
+    /// The source forwards (originals, not copies) what it holds for a UE that left it.
+    pub fn forwards(self) -> bool {
+        matches!(
+            self,
+            SchemeName::Forward
+                | SchemeName::ForwardViaCore
+                | SchemeName::Rearrange
+                | SchemeName::FastPathSwitch
+                | SchemeName::Predicted
+                | SchemeName::Cho
+        )
+    }
+
+    /// The source drops what it holds, and what still arrives, for a UE that left it.
+    pub fn drops_at_source(self) -> bool {
+        matches!(self, SchemeName::Drop | SchemeName::Bicast)
+    }
+}
+
+/// `cho_forwarding`: when the source starts forwarding to CHO candidates.
+#[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum ChoForwarding {
+    /// From the preparation on, copies to every candidate (TS 38.300 §9.2.3.4.2, early).
+    #[default]
+    Early,
+    /// Once the target reports the UE's access (HANDOVER SUCCESS), to that target only.
+    Late,
 }
 
 #[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
@@ -124,6 +174,8 @@ pub struct CellularSection {
     pub ue_spacing_m: f64,
     #[serde(default)]
     pub speed_mps: f64,
+    /// If set, UE speeds spread evenly from `speed_mps` (UE 0) to this (the last UE).
+    pub speed_max_mps: Option<f64>,
     /// A3-like rule on distance: a neighbour closer than the serving cell by more than the
     /// hysteresis, for the time to trigger, starts a handover to it.
     #[serde(default = "d_hysteresis_m")]
@@ -149,6 +201,38 @@ pub struct CellularSection {
     /// The UE's PDCP t-Reordering (TS 38.323 §5.2.2.2).
     #[serde(default = "d_t_reordering_s")]
     pub t_reordering_s: f64,
+    /// The target holds direct packets from the gateway until the end marker has come
+    /// through the source (or `reorder_timeout_s` after the path switch): default on for
+    /// `rearrange`, off for the other forwarding schemes.
+    pub target_reordering: Option<bool>,
+    /// With target reordering: the gateway sends a GTP-U end marker on the old path at the
+    /// path switch (else the target waits for its timeout).
+    #[serde(default = "d_true")]
+    pub end_marker: bool,
+    #[serde(default = "d_reorder_timeout_s")]
+    pub reorder_timeout_s: f64,
+    /// `predicted`: how long before the HO command the path switch is requested.
+    #[serde(default = "d_prediction_lead_s")]
+    pub prediction_lead_s: f64,
+    /// `bicast`: how long before the HO command the gateway starts copying to the target.
+    #[serde(default = "d_bicast_lead_s")]
+    pub bicast_lead_s: f64,
+    /// `cho`: candidates prepared at most (the closest cells meeting the prepare condition).
+    #[serde(default = "d_cho_candidates")]
+    pub cho_candidates: u32,
+    /// `cho`: a cell is prepared when it is closer than the serving one by more than this
+    /// offset (negative: before the border).
+    #[serde(default = "d_cho_prepare_offset_m")]
+    pub cho_prepare_offset_m: f64,
+    #[serde(default)]
+    pub cho_forwarding: ChoForwarding,
+    /// `cho`: the serving cell's radio link fails when a neighbour is closer than it by more
+    /// than this offset, if the UE has not executed by then (unset: it never fails).
+    pub rlf_offset_m: Option<f64>,
+    /// `cho`: after a radio link failure, the time until the UE re-establishes in the best
+    /// cell (T310 expiry, cell selection and re-establishment).
+    #[serde(default = "d_rlf_interruption_s")]
+    pub rlf_interruption_s: f64,
 }
 
 fn d_cells() -> u32 {
@@ -214,6 +298,27 @@ fn d_source_release_delay_s() -> f64 {
 fn d_t_reordering_s() -> f64 {
     0.05
 }
+fn d_true() -> bool {
+    true
+}
+fn d_reorder_timeout_s() -> f64 {
+    0.1
+}
+fn d_prediction_lead_s() -> f64 {
+    0.13
+}
+fn d_bicast_lead_s() -> f64 {
+    0.01
+}
+fn d_cho_candidates() -> u32 {
+    2
+}
+fn d_cho_prepare_offset_m() -> f64 {
+    -40.0
+}
+fn d_rlf_interruption_s() -> f64 {
+    0.2
+}
 
 /// Default hard-handover interruption (drop, forward).
 pub const HARD_INTERRUPTION_S: f64 = 0.03;
@@ -235,9 +340,15 @@ impl CellularSection {
     /// The interruption of this scheme: the key's value, else the scheme's default.
     pub fn interruption_s(&self) -> f64 {
         self.interruption_s.unwrap_or(match self.scheme {
-            SchemeName::Drop | SchemeName::Forward => HARD_INTERRUPTION_S,
             SchemeName::Daps => 0.0,
+            _ => HARD_INTERRUPTION_S,
         })
+    }
+
+    /// Whether the target holds direct packets until the end marker: the key's value, else
+    /// on for `rearrange` only.
+    pub fn target_reordering(&self) -> bool {
+        self.target_reordering.unwrap_or(self.scheme == SchemeName::Rearrange)
     }
 
     pub fn validate(&self, c: &Check, duration_s: f64) -> Result<(), ScenarioError> {
@@ -287,14 +398,43 @@ impl CellularSection {
             ("source_release_delay_s", self.source_release_delay_s),
             ("interruption_s", self.interruption_s()),
             ("start_window_s", self.start_window_s),
+            ("reorder_timeout_s", self.reorder_timeout_s),
+            ("prediction_lead_s", self.prediction_lead_s),
+            ("bicast_lead_s", self.bicast_lead_s),
+            ("rlf_interruption_s", self.rlf_interruption_s),
         ] {
             c.non_negative(&k(name), v)?;
         }
         c.positive(&k("t_reordering_s"), self.t_reordering_s)?;
-        for (name, v) in
-            [("ue_start_m", self.ue_start_m), ("ue_spacing_m", self.ue_spacing_m), ("speed_mps", self.speed_mps)]
-        {
+        c.finite(&k("cho_prepare_offset_m"), self.cho_prepare_offset_m)?;
+        c.at_least(&k("cho_candidates"), self.cho_candidates as u64, 1)?;
+        if let Some(r) = self.rlf_offset_m {
+            c.finite(&k("rlf_offset_m"), r)?;
+            if r <= self.cho_prepare_offset_m {
+                return Err(c.err(
+                    &k("rlf_offset_m"),
+                    &format!("must be above cho_prepare_offset_m ({}), got {r}", self.cho_prepare_offset_m),
+                ));
+            }
+        }
+        if self.target_reordering == Some(true) && !self.scheme.forwards() {
+            return Err(
+                c.err(&k("target_reordering"), &format!("needs a scheme that forwards (not {})", self.scheme.name()))
+            );
+        }
+        if self.target_reordering == Some(true) && self.scheme == SchemeName::Cho {
+            return Err(c.err(&k("target_reordering"), "is not available with cho"));
+        }
+        for (name, v) in [
+            ("ue_start_m", self.ue_start_m),
+            ("ue_spacing_m", self.ue_spacing_m),
+            ("speed_mps", self.speed_mps),
+            ("speed_max_mps", self.speed_max_mps.unwrap_or(0.0)),
+        ] {
             c.finite(&k(name), v)?;
+        }
+        if self.speed_max_mps.is_some_and(|m| m * self.speed_mps < 0.0) {
+            return Err(c.err(&k("speed_max_mps"), "must have the sign of speed_mps (one direction of travel)"));
         }
         for (name, v) in [
             ("s1_queue_packets", self.s1_queue_packets),
@@ -336,6 +476,14 @@ impl CellularSection {
     /// Position of cell `c` along the line, in metres.
     pub fn cell_x_m(&self, c: usize) -> f64 {
         c as f64 * self.cell_spacing_m
+    }
+
+    /// UE `u`'s speed along the line.
+    pub fn ue_speed_mps(&self, u: usize) -> f64 {
+        match self.speed_max_mps {
+            Some(max) if self.ues > 1 => self.speed_mps + (max - self.speed_mps) * u as f64 / (self.ues - 1) as f64,
+            _ => self.speed_mps,
+        }
     }
 
     /// Start position of UE `u`, in metres.
