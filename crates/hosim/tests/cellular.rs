@@ -199,3 +199,20 @@ fn the_documented_ran_engineer_scenario_is_the_preset() {
     };
     assert_eq!(keys(doc), keys(text()), "docs/examples/ran-engineer.toml and presets/cellular.toml differ");
 }
+
+#[test]
+fn the_highway_preset_has_the_issues_numbers() {
+    // Issue 37, section 5: 7 cells in a line, 20 UEs at 60-120 km/h, 50 Mb/s cells, 30 ms
+    // servers.
+    let text = hosim::scenario::presets::find("highway").expect("highway preset");
+    let t: toml::Value = toml::from_str(text).expect("toml");
+    let c = &t["cellular"];
+    assert_eq!((c["cells"].as_integer(), c["ues"].as_integer()), (Some(7), Some(20)));
+    let kmh = |k: &str| c[k].as_float().unwrap() * 3.6;
+    assert!((kmh("speed_mps") - 60.0).abs() < 1e-3 && (kmh("speed_max_mps") - 120.0).abs() < 1e-3);
+    assert_eq!((c["cell_bps"].as_float(), c["server_rtt_s"].as_float()), (Some(50e6), Some(0.03)));
+    let overrides = vec![("duration_s".to_string(), "2".to_string())];
+    let opts = RunOptions { seed: Some(1), overrides, ..Default::default() };
+    let s = hosim::run(text, "highway", &opts).map(|o| o.summary).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(s["flows"].as_array().map(Vec::len), Some(20));
+}

@@ -33,7 +33,7 @@ mod template;
 
 pub use config::{BufferSharing, CellularSection, ChoForwarding, ScheduledHandover, SchedulerName, SchemeName};
 pub use report::{CellEntry, CellularEntry, HandoverEntry};
-pub use template::{expand, install, PRESET, TEMPLATE};
+pub use template::{expand, install, HIGHWAY_PRESET, PRESET, TEMPLATE};
 
 use std::collections::HashMap;
 

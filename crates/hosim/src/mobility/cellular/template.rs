@@ -187,3 +187,10 @@ pub const PRESET: crate::spec::Preset = (
     "Cells in a line, UEs moving along it, handovers by an A3-like rule or a schedule: drop / forward / DAPS",
     include_str!("../../../../../presets/cellular.toml"),
 );
+
+/// The `highway` preset: 7 cells, 20 UEs at 60 to 120 km/h (issue 37, section 5).
+pub const HIGHWAY_PRESET: crate::spec::Preset = (
+    "highway",
+    "Seven cells along a highway, 20 UEs at 60-120 km/h handing over every 15-30 s: any scheme",
+    include_str!("../../../../../presets/highway.toml"),
+);
