@@ -183,3 +183,23 @@ fn every_scheme_runs_the_ran_engineers_network_with_packets_conserved() {
         assert!(closed >= 10, "{scheme}: {closed} outcome windows closed before the end");
     }
 }
+
+#[test]
+fn a_ues_radio_rate_follows_its_distance_by_the_rate_table() {
+    let goodput_mbps = |start_m: &str| {
+        let kv = [
+            ("duration_s", "6"),
+            ("cellular.cells", "2"),
+            ("cellular.ues", "1"),
+            ("cellular.speed_mps", "0"),
+            ("cellular.cell_spacing_m", "1000"),
+            ("cellular.ue_start_m", start_m),
+            ("cellular.radio_rate_table", "[[0.0, 50e6], [300.0, 10e6]]"),
+            ("cellular.buffer", "\"per-ue\""),
+        ];
+        f(&summary(&kv, 1)["flows"][0]["goodput_bps"]) / 1e6
+    };
+    let (near, far) = (goodput_mbps("0"), goodput_mbps("400"));
+    assert!(far > 8.0 && far < 10.0, "400 m from its cell: the 10 Mb/s row, got {far}");
+    assert!(near > 40.0 && near < 50.0, "at its cell: the 50 Mb/s row, got {near}");
+}

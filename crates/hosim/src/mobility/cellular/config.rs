@@ -182,6 +182,14 @@ pub struct CellularSection {
     pub hysteresis_m: f64,
     #[serde(default = "d_time_to_trigger_s")]
     pub time_to_trigger_s: f64,
+    /// Each UE's radio rate from a cell by its distance to it: rows `[distance_m, bps]`, the
+    /// first at 0 m, distances increasing; a UE gets the rate of the last row not beyond its
+    /// distance (empty: every UE at `cell_bps`).
+    #[serde(default)]
+    pub radio_rate_table: Vec<[f64; 2]>,
+    /// How often the radio rates follow the UEs' movement.
+    #[serde(default = "d_rate_update_s")]
+    pub rate_update_s: f64,
     /// Explicit handovers, in addition to those movement triggers.
     #[serde(default)]
     pub handovers: Vec<ScheduledHandover>,
@@ -298,6 +306,9 @@ fn d_source_release_delay_s() -> f64 {
 fn d_t_reordering_s() -> f64 {
     0.05
 }
+fn d_rate_update_s() -> f64 {
+    0.1
+}
 fn d_true() -> bool {
     true
 }
@@ -406,6 +417,19 @@ impl CellularSection {
             c.non_negative(&k(name), v)?;
         }
         c.positive(&k("t_reordering_s"), self.t_reordering_s)?;
+        c.positive(&k("rate_update_s"), self.rate_update_s)?;
+        for (i, &[d, bps]) in self.radio_rate_table.iter().enumerate() {
+            let key = format!("cellular.radio_rate_table[{i}]");
+            c.finite(&key, d)?;
+            c.finite(&key, bps)?;
+            let first = i == 0;
+            if (first && d != 0.0) || (!first && d <= self.radio_rate_table[i - 1][0]) {
+                return Err(c.err(&key, "distances must start at 0 and increase"));
+            }
+            if bps < 1.0 {
+                return Err(c.err(&key, &format!("the rate must be >= 1 bit/s, got {bps}")));
+            }
+        }
         c.finite(&k("cho_prepare_offset_m"), self.cho_prepare_offset_m)?;
         c.at_least(&k("cho_candidates"), self.cho_candidates as u64, 1)?;
         if let Some(r) = self.rlf_offset_m {
@@ -473,6 +497,11 @@ impl CellularSection {
         Ok(())
     }
 
+    /// The radio rate of a UE `d_m` from a cell (the table's step, else `cell_bps`).
+    pub fn radio_bps_at(&self, d_m: f64) -> f64 {
+        radio_bps_at(&self.radio_rate_table, self.cell_bps, d_m)
+    }
+
     /// Position of cell `c` along the line, in metres.
     pub fn cell_x_m(&self, c: usize) -> f64 {
         c as f64 * self.cell_spacing_m
@@ -498,9 +527,22 @@ impl CellularSection {
     }
 }
 
+/// The rate of the last row of `table` not beyond `d_m` (`fixed_bps` for an empty table).
+pub fn radio_bps_at(table: &[[f64; 2]], fixed_bps: f64, d_m: f64) -> f64 {
+    table.iter().take_while(|r| r[0] <= d_m).last().map_or(fixed_bps, |r| r[1])
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_rate_table_steps_down_with_distance() {
+        let table = [[0.0, 50e6], [100.0, 20e6], [300.0, 5e6]];
+        let rates = [0.0, 99.9, 100.0, 299.0, 1e4].map(|d| radio_bps_at(&table, 1.0, d));
+        assert_eq!(rates, [50e6, 50e6, 20e6, 20e6, 5e6]);
+        assert_eq!(radio_bps_at(&[], 7.0, 123.0), 7.0);
+    }
 
     #[test]
     fn daps_defaults_to_no_interruption_and_hard_schemes_to_30_ms() {

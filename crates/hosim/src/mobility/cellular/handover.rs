@@ -213,6 +213,9 @@ impl Cellular {
                 cx.schedule(0, Timer::Measure { ue: u });
             }
         }
+        if !self.p.radio_rate_table.is_empty() {
+            self.radio_rates(cx);
+        }
     }
 
     /// A scheduled decision: waits for a handover under way to end.

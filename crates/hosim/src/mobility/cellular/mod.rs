@@ -70,6 +70,9 @@ pub struct Params {
     pub cho_early: bool,
     pub rlf_offset_m: Option<f64>,
     pub rlf_interruption_ns: SimTime,
+    /// Radio rate by distance (`[distance_m, bps]` rows; empty: fixed) and its update period.
+    pub radio_rate_table: Vec<[f64; 2]>,
+    pub rate_update_ns: SimTime,
 }
 
 /// A UE's straight-line movement: x(t) = x0 + speed * t.
@@ -97,6 +100,8 @@ pub enum Timer {
     RadioLinkFailure { ue: usize, source: usize },
     /// A step of handover `ho`'s procedure.
     Handover { ho: usize, step: Step },
+    /// The radio rates follow the UEs' distances to the cells.
+    RadioRates,
     /// UE `ue`'s PDCP t-Reordering, started as `generation`, expired.
     Reordering { ue: usize, generation: u64 },
 }
@@ -385,6 +390,25 @@ impl Cellular {
     }
 }
 
+impl Cellular {
+    /// Sets every UE's radio rate from every cell by the rate table, and comes back after the
+    /// update period.
+    pub(super) fn radio_rates(&mut self, cx: &mut Cx<Timer>) {
+        let now = cx.now();
+        for u in 0..self.ran.ues.len() {
+            let x = self.x_m(u, now);
+            for c in 0..self.ran.cells.len() {
+                let Some(l) = self.ran.cells[c].downlinks[u] else { continue };
+                let bps = config::radio_bps_at(&self.p.radio_rate_table, 1.0, (x - self.p.cell_x_m[c]).abs());
+                cx.link_mut(l).rate_bps = bps.round() as u64;
+            }
+        }
+        if self.motion.iter().any(|m| m.speed_mps != 0.0) {
+            cx.schedule(now + self.p.rate_update_ns, Timer::RadioRates);
+        }
+    }
+}
+
 impl Agent for Cellular {
     type Timer = Timer;
 
@@ -407,6 +431,7 @@ impl Agent for Cellular {
             Timer::Measure { ue } => self.measure(cx, ue),
             Timer::Triggered { ue, source, target } => self.triggered(cx, ue, source, target),
             Timer::ChoPrepare { ue, source } => self.cho_prepare(cx, ue, source),
+            Timer::RadioRates => self.radio_rates(cx),
             Timer::RadioLinkFailure { ue, source } => self.radio_link_failure(cx, ue, source),
             Timer::Handover { ho, step } => self.on_step(cx, ho, step),
             Timer::Reordering { ue, generation } => {

@@ -163,6 +163,8 @@ fn system(d: &CellularSection, cx: &mut Cx<Timer>) -> Cellular {
         cho_early: d.cho_forwarding == ChoForwarding::Early,
         rlf_offset_m: d.rlf_offset_m,
         rlf_interruption_ns: s_to_ns(d.rlf_interruption_s),
+        radio_rate_table: d.radio_rate_table.clone(),
+        rate_update_ns: s_to_ns(d.rate_update_s).max(1),
     };
     Cellular::new(params, gw, Ran::new(cells, ues, cx.nodes().len()), ue_flows, motion)
 }
