@@ -203,3 +203,24 @@ fn a_ues_radio_rate_follows_its_distance_by_the_rate_table() {
     assert!(far > 8.0 && far < 10.0, "400 m from its cell: the 10 Mb/s row, got {far}");
     assert!(near > 40.0 && near < 50.0, "at its cell: the 50 Mb/s row, got {near}");
 }
+
+#[test]
+fn movement_over_an_explicit_cell_list_hands_over_one_time_to_trigger_after_each_midpoint() {
+    // Cells at 0, 300 and 1000 m; borders at 150 and 650 m, crossed at 25 m/s at 6 and 26 s.
+    let kv = [
+        ("duration_s", "30"),
+        ("cellular.cells", "3"),
+        ("cellular.cell_positions_m", "[0.0, 300.0, 1000.0]"),
+        ("cellular.ues", "1"),
+        ("cellular.speed_mps", "25"),
+        ("cellular.hysteresis_m", "0"),
+        ("cellular.time_to_trigger_s", "0.32"),
+        ("tcp.rwnd_bytes", "65535"),
+    ];
+    let s = summary(&kv, 1);
+    let starts: Vec<f64> = s["handovers"].as_array().unwrap().iter().map(|h| f(&h["start_s"])).collect();
+    assert_eq!(starts.len(), 2, "{starts:?}");
+    for (t, border_s) in starts.iter().zip([6.0, 26.0]) {
+        assert!((t - border_s - 0.32).abs() < 1e-6, "decided at {t}, border crossed at {border_s}");
+    }
+}

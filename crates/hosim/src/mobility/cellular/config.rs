@@ -114,6 +114,9 @@ pub struct CellularSection {
     /// Distance between neighbouring cells along the line; cell i sits at i * spacing.
     #[serde(default = "d_cell_spacing_m")]
     pub cell_spacing_m: f64,
+    /// An explicit list of cell positions along the line, increasing (instead of `cells` at
+    /// `cell_spacing_m`; `cells` must equal its length).
+    pub cell_positions_m: Option<Vec<f64>>,
     #[serde(default)]
     pub scheduler: SchedulerName,
     /// Each cell's downlink radio capacity, shared by the UEs it serves.
@@ -383,6 +386,20 @@ impl CellularSection {
             return Err(c.err(&k("flows_per_ue"), &format!("ues x flows_per_ue must be <= {MAX_FLOWS}, got {flows}")));
         }
         c.positive(&k("cell_spacing_m"), self.cell_spacing_m)?;
+        if let Some(xs) = &self.cell_positions_m {
+            if xs.len() != self.cells as usize {
+                return Err(c.err(
+                    &k("cell_positions_m"),
+                    &format!("must list one position per cell ({} cells), got {}", self.cells, xs.len()),
+                ));
+            }
+            for (i, &x) in xs.iter().enumerate() {
+                c.finite(&format!("cellular.cell_positions_m[{i}]"), x)?;
+                if i > 0 && x <= xs[i - 1] {
+                    return Err(c.err(&format!("cellular.cell_positions_m[{i}]"), "positions must increase"));
+                }
+            }
+        }
         for (name, v) in [
             ("cell_bps", self.cell_bps),
             ("uplink_bps", self.uplink_bps),
@@ -504,7 +521,10 @@ impl CellularSection {
 
     /// Position of cell `c` along the line, in metres.
     pub fn cell_x_m(&self, c: usize) -> f64 {
-        c as f64 * self.cell_spacing_m
+        match &self.cell_positions_m {
+            Some(xs) => xs[c],
+            None => c as f64 * self.cell_spacing_m,
+        }
     }
 
     /// UE `u`'s speed along the line.
@@ -522,6 +542,10 @@ impl CellularSection {
 
     /// The cell nearest to position `x` (the lower index on a tie).
     pub fn nearest_cell(&self, x: f64) -> usize {
+        if self.cell_positions_m.is_some() {
+            let d = |c: usize| (x - self.cell_x_m(c)).abs();
+            return (0..self.cells as usize).min_by(|&a, &b| d(a).total_cmp(&d(b))).unwrap_or(0);
+        }
         let i = (x / self.cell_spacing_m).round();
         i.clamp(0.0, (self.cells - 1) as f64) as usize
     }
@@ -556,7 +580,10 @@ mod tests {
 
     #[test]
     fn a_ue_starts_in_the_nearest_cell_of_the_line() {
-        let s = CellularSection::default();
+        let mut s = CellularSection::default();
         assert_eq!([-50.0, 499.0, 501.0, 5000.0].map(|x| s.nearest_cell(x)), [0, 0, 1, 2]);
+        s.cell_positions_m = Some(vec![0.0, 100.0, 1000.0]);
+        assert_eq!([49.0, 51.0, 549.0, 551.0].map(|x| s.nearest_cell(x)), [0, 1, 1, 2]);
+        assert_eq!(s.cell_x_m(2), 1000.0);
     }
 }
