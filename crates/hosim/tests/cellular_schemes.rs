@@ -224,3 +224,31 @@ fn movement_over_an_explicit_cell_list_hands_over_one_time_to_trigger_after_each
         assert!((t - border_s - 0.32).abs() < 1e-6, "decided at {t}, border crossed at {border_s}");
     }
 }
+
+#[test]
+fn cho_prepares_up_to_k_candidates_and_the_ones_not_chosen_discard_their_copies() {
+    // Cells at 0, 200 and 230 m: with a prepare offset of -250 m both neighbours meet the
+    // prepare condition from the start; the UE executes towards the next one, cell1.
+    let kv = |k: &'static str| {
+        vec![
+            ("duration_s", "8"),
+            ("cellular.cells", "3"),
+            ("cellular.cell_positions_m", "[0.0, 200.0, 230.0]"),
+            ("cellular.ues", "1"),
+            ("cellular.speed_mps", "25"),
+            ("cellular.scheme", "cho"),
+            ("cellular.cho_prepare_offset_m", "-250"),
+            ("cellular.cho_candidates", k),
+            ("tcp.rwnd_bytes", "150000"),
+        ]
+    };
+    let s = summary(&kv("2"), 1);
+    let ho = &s["handovers"][0];
+    assert_eq!(ho["candidates"], serde_json::json!(["cell1", "cell2"]), "{ho}");
+    assert_eq!(ho["target"], "cell1");
+    assert!(u(&ho["cancelled_discarded"]) > 0, "cell2 kept copies until the cancel: {ho}");
+    let s = summary(&kv("1"), 1);
+    let ho = &s["handovers"][0];
+    assert_eq!(ho["candidates"], serde_json::json!(["cell1"]), "{ho}");
+    assert_eq!(u(&ho["cancelled_discarded"]), 0, "{ho}");
+}
