@@ -180,6 +180,11 @@ fn bad_cellular_keys_are_refused_naming_the_key() {
         (vec![("cellular.interruption_s", "-0.1")], "cellular.interruption_s"),
         (vec![("cellular.cells", "100"), ("cellular.ues", "1000")], "cellular.ues"),
         (vec![("cellular.buffer", "\"pooled\"")], "cellular.buffer"),
+        (vec![("cellular.scheme", "\"drop\""), ("cellular.target_reordering", "true")], "cellular.target_reordering"),
+        (vec![("cellular.rlf_offset_m", "-50")], "cellular.rlf_offset_m"),
+        (vec![("cellular.cho_candidates", "0")], "cellular.cho_candidates"),
+        (vec![("cellular.cho_forwarding", "\"never\"")], "cellular.cho_forwarding"),
+        (vec![("cellular.speed_max_mps", "-5")], "cellular.speed_max_mps"),
     ] {
         let e = run(&kv, 1).expect_err("refused");
         assert!(e.contains(key) && !e.contains('\n'), "{kv:?}: {e}");
@@ -193,4 +198,21 @@ fn the_documented_ran_engineer_scenario_is_the_preset() {
         t.lines().filter(|l| !l.starts_with('#') && !l.starts_with("name =")).collect()
     };
     assert_eq!(keys(doc), keys(text()), "docs/examples/ran-engineer.toml and presets/cellular.toml differ");
+}
+
+#[test]
+fn the_highway_preset_has_the_issues_numbers() {
+    // Issue 37, section 5: 7 cells in a line, 20 UEs at 60-120 km/h, 50 Mb/s cells, 30 ms
+    // servers.
+    let text = hosim::scenario::presets::find("highway").expect("highway preset");
+    let t: toml::Value = toml::from_str(text).expect("toml");
+    let c = &t["cellular"];
+    assert_eq!((c["cells"].as_integer(), c["ues"].as_integer()), (Some(7), Some(20)));
+    let kmh = |k: &str| c[k].as_float().unwrap() * 3.6;
+    assert!((kmh("speed_mps") - 60.0).abs() < 1e-3 && (kmh("speed_max_mps") - 120.0).abs() < 1e-3);
+    assert_eq!((c["cell_bps"].as_float(), c["server_rtt_s"].as_float()), (Some(50e6), Some(0.03)));
+    let overrides = vec![("duration_s".to_string(), "2".to_string())];
+    let opts = RunOptions { seed: Some(1), overrides, ..Default::default() };
+    let s = hosim::run(text, "highway", &opts).map(|o| o.summary).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(s["flows"].as_array().map(Vec::len), Some(20));
 }

@@ -58,6 +58,9 @@ const CASES: &[Case] = &[
     ("cellular-daps-s1", "cellular", 1, &[("duration_s", "12")]),
     ("cellular-forward-s1", "cellular", 1, &[("duration_s", "12"), ("cellular.scheme", "forward")]),
     ("cellular-drop-s1", "cellular", 1, &[("duration_s", "12"), ("cellular.scheme", "drop")]),
+    ("cellular-cho-s1", "cellular", 1, &[("duration_s", "12"), ("cellular.scheme", "cho")]),
+    // The first 15 s of the highway: 13 of the 20 UEs cross their first border.
+    ("highway-s1", "highway", 1, &[("duration_s", "15")]),
     ("vertical-s1", "vertical", 1, &[]),
     // Two handoffs (at 15 and 30 s) each: the summary's series grow with the duration.
     ("vertical-clah-s1", "vertical", 1, &[("duration_s", "35"), ("vertical.adaptation", "clah")]),

@@ -9,5 +9,6 @@ REPRODUCTIONS = {
     "hsdpa": "hosim.reproduce.hsdpa:cli",
     "inter-rat": "hosim.reproduce.inter_rat:cli",
     "lte-x2": "hosim.reproduce.lte_x2:cli",
+    "todays-handovers": "hosim.reproduce.todays_handovers:cli",
     "vertical-handoff": "hosim.reproduce.vertical:cli",
 }

@@ -37,7 +37,19 @@ impl Scheduler {
     /// Picks the queue to serve next among those with `backlog(q) = Some(head packet bytes)`.
     pub fn pick(&mut self, backlog: impl Fn(usize) -> Option<u32>) -> Option<usize> {
         let n = self.weights.len();
-        if (0..n).all(|u| backlog(u).is_none()) {
+        // WFQ: the current queue goes on while its deficit covers its head packet, without a
+        // look at the others (the loop below would serve it first all the same). A packet has
+        // at least one byte, so a spent deficit needs no look at the head (a cache miss when
+        // many queues take turns).
+        if self.kind == SchedulerKind::Wfq && n > 0 && self.deficit[self.cursor] > 0 {
+            let cur = self.cursor;
+            if let Some(head) = backlog(cur).filter(|&h| self.deficit[cur] >= h as u64) {
+                self.deficit[cur] -= head as u64;
+                return Some(cur);
+            }
+        }
+        // Any backlog at all? Looked for from the cursor on, where the search below goes.
+        if !(1..=n).any(|k| backlog((self.cursor + k) % n).is_some()) {
             return None;
         }
         match self.kind {
@@ -50,7 +62,9 @@ impl Scheduler {
                 // Serve the current queue while its deficit covers its head packet; otherwise
                 // move on, granting the next backlogged queue its quantum.
                 let cur = self.cursor;
-                if let Some(head) = backlog(cur) {
+                if self.deficit[cur] == 0 {
+                    // Nothing to serve here, backlogged or not.
+                } else if let Some(head) = backlog(cur) {
                     if self.deficit[cur] >= head as u64 {
                         self.deficit[cur] -= head as u64;
                         return Some(cur);

@@ -12,6 +12,7 @@ pub const PRESETS: &[Preset] = &[
     crate::mobility::vertical::PRESET,
     crate::mobility::inter_rat::PRESET,
     crate::mobility::cellular::PRESET,
+    crate::mobility::cellular::HIGHWAY_PRESET,
 ];
 
 pub fn find(name: &str) -> Option<&'static str> {

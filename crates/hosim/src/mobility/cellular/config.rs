@@ -7,15 +7,30 @@ use serde::Deserialize;
 use crate::spec::{Check, ScenarioError};
 
 #[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
-#[serde(rename_all = "lowercase")]
+#[serde(rename_all = "kebab-case")]
 pub enum SchemeName {
     /// The source drops what it holds for the UE at the HO command.
     Drop,
     /// The source forwards what it holds, and what still arrives, to the target over X2.
     #[default]
     Forward,
+    /// As `forward`, through the gateway instead of the X2 link (Pacifico et al., Fig. 1).
+    ForwardViaCore,
+    /// As `forward`, and the target holds direct packets until the end marker (Cohen &
+    /// Levin's forward-and-rearrange).
+    Rearrange,
+    /// As `forward`, with the path switch requested at the HO command (Pacifico et al., Fig. 5).
+    FastPathSwitch,
+    /// As `forward`, with the path switch requested a prediction lead before the HO command
+    /// (Pacifico et al., Fig. 6).
+    Predicted,
+    /// The gateway sends a copy of every downlink packet to the target from a bicast lead
+    /// before the HO command; the source drops what it holds (the 3GPP inter-RAT contribution).
+    Bicast,
     /// Dual active protocol stack handover (TS 38.300 §9.2.3.2).
     Daps,
+    /// Conditional handover (TS 38.300 §9.2.3.4): candidates prepared early, executed by the UE.
+    Cho,
 }
 
 impl SchemeName {
@@ -23,9 +38,44 @@ impl SchemeName {
         match self {
             SchemeName::Drop => "drop",
             SchemeName::Forward => "forward",
+            SchemeName::ForwardViaCore => "forward-via-core",
+            SchemeName::Rearrange => "rearrange",
+            SchemeName::FastPathSwitch => "fast-path-switch",
+            SchemeName::Predicted => "predicted",
+            SchemeName::Bicast => "bicast",
             SchemeName::Daps => "daps",
+            SchemeName::Cho => "cho",
         }
     }
+
+    /// The source forwards (originals, not copies) what it holds for a UE that left it.
+    pub fn forwards(self) -> bool {
+        matches!(
+            self,
+            SchemeName::Forward
+                | SchemeName::ForwardViaCore
+                | SchemeName::Rearrange
+                | SchemeName::FastPathSwitch
+                | SchemeName::Predicted
+                | SchemeName::Cho
+        )
+    }
+
+    /// The source drops what it holds, and what still arrives, for a UE that left it.
+    pub fn drops_at_source(self) -> bool {
+        matches!(self, SchemeName::Drop | SchemeName::Bicast)
+    }
+}
+
+/// `cho_forwarding`: when the source starts forwarding to CHO candidates.
+#[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum ChoForwarding {
+    /// From the preparation on, copies to every candidate (TS 38.300 §9.2.3.4.2, early).
+    #[default]
+    Early,
+    /// Once the target reports the UE's access (HANDOVER SUCCESS), to that target only.
+    Late,
 }
 
 #[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
@@ -64,6 +114,9 @@ pub struct CellularSection {
     /// Distance between neighbouring cells along the line; cell i sits at i * spacing.
     #[serde(default = "d_cell_spacing_m")]
     pub cell_spacing_m: f64,
+    /// An explicit list of cell positions along the line, increasing (instead of `cells` at
+    /// `cell_spacing_m`; `cells` must equal its length).
+    pub cell_positions_m: Option<Vec<f64>>,
     #[serde(default)]
     pub scheduler: SchedulerName,
     /// Each cell's downlink radio capacity, shared by the UEs it serves.
@@ -124,12 +177,22 @@ pub struct CellularSection {
     pub ue_spacing_m: f64,
     #[serde(default)]
     pub speed_mps: f64,
+    /// If set, UE speeds spread evenly from `speed_mps` (UE 0) to this (the last UE).
+    pub speed_max_mps: Option<f64>,
     /// A3-like rule on distance: a neighbour closer than the serving cell by more than the
     /// hysteresis, for the time to trigger, starts a handover to it.
     #[serde(default = "d_hysteresis_m")]
     pub hysteresis_m: f64,
     #[serde(default = "d_time_to_trigger_s")]
     pub time_to_trigger_s: f64,
+    /// Each UE's radio rate from a cell by its distance to it: rows `[distance_m, bps]`, the
+    /// first at 0 m, distances increasing; a UE gets the rate of the last row not beyond its
+    /// distance (empty: every UE at `cell_bps`).
+    #[serde(default)]
+    pub radio_rate_table: Vec<[f64; 2]>,
+    /// How often the radio rates follow the UEs' movement.
+    #[serde(default = "d_rate_update_s")]
+    pub rate_update_s: f64,
     /// Explicit handovers, in addition to those movement triggers.
     #[serde(default)]
     pub handovers: Vec<ScheduledHandover>,
@@ -149,6 +212,38 @@ pub struct CellularSection {
     /// The UE's PDCP t-Reordering (TS 38.323 §5.2.2.2).
     #[serde(default = "d_t_reordering_s")]
     pub t_reordering_s: f64,
+    /// The target holds direct packets from the gateway until the end marker has come
+    /// through the source (or `reorder_timeout_s` after the path switch): default on for
+    /// `rearrange`, off for the other forwarding schemes.
+    pub target_reordering: Option<bool>,
+    /// With target reordering: the gateway sends a GTP-U end marker on the old path at the
+    /// path switch (else the target waits for its timeout).
+    #[serde(default = "d_true")]
+    pub end_marker: bool,
+    #[serde(default = "d_reorder_timeout_s")]
+    pub reorder_timeout_s: f64,
+    /// `predicted`: how long before the HO command the path switch is requested.
+    #[serde(default = "d_prediction_lead_s")]
+    pub prediction_lead_s: f64,
+    /// `bicast`: how long before the HO command the gateway starts copying to the target.
+    #[serde(default = "d_bicast_lead_s")]
+    pub bicast_lead_s: f64,
+    /// `cho`: candidates prepared at most (the closest cells meeting the prepare condition).
+    #[serde(default = "d_cho_candidates")]
+    pub cho_candidates: u32,
+    /// `cho`: a cell is prepared when it is closer than the serving one by more than this
+    /// offset (negative: before the border).
+    #[serde(default = "d_cho_prepare_offset_m")]
+    pub cho_prepare_offset_m: f64,
+    #[serde(default)]
+    pub cho_forwarding: ChoForwarding,
+    /// `cho`: the serving cell's radio link fails when a neighbour is closer than it by more
+    /// than this offset, if the UE has not executed by then (unset: it never fails).
+    pub rlf_offset_m: Option<f64>,
+    /// `cho`: after a radio link failure, the time until the UE re-establishes in the best
+    /// cell (T310 expiry, cell selection and re-establishment).
+    #[serde(default = "d_rlf_interruption_s")]
+    pub rlf_interruption_s: f64,
 }
 
 fn d_cells() -> u32 {
@@ -214,6 +309,30 @@ fn d_source_release_delay_s() -> f64 {
 fn d_t_reordering_s() -> f64 {
     0.05
 }
+fn d_rate_update_s() -> f64 {
+    0.1
+}
+fn d_true() -> bool {
+    true
+}
+fn d_reorder_timeout_s() -> f64 {
+    0.1
+}
+fn d_prediction_lead_s() -> f64 {
+    0.13
+}
+fn d_bicast_lead_s() -> f64 {
+    0.01
+}
+fn d_cho_candidates() -> u32 {
+    2
+}
+fn d_cho_prepare_offset_m() -> f64 {
+    -40.0
+}
+fn d_rlf_interruption_s() -> f64 {
+    0.2
+}
 
 /// Default hard-handover interruption (drop, forward).
 pub const HARD_INTERRUPTION_S: f64 = 0.03;
@@ -235,9 +354,15 @@ impl CellularSection {
     /// The interruption of this scheme: the key's value, else the scheme's default.
     pub fn interruption_s(&self) -> f64 {
         self.interruption_s.unwrap_or(match self.scheme {
-            SchemeName::Drop | SchemeName::Forward => HARD_INTERRUPTION_S,
             SchemeName::Daps => 0.0,
+            _ => HARD_INTERRUPTION_S,
         })
+    }
+
+    /// Whether the target holds direct packets until the end marker: the key's value, else
+    /// on for `rearrange` only.
+    pub fn target_reordering(&self) -> bool {
+        self.target_reordering.unwrap_or(self.scheme == SchemeName::Rearrange)
     }
 
     pub fn validate(&self, c: &Check, duration_s: f64) -> Result<(), ScenarioError> {
@@ -261,6 +386,20 @@ impl CellularSection {
             return Err(c.err(&k("flows_per_ue"), &format!("ues x flows_per_ue must be <= {MAX_FLOWS}, got {flows}")));
         }
         c.positive(&k("cell_spacing_m"), self.cell_spacing_m)?;
+        if let Some(xs) = &self.cell_positions_m {
+            if xs.len() != self.cells as usize {
+                return Err(c.err(
+                    &k("cell_positions_m"),
+                    &format!("must list one position per cell ({} cells), got {}", self.cells, xs.len()),
+                ));
+            }
+            for (i, &x) in xs.iter().enumerate() {
+                c.finite(&format!("cellular.cell_positions_m[{i}]"), x)?;
+                if i > 0 && x <= xs[i - 1] {
+                    return Err(c.err(&format!("cellular.cell_positions_m[{i}]"), "positions must increase"));
+                }
+            }
+        }
         for (name, v) in [
             ("cell_bps", self.cell_bps),
             ("uplink_bps", self.uplink_bps),
@@ -287,14 +426,56 @@ impl CellularSection {
             ("source_release_delay_s", self.source_release_delay_s),
             ("interruption_s", self.interruption_s()),
             ("start_window_s", self.start_window_s),
+            ("reorder_timeout_s", self.reorder_timeout_s),
+            ("prediction_lead_s", self.prediction_lead_s),
+            ("bicast_lead_s", self.bicast_lead_s),
+            ("rlf_interruption_s", self.rlf_interruption_s),
         ] {
             c.non_negative(&k(name), v)?;
         }
         c.positive(&k("t_reordering_s"), self.t_reordering_s)?;
-        for (name, v) in
-            [("ue_start_m", self.ue_start_m), ("ue_spacing_m", self.ue_spacing_m), ("speed_mps", self.speed_mps)]
-        {
+        c.positive(&k("rate_update_s"), self.rate_update_s)?;
+        for (i, &[d, bps]) in self.radio_rate_table.iter().enumerate() {
+            let key = format!("cellular.radio_rate_table[{i}]");
+            c.finite(&key, d)?;
+            c.finite(&key, bps)?;
+            let first = i == 0;
+            if (first && d != 0.0) || (!first && d <= self.radio_rate_table[i - 1][0]) {
+                return Err(c.err(&key, "distances must start at 0 and increase"));
+            }
+            if bps < 1.0 {
+                return Err(c.err(&key, &format!("the rate must be >= 1 bit/s, got {bps}")));
+            }
+        }
+        c.finite(&k("cho_prepare_offset_m"), self.cho_prepare_offset_m)?;
+        c.at_least(&k("cho_candidates"), self.cho_candidates as u64, 1)?;
+        if let Some(r) = self.rlf_offset_m {
+            c.finite(&k("rlf_offset_m"), r)?;
+            if r <= self.cho_prepare_offset_m {
+                return Err(c.err(
+                    &k("rlf_offset_m"),
+                    &format!("must be above cho_prepare_offset_m ({}), got {r}", self.cho_prepare_offset_m),
+                ));
+            }
+        }
+        if self.target_reordering == Some(true) && !self.scheme.forwards() {
+            return Err(
+                c.err(&k("target_reordering"), &format!("needs a scheme that forwards (not {})", self.scheme.name()))
+            );
+        }
+        if self.target_reordering == Some(true) && self.scheme == SchemeName::Cho {
+            return Err(c.err(&k("target_reordering"), "is not available with cho"));
+        }
+        for (name, v) in [
+            ("ue_start_m", self.ue_start_m),
+            ("ue_spacing_m", self.ue_spacing_m),
+            ("speed_mps", self.speed_mps),
+            ("speed_max_mps", self.speed_max_mps.unwrap_or(0.0)),
+        ] {
             c.finite(&k(name), v)?;
+        }
+        if self.speed_max_mps.is_some_and(|m| m * self.speed_mps < 0.0) {
+            return Err(c.err(&k("speed_max_mps"), "must have the sign of speed_mps (one direction of travel)"));
         }
         for (name, v) in [
             ("s1_queue_packets", self.s1_queue_packets),
@@ -333,9 +514,25 @@ impl CellularSection {
         Ok(())
     }
 
+    /// The radio rate of a UE `d_m` from a cell (the table's step, else `cell_bps`).
+    pub fn radio_bps_at(&self, d_m: f64) -> f64 {
+        radio_bps_at(&self.radio_rate_table, self.cell_bps, d_m)
+    }
+
     /// Position of cell `c` along the line, in metres.
     pub fn cell_x_m(&self, c: usize) -> f64 {
-        c as f64 * self.cell_spacing_m
+        match &self.cell_positions_m {
+            Some(xs) => xs[c],
+            None => c as f64 * self.cell_spacing_m,
+        }
+    }
+
+    /// UE `u`'s speed along the line.
+    pub fn ue_speed_mps(&self, u: usize) -> f64 {
+        match self.speed_max_mps {
+            Some(max) if self.ues > 1 => self.speed_mps + (max - self.speed_mps) * u as f64 / (self.ues - 1) as f64,
+            _ => self.speed_mps,
+        }
     }
 
     /// Start position of UE `u`, in metres.
@@ -345,14 +542,31 @@ impl CellularSection {
 
     /// The cell nearest to position `x` (the lower index on a tie).
     pub fn nearest_cell(&self, x: f64) -> usize {
+        if self.cell_positions_m.is_some() {
+            let d = |c: usize| (x - self.cell_x_m(c)).abs();
+            return (0..self.cells as usize).min_by(|&a, &b| d(a).total_cmp(&d(b))).unwrap_or(0);
+        }
         let i = (x / self.cell_spacing_m).round();
         i.clamp(0.0, (self.cells - 1) as f64) as usize
     }
 }
 
+/// The rate of the last row of `table` not beyond `d_m` (`fixed_bps` for an empty table).
+pub fn radio_bps_at(table: &[[f64; 2]], fixed_bps: f64, d_m: f64) -> f64 {
+    table.iter().take_while(|r| r[0] <= d_m).last().map_or(fixed_bps, |r| r[1])
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_rate_table_steps_down_with_distance() {
+        let table = [[0.0, 50e6], [100.0, 20e6], [300.0, 5e6]];
+        let rates = [0.0, 99.9, 100.0, 299.0, 1e4].map(|d| radio_bps_at(&table, 1.0, d));
+        assert_eq!(rates, [50e6, 50e6, 20e6, 20e6, 5e6]);
+        assert_eq!(radio_bps_at(&[], 7.0, 123.0), 7.0);
+    }
 
     #[test]
     fn daps_defaults_to_no_interruption_and_hard_schemes_to_30_ms() {
@@ -366,7 +580,10 @@ mod tests {
 
     #[test]
     fn a_ue_starts_in_the_nearest_cell_of_the_line() {
-        let s = CellularSection::default();
+        let mut s = CellularSection::default();
         assert_eq!([-50.0, 499.0, 501.0, 5000.0].map(|x| s.nearest_cell(x)), [0, 0, 1, 2]);
+        s.cell_positions_m = Some(vec![0.0, 100.0, 1000.0]);
+        assert_eq!([49.0, 51.0, 549.0, 551.0].map(|x| s.nearest_cell(x)), [0, 1, 1, 2]);
+        assert_eq!(s.cell_x_m(2), 1000.0);
     }
 }

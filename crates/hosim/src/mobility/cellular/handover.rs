@@ -19,20 +19,31 @@
 //!   serves it for the interruption time) and its uplink goes to the target, which holds it
 //!   until the UE attaches. The source drops (`drop`) or forwards over X2 (`forward`) what it
 //!   holds for the UE, and does the same with what still arrives for it;
+//! - `forward-via-core`, `rearrange`, `fast-path-switch`, `predicted`: as `forward`, the
+//!   first through the gateway (Pacifico et al.'s forwarding through the core router), the
+//!   second with the target holding direct packets until the end marker (`end_marker.rs`;
+//!   Cohen & Levin's forward-and-rearrange), the last two with the path switch requested at
+//!   the command or a prediction lead before it (Pacifico et al., Figs. 5 and 6);
+//! - `bicast`: as `drop`, and from a bicast lead before the command (t0 + L at the earliest,
+//!   once the target has admitted the UE) to the path switch the gateway sends the target a
+//!   copy of each packet (the 3GPP inter-RAT contribution's bicasting);
 //! - `daps`: at the command the source keeps serving the UE, and forwards a copy of what it
 //!   holds and of what arrives, with the PDCP SN, to the target. The UE accesses the target
 //!   a target access delay later and is then served by both cells (after the interruption, if
 //!   one is set, during which neither serves it); its uplink moves to the target. The source
 //!   is released a source release delay after the access: it leaves the UE's cell set and
 //!   discards what it still holds for the UE (each packet was forwarded as a copy);
-//! - path switch: a path switch delay after the attach (`daps`: the access), the gateway
-//!   tunnels the UE's downlink to the target. Packets already on the old path reach the
-//!   source and are forwarded (`drop`: dropped).
+//! - `cho`: see `cho.rs`;
+//! - path switch: a path switch delay after its request (at the attach; `daps`: the access;
+//!   `fast-path-switch`: the command; `predicted`: a lead before it), the gateway tunnels the
+//!   UE's downlink to the target. Packets already on the old path reach the source and are
+//!   forwarded (`drop`, `bicast`: dropped).
 //!
 //! TCP outcome (as `lte_x2` classifies it, after Pacifico et al. §IV): the window opens at
 //! the decision and closes once the senders of the UE's flows have had acknowledged all they
-//! had outstanding at attach (`daps`: the release). `timeout` if an RTO fired in the window,
-//! else `halving` for a fast recovery, else `optimal`.
+//! had outstanding at attach (`daps`: the release). `timeout` if an RTO fired in the window
+//! that F-RTO did not find spurious, `spurious-timeout` if all were, else `halving` for a fast
+//! recovery, else `optimal`.
 
 use super::{Cellular, SchemeName, Timer};
 use crate::engine::time::{s_to_ns, SimTime};
@@ -62,6 +73,16 @@ pub enum Step {
     PathSwitch,
     /// Checks whether the outcome window has closed.
     WindowEnd,
+    /// `bicast`: the gateway starts copying the UE's downlink to the target.
+    BicastStart,
+    /// The target stops waiting for the end marker and releases the direct packets it held.
+    ReorderTimeout,
+    /// `cho`: the HO request acks are back; the UE has its candidates (CHO command).
+    Prepared,
+    /// `cho`: the source learns that the UE accessed the target (HANDOVER SUCCESS).
+    SourceLearns,
+    /// `cho`: the candidates not chosen are released (HANDOVER CANCEL).
+    Cancel,
 }
 
 /// Congestion events of a UE's senders, counted so far.
@@ -95,9 +116,13 @@ impl FlowSnap {
         }
     }
 
+    /// `timeout` if an RTO fired that F-RTO did not find spurious, `spurious-timeout` if
+    /// every RTO was found spurious, else `halving` for a fast recovery, else `optimal`.
     pub fn outcome(self) -> &'static str {
-        if self.timeouts > 0 {
+        if self.timeouts > self.spurious_timeouts {
             "timeout"
+        } else if self.timeouts > 0 {
+            "spurious-timeout"
         } else if self.fast_recoveries > 0 {
             "halving"
         } else {
@@ -138,6 +163,39 @@ pub struct Handover {
     /// Radio packets (source, target) sent at the command and at the release (DAPS).
     pub radio_at_command: (u64, u64),
     pub radio_at_release: (u64, u64),
+    /// `cho`: the cells prepared (others: the target).
+    pub candidates: Vec<usize>,
+    /// `cho`: when the UE received its candidates (the CHO command).
+    pub prepared_ns: Option<SimTime>,
+    /// `cho`: the execution condition held before the preparation was complete: the UE
+    /// executes towards this cell once it is.
+    pub exec_pending: Option<usize>,
+    /// `cho`: the radio link to the source failed before the UE executed.
+    pub rlf: bool,
+    /// `cho`, early forwarding: the source copies what it receives to the candidates.
+    pub early_copying: bool,
+    /// `cho`, early: copies with an SN below this one were sent by the source already.
+    pub sn_cut: Option<u64>,
+    /// `cho`: the SN after the last one the source queued for the UE.
+    pub source_next_sn: u64,
+    pub cancelled: bool,
+    /// `cho`: copies the target discarded as already sent by the source.
+    pub early_discarded: u64,
+    /// `cho`: copies discarded by candidates not chosen.
+    pub cancelled_discarded: u64,
+    /// The source forwards what it holds and receives for the UE to the target.
+    pub forwarding: bool,
+    /// `bicast`: the gateway copies the UE's downlink to the target, and the copies made.
+    pub bicasting: bool,
+    pub bicast_copies: u64,
+    /// Target reordering: the target holds direct packets, how many it held, and the end
+    /// marker's way.
+    pub reorder_wait: bool,
+    pub held_direct: u64,
+    pub end_marker_at_source_ns: Option<SimTime>,
+    pub end_marker_at_target_ns: Option<SimTime>,
+    pub reordering_ended_ns: Option<SimTime>,
+    pub reordering_timed_out: bool,
     pub(super) snap_start: FlowSnap,
     snd_max_at_attach: Vec<u64>,
     /// Events inside the window, once it has closed, and when it closed.
@@ -155,6 +213,9 @@ impl Cellular {
                 cx.schedule(0, Timer::Measure { ue: u });
             }
         }
+        if !self.p.radio_rate_table.is_empty() {
+            self.radio_rates(cx);
+        }
     }
 
     /// A scheduled decision: waits for a handover under way to end.
@@ -170,7 +231,7 @@ impl Cellular {
     }
 
     /// The UE's position at `t_ns`.
-    fn x_m(&self, u: usize, t_ns: SimTime) -> f64 {
+    pub(super) fn x_m(&self, u: usize, t_ns: SimTime) -> f64 {
         let m = self.motion[u];
         m.x0_m + m.speed_mps * t_ns as f64 / 1e9
     }
@@ -202,20 +263,73 @@ impl Cellular {
         let from = enter_ns.max(now);
         debug_assert!((self.x_m(u, from) - xn).abs() <= (self.x_m(u, from) - xs).abs() + 1e-6);
         cx.schedule(from + self.p.time_to_trigger_ns, Timer::Triggered { ue: u, source: s, target: n });
+        if self.p.scheme == SchemeName::Cho {
+            let end_s = cx.end_ns() as f64 / 1e9;
+            // The prepare and the radio link failure conditions are A3-like with their own
+            // offsets, with no time to trigger.
+            if let Some(at) = self.entry_ns(u, xs, xn, self.p.cho_prepare_offset_m, end_s) {
+                cx.schedule(at.max(now), Timer::ChoPrepare { ue: u, source: s });
+            }
+            if let Some(at) = self.p.rlf_offset_m.and_then(|r| self.entry_ns(u, xs, xn, r, end_s)) {
+                cx.schedule(at.max(now), Timer::RadioLinkFailure { ue: u, source: s });
+            }
+        }
+    }
+
+    /// When UE `u`, moving from the cell at `xs` towards the one at `xn`, is closer to `xn`
+    /// than to `xs` by more than `offset_m` (None: not before `end_s`).
+    fn entry_ns(&self, u: usize, xs: f64, xn: f64, offset_m: f64, end_s: f64) -> Option<SimTime> {
+        let v = self.motion[u].speed_mps;
+        if offset_m >= (xn - xs).abs() {
+            return None;
+        }
+        let x = (xs + xn) / 2.0 + v.signum() * offset_m / 2.0;
+        let t_s = (x - self.motion[u].x0_m) / v;
+        (t_s < end_s).then(|| if t_s <= 0.0 { 0 } else { s_to_ns(t_s) })
     }
 
     /// The time to trigger is over: the handover starts unless the UE has moved on.
     pub(super) fn triggered(&mut self, cx: &mut Cx<Timer>, u: usize, source: usize, target: usize) {
+        if self.p.scheme == SchemeName::Cho && self.state[u].serving == source {
+            return self.cho_execution_condition(cx, u, target);
+        }
         if self.state[u].active.is_none() && self.state[u].serving == source {
             self.decide(cx, u, target);
         }
     }
 
-    /// The serving cell decides to hand UE `u` over to `target` now.
-    fn decide(&mut self, cx: &mut Cx<Timer>, u: usize, target: usize) {
+    /// The serving cell decides to hand UE `u` over to `target` now (`cho`: prepares it,
+    /// and the UE executes as soon as it has its candidates).
+    pub(super) fn decide(&mut self, cx: &mut Cx<Timer>, u: usize, target: usize) {
+        let ho = self.open(cx, u, vec![target]);
+        if self.p.scheme == SchemeName::Cho {
+            self.handovers[ho].exec_pending = Some(target);
+            return self.cho_request(cx, ho);
+        }
+        let now = cx.now();
+        let (l, command) = (self.p.x2_delay_ns, now + 2 * self.p.x2_delay_ns);
+        // HO request and HO request ack over X2.
+        step(cx, ho, command, Step::Command);
+        match self.p.scheme {
+            SchemeName::Predicted => {
+                let request = command.saturating_sub(self.p.prediction_lead_ns).max(now);
+                step(cx, ho, request + self.p.path_switch_delay_ns, Step::PathSwitch);
+            }
+            SchemeName::Bicast => {
+                // From the target's admission (the HO request reached it) at the earliest.
+                let start = command.saturating_sub(self.p.bicast_lead_ns).max(now + l);
+                step(cx, ho, start, Step::BicastStart);
+            }
+            _ => {}
+        }
+    }
+
+    /// A new handover record of UE `u` from its serving cell to `candidates[0]`.
+    pub(super) fn open(&mut self, cx: &mut Cx<Timer>, u: usize, candidates: Vec<usize>) -> usize {
         let now = cx.now();
         let ho = self.handovers.len();
         let snap_start = FlowSnap::of(cx.flows(), &self.ue_flows[u]);
+        let target = candidates[0];
         self.handovers.push(Handover {
             ue: u,
             source: self.state[u].serving,
@@ -236,6 +350,26 @@ impl Cellular {
             max_reordering_ns: 0,
             radio_at_command: (0, 0),
             radio_at_release: (0, 0),
+            candidates,
+            prepared_ns: None,
+            exec_pending: None,
+            rlf: false,
+            early_copying: false,
+            sn_cut: None,
+            source_next_sn: 0,
+            cancelled: false,
+            early_discarded: 0,
+            cancelled_discarded: 0,
+            forwarding: false,
+            bicasting: false,
+            bicast_copies: 0,
+            // The target admits the UE ready to reorder.
+            reorder_wait: self.p.target_reordering,
+            held_direct: 0,
+            end_marker_at_source_ns: None,
+            end_marker_at_target_ns: None,
+            reordering_ended_ns: None,
+            reordering_timed_out: false,
             snap_start,
             snd_max_at_attach: Vec::new(),
             result: None,
@@ -244,8 +378,7 @@ impl Cellular {
         self.state[u].last = Some(ho);
         // The handover's stall is measured from its decision on.
         self.pdcp[u].max_stall_ns = 0;
-        // HO request and HO request ack over X2.
-        step(cx, ho, now + 2 * self.p.x2_delay_ns, Step::Command);
+        ho
     }
 
     pub(super) fn on_step(&mut self, cx: &mut Cx<Timer>, h: usize, s: Step) {
@@ -257,12 +390,22 @@ impl Cellular {
             Step::Release => self.release(cx, h),
             Step::PathSwitch => self.path_switch(cx, h),
             Step::WindowEnd => self.window_end(cx, h),
+            Step::BicastStart => self.handovers[h].bicasting = true,
+            Step::ReorderTimeout => {
+                if self.handovers[h].reordering_ended_ns.is_none() {
+                    self.handovers[h].reordering_timed_out = true;
+                    self.stop_reordering(cx, h);
+                }
+            }
+            Step::Prepared => self.cho_prepared(cx, h),
+            Step::SourceLearns => self.cho_source_learns(cx, h),
+            Step::Cancel => self.cho_cancel(cx, h),
         }
     }
 
     /// Packets the (source, target) radio has sent to the handover's UE so far: what each
     /// cell offered to its radio link to the UE.
-    fn radio_packets(&self, cx: &Cx<Timer>, h: usize) -> (u64, u64) {
+    pub(super) fn radio_packets(&self, cx: &Cx<Timer>, h: usize) -> (u64, u64) {
         let ho = &self.handovers[h];
         let sent = |c: usize| self.ran.cells[c].downlinks[ho.ue].map_or(0, |l| cx.links()[l as usize].stats.offered);
         (sent(ho.source), sent(ho.target))
@@ -277,19 +420,6 @@ impl Cellular {
         self.handovers[h].radio_at_command = self.radio_packets(cx, h);
         self.state[u].serving = target;
         match self.p.scheme {
-            SchemeName::Drop | SchemeName::Forward => {
-                self.ran.ues[u].cells.clear();
-                self.route_uplink(cx, u, target);
-                let queued = self.ran.cells[source].buffers.drain(u, now);
-                for pkt in queued {
-                    if self.p.scheme == SchemeName::Drop {
-                        self.drop_for_handover(cx, u, pkt);
-                    } else {
-                        self.forward(cx, u, source, pkt, false);
-                    }
-                }
-                step(cx, h, now + self.p.interruption_ns, Step::Attach);
-            }
             SchemeName::Daps => {
                 self.state[u].daps_source = Some(source);
                 let queued: Vec<_> = {
@@ -302,6 +432,43 @@ impl Cellular {
                 }
                 step(cx, h, now + self.p.target_access_delay_ns, Step::Access);
             }
+            _ => {
+                self.leave_source(cx, h);
+                if self.p.scheme.forwards() {
+                    self.handovers[h].forwarding = true;
+                    self.forward_queue(cx, h);
+                } else {
+                    for pkt in self.ran.cells[source].buffers.drain(u, now) {
+                        self.drop_for_handover(cx, u, pkt);
+                    }
+                }
+                step(cx, h, now + self.p.interruption_ns, Step::Attach);
+                if self.p.scheme == SchemeName::FastPathSwitch {
+                    step(cx, h, now + self.p.path_switch_delay_ns, Step::PathSwitch);
+                }
+            }
+        }
+    }
+
+    /// The UE leaves the source: no cell serves it, and its uplink goes to the target
+    /// (which holds it until the UE attaches).
+    pub(super) fn leave_source(&mut self, cx: &mut Cx<Timer>, h: usize) {
+        let (u, target) = (self.handovers[h].ue, self.handovers[h].target);
+        self.state[u].serving = target;
+        self.ran.ues[u].cells.clear();
+        self.route_uplink(cx, u, target);
+    }
+
+    /// The source forwards what it holds for the UE to the target; if the end marker has
+    /// passed it already, a new one follows the forwarded packets.
+    pub(super) fn forward_queue(&mut self, cx: &mut Cx<Timer>, h: usize) {
+        let now = cx.now();
+        let (u, source) = (self.handovers[h].ue, self.handovers[h].source);
+        for pkt in self.ran.cells[source].buffers.drain(u, now) {
+            self.forward(cx, u, source, pkt, false);
+        }
+        if self.handovers[h].end_marker_at_source_ns.is_some() {
+            self.send_end_marker(cx, h, false);
         }
     }
 
@@ -327,8 +494,15 @@ impl Cellular {
     fn attach(&mut self, cx: &mut Cx<Timer>, h: usize) {
         let now = cx.now();
         self.target_serves(cx, h);
-        step(cx, h, now + self.p.path_switch_delay_ns, Step::PathSwitch);
+        if !matches!(self.p.scheme, SchemeName::FastPathSwitch | SchemeName::Predicted) {
+            step(cx, h, now + self.p.path_switch_delay_ns, Step::PathSwitch);
+        }
+        if self.p.scheme == SchemeName::Cho {
+            self.cho_attached(cx, h);
+        }
         self.open_window_end(cx, h);
+        self.arm_reorder_timeout(cx, h);
+        self.end_if_done(cx, h);
     }
 
     /// DAPS: the access to the target succeeded; the uplink moves there.
@@ -379,15 +553,23 @@ impl Cellular {
         let (u, target) = (self.handovers[h].ue, self.handovers[h].target);
         self.ran.ues[u].path = target;
         self.handovers[h].path_switch_ns = Some(cx.now());
+        // Bicasting ends: the gateway sends to the target only.
+        self.handovers[h].bicasting = false;
+        if self.handovers[h].reorder_wait && self.p.end_marker {
+            self.send_end_marker(cx, h, true);
+        }
+        self.arm_reorder_timeout(cx, h);
         self.end_if_done(cx, h);
     }
 
     /// The handover is over once the path has switched (and, for DAPS, the source is
     /// released): the UE may hand over again, and movement measures anew.
-    fn end_if_done(&mut self, cx: &mut Cx<Timer>, h: usize) {
+    pub(super) fn end_if_done(&mut self, cx: &mut Cx<Timer>, h: usize) {
         let ho = &self.handovers[h];
         let released = ho.scheme != SchemeName::Daps || ho.release_ns.is_some();
-        if ho.path_switch_ns.is_none() || !released || self.state[ho.ue].active != Some(h) {
+        let cancelled = ho.scheme != SchemeName::Cho || ho.cancelled;
+        let settled = ho.attach_ns.is_some() && !ho.reorder_wait && released && cancelled;
+        if ho.path_switch_ns.is_none() || !settled || self.state[ho.ue].active != Some(h) {
             return;
         }
         let u = ho.ue;
@@ -431,6 +613,6 @@ impl Cellular {
 }
 
 /// Schedules step `s` of handover `h` at `at`.
-fn step(cx: &mut Cx<Timer>, h: usize, at: SimTime, s: Step) {
+pub(super) fn step(cx: &mut Cx<Timer>, h: usize, at: SimTime, s: Step) {
     cx.schedule(at, Timer::Handover { ho: h, step: s });
 }

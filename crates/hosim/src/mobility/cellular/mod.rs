@@ -1,5 +1,5 @@
 //! The `cellular` template's network: N cells in a line, M UEs moving along it, and the
-//! handover schemes side by side in one key (issue 37, first slice).
+//! handover schemes side by side in one key (issue 37).
 //!
 //! - the RAN kit (`mobility/ran/`): the cells (buffers per UE or shared, in packets or bytes;
 //!   a WFQ or round-robin scheduler; the radio), the UEs and their cell sets, GTP-U tunnels
@@ -7,7 +7,10 @@
 //! - `pdcp.rs`: the UE's PDCP receive side (TS 38.323 §5.2.2): sequence numbers, reordering
 //!   with t-Reordering, duplicate discard;
 //! - `handover.rs`: what starts a handover (a schedule; movement with an A3-like rule on
-//!   distance) and the procedure of each scheme (`drop`, `forward`, `daps`);
+//!   distance) and the procedure of each scheme (`drop`, `forward`, `forward-via-core`,
+//!   `rearrange`, `fast-path-switch`, `predicted`, `bicast`, `daps`); `cho.rs`: conditional
+//!   handover (TS 38.300 §9.2.3.4) and its radio link failure path; `end_marker.rs`: the
+//!   target's reordering until the GTP-U end marker;
 //! - `config.rs`, `template.rs`, `report.rs`: the `[cellular]` section, the graph, the agent's
 //!   installation, and the per-handover and per-cell summary entries.
 //!
@@ -16,18 +19,21 @@
 //! UE's path cell. Numbering at the gateway stands for the source's numbering continued by
 //! the target after the SN status transfer (TS 38.300 §9.2.3.2.1): SNs run on unbroken
 //! across a handover. Packets reaching a UE node pass its PDCP, which hands them to the UE's
-//! TCP in SN order. Every scheme keeps reordering at the UE: the target does not hold direct
-//! packets back (unlike `lte_x2`'s end-marker reordering at the eNodeB).
+//! TCP in SN order. Every scheme keeps reordering at the UE; with `target_reordering` (on for
+//! `rearrange`) the target also holds direct packets back until the end marker, as `lte_x2`'s
+//! eNodeB does.
 
+mod cho;
 mod config;
+mod end_marker;
 pub mod handover;
 pub mod pdcp;
 mod report;
 mod template;
 
-pub use config::{BufferSharing, CellularSection, ScheduledHandover, SchedulerName, SchemeName};
+pub use config::{BufferSharing, CellularSection, ChoForwarding, ScheduledHandover, SchedulerName, SchemeName};
 pub use report::{CellEntry, CellularEntry, HandoverEntry};
-pub use template::{expand, install, PRESET, TEMPLATE};
+pub use template::{expand, install, HIGHWAY_PRESET, PRESET, TEMPLATE};
 
 use std::collections::HashMap;
 
@@ -53,6 +59,20 @@ pub struct Params {
     pub hysteresis_m: f64,
     pub time_to_trigger_ns: SimTime,
     pub cell_x_m: Vec<f64>,
+    /// The target holds direct packets until the end marker (or its timeout).
+    pub target_reordering: bool,
+    pub end_marker: bool,
+    pub reorder_timeout_ns: SimTime,
+    pub prediction_lead_ns: SimTime,
+    pub bicast_lead_ns: SimTime,
+    pub cho_candidates: usize,
+    pub cho_prepare_offset_m: f64,
+    pub cho_early: bool,
+    pub rlf_offset_m: Option<f64>,
+    pub rlf_interruption_ns: SimTime,
+    /// Radio rate by distance (`[distance_m, bps]` rows; empty: fixed) and its update period.
+    pub radio_rate_table: Vec<[f64; 2]>,
+    pub rate_update_ns: SimTime,
 }
 
 /// A UE's straight-line movement: x(t) = x0 + speed * t.
@@ -72,10 +92,16 @@ pub enum Timer {
     /// UE `ue` looks for the next neighbour its movement will make better than its cell.
     Measure { ue: usize },
     /// The A3-like condition for `target` has held for the time to trigger (if `source`
-    /// still serves the UE and no handover runs, the handover starts).
+    /// still serves the UE and no handover runs, the handover starts; `cho`: the UE executes).
     Triggered { ue: usize, source: usize, target: usize },
+    /// `cho`: the prepare condition holds for a neighbour of `source`.
+    ChoPrepare { ue: usize, source: usize },
+    /// `cho`: the radio link to `source` fails, unless the UE has left it.
+    RadioLinkFailure { ue: usize, source: usize },
     /// A step of handover `ho`'s procedure.
     Handover { ho: usize, step: Step },
+    /// The radio rates follow the UEs' distances to the cells.
+    RadioRates,
     /// UE `ue`'s PDCP t-Reordering, started as `generation`, expired.
     Reordering { ue: usize, generation: u64 },
 }
@@ -140,16 +166,45 @@ impl Cellular {
     /// Downlink user packets get their bearer's next SN and enter the tunnel to the UE's
     /// path cell; anything else (uplink to the servers) is routed as usual.
     fn gw_receive(&mut self, cx: &mut Cx<Timer>, mut pkt: Packet) {
-        if pkt.tunnel.is_none() {
-            if let Some(u) = self.ran.ue_at(pkt.dst) {
-                self.sn_of.insert(pkt.uid, self.next_sn[u]);
-                self.next_sn[u] += 1;
-                let path = self.ran.ues[u].path;
-                self.gw_tunnelled[path] += 1;
-                gtp::encapsulate(&mut pkt, self.gw, self.ran.cells[path].node, gtp::s1u_teid(path, u), false);
+        match pkt.tunnel {
+            None => {
+                if let Some(u) = self.ran.ue_at(pkt.dst) {
+                    self.sn_of.insert(pkt.uid, self.next_sn[u]);
+                    self.next_sn[u] += 1;
+                    self.bicast(cx, u, &pkt);
+                    let path = self.ran.ues[u].path;
+                    self.gw_tunnelled[path] += 1;
+                    gtp::encapsulate(&mut pkt, self.gw, self.ran.cells[path].node, gtp::s1u_teid(path, u), false);
+                }
             }
+            Some(t) if pkt.dst == self.gw => {
+                // `forward-via-core`: a forwarded packet turns at the gateway towards the
+                // UE's serving cell, in the same forwarding tunnel.
+                if let Some(u) = self.ran.ue_at(t.inner_dst) {
+                    let to = self.ran.cells[self.state[u].serving].node;
+                    return gtp::forward(cx, (self.gw, to), t.teid, false, pkt);
+                }
+                cx.counters_mut().dropped_unroutable += 1;
+                return;
+            }
+            Some(_) => {}
         }
         cx.forward(self.gw, pkt);
+    }
+
+    /// `bicast`: while the UE's handover bicasts, the gateway sends a copy of each downlink
+    /// packet to the target, with the same SN.
+    fn bicast(&mut self, cx: &mut Cx<Timer>, u: usize, pkt: &Packet) {
+        let Some(h) = self.state[u].active else { return };
+        if !self.handovers[h].bicasting {
+            return;
+        }
+        let target = self.handovers[h].target;
+        self.handovers[h].bicast_copies += 1;
+        self.gw_tunnelled[target] += 1;
+        let mut copy = self.copy(cx, pkt);
+        gtp::encapsulate(&mut copy, self.gw, self.ran.cells[target].node, gtp::s1u_teid(target, u), false);
+        cx.forward(self.gw, copy);
     }
 
     fn cell_receive(&mut self, cx: &mut Cx<Timer>, c: usize, mut pkt: Packet) {
@@ -160,22 +215,55 @@ impl Cellular {
         if pkt.dst != me {
             return cx.forward(me, pkt);
         }
-        let from_gw = pkt.src == self.gw;
         let Some(u) = self.ran.ue_at(t.inner_dst) else {
             cx.counters_mut().dropped_unroutable += 1;
             return;
         };
         // Outer headers are never ECN-capable here, so nothing is marked on the way.
         gtp::decapsulate(&mut pkt, true);
+        if t.end_marker {
+            return self.on_end_marker(cx, c, u);
+        }
+        // Direct: from the gateway's S1-U tunnel (not forwarded by a cell).
+        let direct = !gtp::is_forwarding(t.teid);
+        self.downlink(cx, c, u, pkt, direct);
+    }
+
+    /// A user packet for UE `u` came out of a tunnel at cell `c`: the scheme decides.
+    fn downlink(&mut self, cx: &mut Cx<Timer>, c: usize, u: usize, pkt: Packet, direct: bool) {
         let st = self.state[u];
+        let mut pkt = pkt;
+        if let Some(h) = st.active.or(st.last) {
+            pkt = match self.cho_candidate_receives(cx, h, c, u, pkt, direct) {
+                None => return,
+                Some(pkt) => pkt,
+            };
+            let ho = &self.handovers[h];
+            let live = st.active == Some(h);
+            if live && ho.target == c && direct && ho.reorder_wait {
+                self.handovers[h].held_direct += 1;
+                return self.hold(cx, c, u, pkt);
+            }
+            if live && ho.target == c && st.serving != c {
+                // Predicted path switch, bicast copies: the target keeps them for the UE.
+                return self.enqueue(cx, c, u, pkt);
+            }
+            if live && ho.source == c && st.serving != c && !ho.forwarding && ho.scheme == SchemeName::Cho {
+                // Late CHO forwarding: the source keeps what comes until it learns of the access.
+                return self.enqueue(cx, c, u, pkt);
+            }
+        }
         if st.serving == c {
+            if direct {
+                self.cho_copy_early(cx, u, c, &pkt);
+            }
             self.enqueue(cx, c, u, pkt);
-        } else if from_gw && st.daps_source == Some(c) {
+        } else if direct && st.daps_source == Some(c) {
             // DAPS: the source serves the packet and forwards a copy with its SN.
             let copy = self.copy(cx, &pkt);
             self.enqueue(cx, c, u, pkt);
             self.forward(cx, u, c, copy, true);
-        } else if self.p.scheme == SchemeName::Drop && from_gw {
+        } else if direct && self.p.scheme.drops_at_source() {
             self.drop_for_handover(cx, u, pkt);
         } else {
             self.forward(cx, u, c, pkt, false);
@@ -205,6 +293,16 @@ impl Cellular {
         self.ran.serve(cx, c);
     }
 
+    /// Holds a downlink packet for UE `u` at cell `c`, not served until released.
+    fn hold(&mut self, cx: &mut Cx<Timer>, c: usize, u: usize, pkt: Packet) {
+        let now = cx.now();
+        let uid = pkt.uid;
+        if !self.ran.cells[c].buffers.hold(u, now, pkt, cx.rng()) {
+            self.sn_of.remove(&uid);
+            cx.counters_mut().dropped_queue += 1;
+        }
+    }
+
     /// A copy of a user packet (a new packet in the run's accounting) with the same SN.
     fn copy(&mut self, cx: &mut Cx<Timer>, pkt: &Packet) -> Packet {
         let fresh = cx.new_packet(pkt.flow, pkt.src, pkt.dst, pkt.kind);
@@ -216,9 +314,15 @@ impl Cellular {
         copy
     }
 
-    /// Forwards a packet of UE `u` from cell `c` to the UE's serving cell over X2/Xn.
+    /// Forwards a packet of UE `u` from cell `c` to the UE's serving cell over X2/Xn
+    /// (`forward-via-core`: through the gateway).
     fn forward(&mut self, cx: &mut Cx<Timer>, u: usize, c: usize, pkt: Packet, copy: bool) {
         let to = self.state[u].serving;
+        self.forward_to(cx, u, c, to, pkt, copy);
+    }
+
+    /// Forwards a packet of UE `u` from cell `c` to cell `to`.
+    fn forward_to(&mut self, cx: &mut Cx<Timer>, u: usize, c: usize, to: usize, pkt: Packet, copy: bool) {
         let ho = self.state[u].last.unwrap_or(0);
         if let Some(h) = self.state[u].last.map(|h| &mut self.handovers[h]) {
             if copy {
@@ -227,8 +331,15 @@ impl Cellular {
                 h.forwarded += 1;
             }
         }
-        let (from, to) = (self.ran.cells[c].node, self.ran.cells[to].node);
+        let from = self.ran.cells[c].node;
+        let to = if self.p.scheme == SchemeName::ForwardViaCore { self.gw } else { self.ran.cells[to].node };
         gtp::forward(cx, (from, to), gtp::x2_teid(ho), false, pkt);
+    }
+
+    /// A packet a handover makes superfluous (a copy sent already, a cancelled candidate's).
+    fn discard(&mut self, cx: &mut Cx<Timer>, pkt: Packet) {
+        self.sn_of.remove(&pkt.uid);
+        cx.counters_mut().dropped_handover += 1;
     }
 
     fn drop_for_handover(&mut self, cx: &mut Cx<Timer>, u: usize, pkt: Packet) {
@@ -279,6 +390,25 @@ impl Cellular {
     }
 }
 
+impl Cellular {
+    /// Sets every UE's radio rate from every cell by the rate table, and comes back after the
+    /// update period.
+    pub(super) fn radio_rates(&mut self, cx: &mut Cx<Timer>) {
+        let now = cx.now();
+        for u in 0..self.ran.ues.len() {
+            let x = self.x_m(u, now);
+            for c in 0..self.ran.cells.len() {
+                let Some(l) = self.ran.cells[c].downlinks[u] else { continue };
+                let bps = config::radio_bps_at(&self.p.radio_rate_table, 1.0, (x - self.p.cell_x_m[c]).abs());
+                cx.link_mut(l).rate_bps = bps.round() as u64;
+            }
+        }
+        if self.motion.iter().any(|m| m.speed_mps != 0.0) {
+            cx.schedule(now + self.p.rate_update_ns, Timer::RadioRates);
+        }
+    }
+}
+
 impl Agent for Cellular {
     type Timer = Timer;
 
@@ -300,6 +430,9 @@ impl Agent for Cellular {
             Timer::Scheduled { ue, target } => self.scheduled(cx, ue, target),
             Timer::Measure { ue } => self.measure(cx, ue),
             Timer::Triggered { ue, source, target } => self.triggered(cx, ue, source, target),
+            Timer::ChoPrepare { ue, source } => self.cho_prepare(cx, ue, source),
+            Timer::RadioRates => self.radio_rates(cx),
+            Timer::RadioLinkFailure { ue, source } => self.radio_link_failure(cx, ue, source),
             Timer::Handover { ho, step } => self.on_step(cx, ho, step),
             Timer::Reordering { ue, generation } => {
                 let out = self.pdcp[ue].expire(generation, cx.now());

@@ -41,6 +41,21 @@ pub struct HandoverEntry {
     fast_recoveries: Option<u64>,
     retransmits: Option<u64>,
     timeouts_until_end: u64,
+    /// `cho`: the cells prepared, when the UE had them, whether its radio link failed first,
+    /// and the copies discarded by the target (sent by the source already) and by the
+    /// candidates not chosen.
+    candidates: Vec<String>,
+    prepared_s: Option<f64>,
+    radio_link_failure: bool,
+    early_discarded: u64,
+    cancelled_discarded: u64,
+    /// `bicast`: copies the gateway sent to the target.
+    bicast_copies: u64,
+    /// Target reordering: direct packets the target held, when it stopped holding, and
+    /// whether on its timeout rather than the end marker.
+    held_direct_packets: u64,
+    reordering_ended_s: Option<f64>,
+    reordering_timed_out: bool,
 }
 
 /// The top-level `cellular` entry.
@@ -119,6 +134,15 @@ impl Cellular {
             fast_recoveries: events.map(|e| e.fast_recoveries),
             retransmits: events.map(|e| e.retransmits),
             timeouts_until_end: self.snap_until_end(&world.flows, h).timeouts,
+            candidates: ho.candidates.iter().map(|&c| self.ran.cells[c].name.clone()).collect(),
+            prepared_s: opt_s(ho.prepared_ns),
+            radio_link_failure: ho.rlf,
+            early_discarded: ho.early_discarded,
+            cancelled_discarded: ho.cancelled_discarded,
+            bicast_copies: ho.bicast_copies,
+            held_direct_packets: ho.held_direct,
+            reordering_ended_s: opt_s(ho.reordering_ended_ns),
+            reordering_timed_out: ho.reordering_timed_out,
         }
     }
 

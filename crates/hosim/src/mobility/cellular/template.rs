@@ -12,7 +12,7 @@
 //! link carries half the server RTT each way. Flows `ue{u}.f{k}` are bulk downloads
 //! `srv{u}` -> `ue{u}`, each starting at a random time in `[0, start_window_s)`.
 
-use super::config::{BufferSharing, CellularSection, SchedulerName};
+use super::config::{BufferSharing, CellularSection, ChoForwarding, SchedulerName};
 use super::{Cellular, Motion, Params, Timer};
 use crate::engine::time::s_to_ns;
 use crate::mobility::ran::{self, BufferLimit, Cell, CellSet, Ran, Scheduler, SchedulerKind, Ue};
@@ -140,7 +140,7 @@ fn system(d: &CellularSection, cx: &mut Cx<Timer>) -> Cellular {
             cx.flows().iter().enumerate().filter(|(_, f)| f.name.starts_with(&prefix)).map(|(i, _)| i as u32).collect();
         ues.push(Ue { node: n, name, flow: flows.first().copied(), cells: CellSet::one(start), path: start, uplinks });
         ue_flows.push(flows);
-        motion.push(Motion { x0_m: d.ue_x0_m(u), speed_mps: d.speed_mps });
+        motion.push(Motion { x0_m: d.ue_x0_m(u), speed_mps: d.ue_speed_mps(u) });
     }
     let params = Params {
         scheme: d.scheme,
@@ -153,6 +153,18 @@ fn system(d: &CellularSection, cx: &mut Cx<Timer>) -> Cellular {
         hysteresis_m: d.hysteresis_m,
         time_to_trigger_ns: s_to_ns(d.time_to_trigger_s),
         cell_x_m: (0..n_cells).map(|c| d.cell_x_m(c)).collect(),
+        target_reordering: d.target_reordering(),
+        end_marker: d.end_marker,
+        reorder_timeout_ns: s_to_ns(d.reorder_timeout_s),
+        prediction_lead_ns: s_to_ns(d.prediction_lead_s),
+        bicast_lead_ns: s_to_ns(d.bicast_lead_s),
+        cho_candidates: d.cho_candidates as usize,
+        cho_prepare_offset_m: d.cho_prepare_offset_m,
+        cho_early: d.cho_forwarding == ChoForwarding::Early,
+        rlf_offset_m: d.rlf_offset_m,
+        rlf_interruption_ns: s_to_ns(d.rlf_interruption_s),
+        radio_rate_table: d.radio_rate_table.clone(),
+        rate_update_ns: s_to_ns(d.rate_update_s).max(1),
     };
     Cellular::new(params, gw, Ran::new(cells, ues, cx.nodes().len()), ue_flows, motion)
 }
@@ -176,4 +188,11 @@ pub const PRESET: crate::spec::Preset = (
     "cellular",
     "Cells in a line, UEs moving along it, handovers by an A3-like rule or a schedule: drop / forward / DAPS",
     include_str!("../../../../../presets/cellular.toml"),
+);
+
+/// The `highway` preset: 7 cells, 20 UEs at 60 to 120 km/h (issue 37, section 5).
+pub const HIGHWAY_PRESET: crate::spec::Preset = (
+    "highway",
+    "Seven cells along a highway, 20 UEs at 60-120 km/h handing over every 15-30 s: any scheme",
+    include_str!("../../../../../presets/highway.toml"),
 );

@@ -53,6 +53,10 @@ pub struct CellBuffers {
     pub uplink: VecDeque<Packet>,
     pub limit: BufferLimit,
     pub stats: BufferStats,
+    /// Downlink packets and bytes in `queues` and `held`, kept as they change so a shared
+    /// limit costs no walk over every UE's queues.
+    dl_packets: u64,
+    dl_bytes: u64,
 }
 
 impl CellBuffers {
@@ -68,6 +72,8 @@ impl CellBuffers {
             uplink: VecDeque::new(),
             limit,
             stats: BufferStats::default(),
+            dl_packets: 0,
+            dl_bytes: 0,
         }
     }
 
@@ -94,9 +100,12 @@ impl CellBuffers {
             }
         }
         let q = if held { &mut self.held[ue] } else { &mut self.queues[ue] };
+        let bytes = pkt.size_bytes as u64;
         match q.enqueue(now, pkt, rng, &mut self.store) {
             Verdict::Queued | Verdict::Marked => {
                 self.stats.buffered += 1;
+                self.dl_packets += 1;
+                self.dl_bytes += bytes;
                 true
             }
             Verdict::DroppedFull | Verdict::DroppedEarly => {
@@ -115,20 +124,29 @@ impl CellBuffers {
     pub fn pop(&mut self, ue: usize, now: SimTime) -> Option<Packet> {
         let pkt = self.queues[ue].dequeue(now, &mut self.store)?;
         self.stats.unbuffered += 1;
+        self.dl_packets -= 1;
+        self.dl_bytes -= pkt.size_bytes as u64;
         Some(pkt)
     }
 
     /// Everything queued to serve UE `ue`, oldest first (it left: forward or drop it).
     pub fn drain(&mut self, ue: usize, now: SimTime) -> Vec<Packet> {
         let out = self.queues[ue].drain(now, &mut self.store);
-        self.stats.unbuffered += out.len() as u64;
+        self.left(&out);
         out
+    }
+
+    /// Packets drained from the downlink queues have left.
+    fn left(&mut self, out: &[Packet]) {
+        self.stats.unbuffered += out.len() as u64;
+        self.dl_packets -= out.len() as u64;
+        self.dl_bytes -= out.iter().map(|p| p.size_bytes as u64).sum::<u64>();
     }
 
     /// Everything held back for UE `ue`, oldest first.
     pub fn release_held(&mut self, ue: usize, now: SimTime) -> Vec<Packet> {
         let out = self.held[ue].drain(now, &mut self.store);
-        self.stats.unbuffered += out.len() as u64;
+        self.left(&out);
         out
     }
 
@@ -147,11 +165,11 @@ impl CellBuffers {
     }
 
     fn downlink_packets(&self) -> u64 {
-        self.queues.iter().chain(&self.held).map(|q| q.len_pkts() as u64).sum()
+        self.dl_packets
     }
 
     fn downlink_bytes(&self) -> u64 {
-        self.queues.iter().chain(&self.held).map(|q| q.len_bytes()).sum()
+        self.dl_bytes
     }
 
     /// Packets in any of the buffers.
@@ -167,9 +185,16 @@ impl CellBuffers {
         if s.buffered != s.unbuffered + held {
             bad.push(format!("cell {cell}: buffered {} != left {} + held {held}", s.buffered, s.unbuffered));
         }
-        let queued = self.downlink_packets() as usize;
-        if self.store.in_use() != queued {
+        let queued = self.queues.iter().chain(&self.held).map(|q| q.len_pkts() as u64).sum::<u64>();
+        let bytes = self.queues.iter().chain(&self.held).map(|q| q.len_bytes()).sum::<u64>();
+        if self.store.in_use() != queued as usize {
             bad.push(format!("cell {cell}: {} packets stored, {queued} queued", self.store.in_use()));
+        }
+        if (self.dl_packets, self.dl_bytes) != (queued, bytes) {
+            bad.push(format!(
+                "cell {cell}: counted {} packets / {} bytes, queued {queued} / {bytes}",
+                self.dl_packets, self.dl_bytes
+            ));
         }
         bad
     }

@@ -25,6 +25,11 @@ pub fn x2_teid(ho: usize) -> u32 {
     0x2000_0000 | (ho as u32 & 0xffff)
 }
 
+/// Whether `teid` is an X2/Xn forwarding tunnel's (else a gateway's S1-U tunnel's).
+pub fn is_forwarding(teid: u32) -> bool {
+    teid & 0xf000_0000 == 0x2000_0000
+}
+
 /// Puts `pkt` into a tunnel from `from` to `to` with TEID `teid`. A packet already in a tunnel
 /// (forwarding at the source eNodeB) gets a new outer header and keeps its inner one.
 /// `outer_ect`: the tunnel entry declares the outer header ECN-capable, so an AQM may mark it.
@@ -113,6 +118,7 @@ mod tests {
         assert_eq!((p.src, p.dst, p.ecn, p.size_bytes), (1, 2, Ecn::Ect, 1536));
         encapsulate(&mut p, 2, 3, x2_teid(0), false);
         assert_eq!(p.tunnel.map(|t| t.teid), Some(x2_teid(0)), "the new tunnel's TEID");
+        assert!(is_forwarding(x2_teid(7)) && !is_forwarding(s1u_teid(3, 7)));
         assert_eq!(
             (p.src, p.dst, p.ecn, p.size_bytes),
             (2, 3, Ecn::NotEct, 1536),
