@@ -351,6 +351,12 @@ def experiments() -> dict[str, dict]:
         e[f"fig12/AQM, {name}"] = scenario("standard", 5, queue="red", ecn=True, **kw)
         e[f"fig12/prediction + AQM, {name}"] = scenario("predicted", 5, queue="red", ecn=True, **kw)
     e["table4/red-drop, mean_pktsize_ 1500"] = scenario("standard", 3, **aqm, queue="red", mean_pktsize=1500)
+    # In packets ns-2 still ages the average over idle periods in packets of mean_pktsize_
+    # (ptc_); 1500 B is hosim's typical packet. Without wait_ too: hosim's algorithm.
+    e["table4/red-drop, packets, mean_pktsize_ 1500"] = scenario("standard", 3, **aqm, queue="red", **pk,
+                                                                 mean_pktsize=1500)
+    e["table4/red-drop, packets, no wait, mean_pktsize_ 1500"] = scenario(
+        "standard", 3, **aqm, queue="red", **pk, mean_pktsize=1500, wait=False)
     # Candidates for the paper's frequent timeouts, tested in ns-2 itself (5 target UEs).
     for v in ("standard", "fast", "predicted"):
         e[f"sens/min RTO 0.2 s/{v}"] = scenario(v, 5, min_rto_s=0.2)
