@@ -16,7 +16,9 @@ ACKing every segment). Stand-ins, one per mechanism (bench/ns2/README.md, "LTE X
     200 packets) followed by X_u -> UE (10 Gb/s, 5 ms). Every UE has the whole 50 Mb/s: the
     cell's WFQ never binds, because everything it serves comes through a 12 Mb/s router link.
   * Core: servers --100 Mb/s, 2 ms-- S-GW --10 Gb/s-- router; router -> eNB 12 Mb/s, 2 ms,
-    90 waiting packets (DropTail ``limit_`` 91: ns-2 counts the packet in service) or RED;
+    90 waiting packets (DropTail ``limit_`` 91: ns-2 counts the packet in service) or RED
+    (``limit_`` 90: RED's does not), in ns-2.35's default byte mode unless a row says
+    "packets" (``queue_in_bytes_``, ``bytes_``; ``mean_pktsize_`` 500 B);
     eNB -> router 12 Mb/s, 2 ms, 1000 packets. Data packets are 1500 B (``packetSize_`` 1460
     + 40). The GTP-U tunnel S-GW -> eNB and the X2 tunnel add 36 B, which ns-2 cannot add on
     some links only: the tunnelled links (S-GW -> router, router -> eNB, eNB -> router) run
@@ -113,6 +115,12 @@ def scenario(variant: str, target_ues: int, **kw: object) -> dict:
         "gentle": True,  # ns-2's Queue/RED gentle_ default
         "use_mark_p": True,  # ns-2's Queue/RED use_mark_p_ default: mark only while p < mark_p_ (0.1)
         "sink": "TCPSink",  # ns-2's default sink: an ACK for every segment
+        # ns-2.35's Queue/RED defaults (tcl/lib/ns-default.tcl): the queue, thresholds and
+        # limit in bytes of mean_pktsize_ (500 B), the drop probability scaled by size.
+        "queue_in_bytes": True,
+        "bytes": True,
+        "mean_pktsize": 500,
+        "wait": True,
         **P,
         **kw,
     }
@@ -135,7 +143,9 @@ def case_tcl(c: dict, seed: int) -> str:
     t_win = min(t_dec, t_ps_sent)
     ues = [("ref", "senb")] + [(f"s{i}", "senb") for i in range(1, c["source_ues"])]
     ues += [(f"t{i}", "tenb") for i in range(1, c["target_ues"] + 1)]
-    rq = c["router_queue_packets"] + 1
+    # DropTail's limit_ counts the packet in service (it drops when length + 1 >= limit_);
+    # RED's holds limit_ waiting packets (queue/red.cc, enque: drop when qlen >= qlim).
+    rq = c["router_queue_packets"] + (1 if c["queue"] == "droptail" else 0)
     # Tunnelled links: ns-2 cannot add the GTP-U header on some links only; their rate is
     # scaled by 1500 / 1536 so a data packet takes the time its tunnelled copy takes.
     gtp = (c["payload_bytes"] + 40) / (c["payload_bytes"] + 40 + c["gtp_bytes"])
@@ -155,6 +165,10 @@ def case_tcl(c: dict, seed: int) -> str:
         a(f"Queue/RED set setbit_ {'true' if c['ecn'] else 'false'}")
         a(f"Queue/RED set gentle_ {'true' if c['gentle'] else 'false'}")
         a(f"Queue/RED set use_mark_p_ {'true' if c['use_mark_p'] else 'false'}")
+        a(f"Queue/RED set queue_in_bytes_ {'true' if c['queue_in_bytes'] else 'false'}")
+        a(f"Queue/RED set bytes_ {'true' if c['bytes'] else 'false'}")
+        a(f"Queue/RED set mean_pktsize_ {c['mean_pktsize']}")
+        a(f"Queue/RED set wait_ {'true' if c['wait'] else 'false'}")
     for n in ("sgw", "R", "R2", "senb", "tenb"):
         a(f"set {n} [$ns node]")
     a(f"$ns duplex-link $sgw $R {10e9 * gtp} 0ms DropTail")
@@ -327,6 +341,22 @@ def experiments() -> dict[str, dict]:
                                                                 use_mark_p=False)
     e["table4/red-mark, use_mark_p_ false"] = scenario("standard", 3, **aqm, queue="red", ecn=True,
                                                         use_mark_p=False)
+    # ns-2.35's RED counts in bytes of mean_pktsize_ (500 B) by default: thresholds 20 and 65
+    # and the limit of 91 become 10000, 32500 and 45500 B (6.7, 21.7 and 30.3 packets of
+    # 1500 B). The controlled runs: the queue in packets, then every packet-mode option.
+    pk = {"queue_in_bytes": False, "bytes": False}
+    for name, kw in (("packets", pk), ("packets, no wait", {**pk, "wait": False})):
+        e[f"table4/red-drop, {name}"] = scenario("standard", 3, **aqm, queue="red", **kw)
+        e[f"table4/red-mark, {name}"] = scenario("standard", 3, **aqm, queue="red", ecn=True, **kw)
+        e[f"fig12/AQM, {name}"] = scenario("standard", 5, queue="red", ecn=True, **kw)
+        e[f"fig12/prediction + AQM, {name}"] = scenario("predicted", 5, queue="red", ecn=True, **kw)
+    e["table4/red-drop, mean_pktsize_ 1500"] = scenario("standard", 3, **aqm, queue="red", mean_pktsize=1500)
+    # In packets ns-2 still ages the average over idle periods in packets of mean_pktsize_
+    # (ptc_); 1500 B is hosim's typical packet. Without wait_ too: hosim's algorithm.
+    e["table4/red-drop, packets, mean_pktsize_ 1500"] = scenario("standard", 3, **aqm, queue="red", **pk,
+                                                                 mean_pktsize=1500)
+    e["table4/red-drop, packets, no wait, mean_pktsize_ 1500"] = scenario(
+        "standard", 3, **aqm, queue="red", **pk, mean_pktsize=1500, wait=False)
     # Candidates for the paper's frequent timeouts, tested in ns-2 itself (5 target UEs).
     for v in ("standard", "fast", "predicted"):
         e[f"sens/min RTO 0.2 s/{v}"] = scenario(v, 5, min_rto_s=0.2)

@@ -87,7 +87,7 @@ def main() -> int:
             "|---|---|---|---|---|---|---|"]
     fig12 = {"standard": "fig8/standard/5", "AQM": "fig12/AQM", "prediction": "fig8/predicted/5",
              "prediction + AQM": "fig12/prediction + AQM"}
-    fig12 |= {k.split("/", 1)[1]: k for k in n2 if k.startswith("fig12/") and "use_mark_p_" in k}
+    fig12 |= {k.split("/", 1)[1]: k for k in n2 if k.startswith("fig12/") and "," in k}
     for label, k in fig12.items():
         def row(runs: list[dict]) -> str:
             kb = [r["delivered_bytes_window"] / 1e3 for r in runs if r["outcome"] is not None]

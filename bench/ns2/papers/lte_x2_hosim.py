@@ -39,6 +39,11 @@ def overrides(c: dict) -> dict[str, Any]:
         "lte_x2.ecn": c["ecn"],
         "tcp.min_rto_s": c["min_rto_s"],
     }
+    if c["queue"] == "red" and c["queue_in_bytes"] and c["bytes"]:
+        # ns-2.35's default byte mode (queue_in_bytes_ and bytes_ true).
+        o["lte_x2.red_ns2_mean_pktsize_bytes"] = c["mean_pktsize"]
+    elif c["queue"] == "red" and (c["queue_in_bytes"] or c["bytes"]):
+        raise ValueError("hosim has ns-2's queue_in_bytes_ and bytes_ together only")
     if c["sink"] != "TCPSink":
         o["tcp.delayed_ack"] = True
     return o

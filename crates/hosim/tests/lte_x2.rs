@@ -239,6 +239,29 @@ fn red_mark_reaches_the_sender_as_ece_only_through_a_propagating_tunnel() {
 }
 
 #[test]
+fn red_in_ns2_byte_mode_holds_limit_times_mean_pktsize_bytes() {
+    // ns-2.35's default RED counts bytes of mean_pktsize_ (500 B): the 90-packet limit holds
+    // 45000 B, 30 packets of 1500 B (docs/scenarios.md, RED). In packets it holds 90.
+    let run = |more: &[(&'static str, &'static str)]| {
+        let base = [
+            ("lte_x2.router_queue", "red"),
+            ("lte_x2.ecn", "true"),
+            ("lte_x2.source_ues", "4"),
+            ("lte_x2.target_ues", "3"),
+            ("duration_s", "4.0"),
+        ];
+        summary(&with(&base, more), 1)
+    };
+    let max_len = |s: &Value| {
+        ["router->senb", "router->tenb"].map(|q| queue(s, q)["max_len_pkts"].as_u64().unwrap()).into_iter().max()
+    };
+    let bytes = run(&[("lte_x2.red_ns2_mean_pktsize_bytes", "500")]);
+    let packets = run(&[]);
+    assert_eq!(max_len(&bytes), Some(30), "byte mode: 45000 B of 1500-B packets");
+    assert!(max_len(&packets) > Some(30), "packets: {:?}", max_len(&packets));
+}
+
+#[test]
 fn every_variant_keeps_the_invariants_and_is_deterministic() {
     for ps in ["standard", "fast", "predicted"] {
         for (q, ecn) in [("droptail", "false"), ("red", "false"), ("red", "true")] {
@@ -296,6 +319,7 @@ fn bad_lte_x2_values_are_one_line_errors_naming_the_key() {
         ("lte_x2.red_max_th_pkts", "10", "lte_x2.red_max_th_pkts"),
         ("lte_x2.red_max_p", "2", "lte_x2.red_max_p"),
         ("lte_x2.red_weight", "0", "lte_x2.red_weight"),
+        ("lte_x2.red_ns2_mean_pktsize_bytes", "0", "lte_x2.red_ns2_mean_pktsize_bytes"),
         ("lte_x2.start_window_s", "-1", "lte_x2.start_window_s"),
         ("lte_x2.bogus", "1", "lte_x2"),
         ("lte_x2.ecn", "true", "lte_x2.ecn"),

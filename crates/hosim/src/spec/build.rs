@@ -205,14 +205,19 @@ fn build_links(
                 }
                 c.probability(&key("red.max_p"), r.max_p)?;
                 c.probability(&key("red.weight"), r.weight)?;
+                if let Some(m) = r.ns2_mean_pktsize_bytes {
+                    c.at_least(&key("red.ns2_mean_pktsize_bytes"), m as u64, 1)?;
+                }
                 Some(RedParams {
                     min_th_pkts: r.min_th_pkts,
                     max_th_pkts: r.max_th_pkts,
                     max_p: r.max_p,
                     weight: r.weight,
                     ecn: r.ecn,
+                    ns2_mean_pktsize_bytes: r.ns2_mean_pktsize_bytes,
+                    // ns-2's `ptc_` counts packets of `mean_pktsize_` in byte mode.
                     typical_tx_ns: tx_time_ns(
-                        1500,
+                        r.ns2_mean_pktsize_bytes.unwrap_or(1500),
                         var_model.as_ref().map_or(rate, |m| m.0.nominal_mean_bps().max(1.0) as u64),
                     ),
                 })

@@ -160,6 +160,10 @@ pub struct RedSpec {
     /// Mark ECN-capable packets instead of dropping them.
     #[serde(default)]
     pub ecn: bool,
+    /// ns-2.35's byte mode with this `mean_pktsize_` (docs/scenarios.md, RED); absent:
+    /// packets.
+    #[serde(default)]
+    pub ns2_mean_pktsize_bytes: Option<u32>,
 }
 
 fn d_red_weight() -> f64 {

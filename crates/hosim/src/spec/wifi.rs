@@ -212,13 +212,17 @@ fn red_params(m: &MediumSpec, c: &Check, i: usize, timing: &Timing) -> Result<Op
             }
             c.probability(&key(i, "red.max_p"), r.max_p)?;
             c.probability(&key(i, "red.weight"), r.weight)?;
+            if let Some(m) = r.ns2_mean_pktsize_bytes {
+                c.at_least(&key(i, "red.ns2_mean_pktsize_bytes"), m as u64, 1)?;
+            }
             Ok(Some(RedParams {
                 min_th_pkts: r.min_th_pkts,
                 max_th_pkts: r.max_th_pkts,
                 max_p: r.max_p,
                 weight: r.weight,
                 ecn: r.ecn,
-                typical_tx_ns: tx_time_ns(1500, timing.data_rate_bps),
+                ns2_mean_pktsize_bytes: r.ns2_mean_pktsize_bytes,
+                typical_tx_ns: tx_time_ns(r.ns2_mean_pktsize_bytes.unwrap_or(1500), timing.data_rate_bps),
             }))
         }
     }

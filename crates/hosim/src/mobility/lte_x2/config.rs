@@ -104,6 +104,9 @@ pub struct LteX2Section {
     pub red_max_p: f64,
     #[serde(default = "d_red_weight")]
     pub red_weight: f64,
+    /// RED in ns-2.35's byte mode with this `mean_pktsize_` (absent: packets).
+    #[serde(default)]
+    pub red_ns2_mean_pktsize_bytes: Option<u32>,
     /// Each flow starts at a uniform random time in [0, start_window_s] (per seed).
     #[serde(default = "d_start_window_s")]
     pub start_window_s: f64,
@@ -244,6 +247,9 @@ impl LteX2Section {
         c.probability(&k("red_weight"), self.red_weight)?;
         if self.red_weight == 0.0 {
             return Err(c.err(&k("red_weight"), "must be > 0"));
+        }
+        if let Some(m) = self.red_ns2_mean_pktsize_bytes {
+            c.at_least(&k("red_ns2_mean_pktsize_bytes"), m as u64, 1)?;
         }
         if self.ecn && self.router_queue != RouterQueueName::Red {
             return Err(c.err(&k("ecn"), "needs router_queue = \"red\" (only RED marks packets)"));

@@ -63,6 +63,7 @@ pub fn expand(d: &LteX2Section) -> Graph {
                 max_p: d.red_max_p,
                 weight: d.red_weight,
                 ecn: d.ecn,
+                ns2_mean_pktsize_bytes: d.red_ns2_mean_pktsize_bytes,
             });
         }
         g.links.push(down);

@@ -222,11 +222,18 @@ impl Queue {
         let pkt = store.get(slot);
         let early = match &mut self.disc {
             AnyQdisc::DropTail => Early::Pass,
-            AnyQdisc::Red(red) => red.decide(now, self.pkts.len(), pkt, rng),
+            AnyQdisc::Red(red) => {
+                let limit_pkts = match self.limit {
+                    QueueLimit::Packets(n) => Some(n),
+                    QueueLimit::Bytes(_) => None,
+                };
+                red.decide(now, self.pkts.len(), self.bytes, limit_pkts, pkt, rng)
+            }
             AnyQdisc::Other(_) => return self.enqueue_other(now, slot, rng, store),
         };
         let verdict = match early {
             Early::Drop => Verdict::DroppedEarly,
+            Early::Full => Verdict::DroppedFull,
             _ if !self.limit.admits(self.pkts.len(), self.bytes, pkt.size_bytes) => Verdict::DroppedFull,
             Early::Mark => Verdict::Marked,
             Early::Pass => Verdict::Queued,
@@ -491,9 +498,77 @@ mod tests {
         assert!(!Queue::new(QueueLimit::Packets(0), None).pass_through(1000));
         assert!(!Queue::new(QueueLimit::Bytes(999), None).pass_through(1000));
         assert!(Queue::new(QueueLimit::Bytes(1000), None).pass_through(1000));
-        let red =
-            RedParams { min_th_pkts: 5.0, max_th_pkts: 15.0, max_p: 0.1, weight: 0.002, ecn: false, typical_tx_ns: 1 };
+        let red = RedParams {
+            min_th_pkts: 5.0,
+            max_th_pkts: 15.0,
+            max_p: 0.1,
+            weight: 0.002,
+            ecn: false,
+            typical_tx_ns: 1,
+            ns2_mean_pktsize_bytes: None,
+        };
         assert!(!Queue::new(QueueLimit::Packets(10), Some(red)).pass_through(1000));
+    }
+
+    /// Offers `n` packets of 1500 B at time 0 (nothing leaves) and returns the verdicts.
+    fn offer_1500(q: &mut Queue, n: u64) -> Vec<Verdict> {
+        let mut rng = crate::engine::rng::stream_rng(1, crate::engine::rng::StreamKind::Link, 0);
+        let mut store = PacketStore::default();
+        (0..n)
+            .map(|uid| {
+                let mut p = pkt(uid);
+                p.size_bytes = 1500;
+                q.enqueue(0, p, &mut rng, &mut store)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn red_in_ns2_byte_mode_holds_limit_times_mean_pktsize_bytes() {
+        // ns-2.35's queue/red.cc, `enque`: `qlim = qlim_ * mean_pktsize` with the queue in
+        // bytes; a packet is dropped once the bytes queued before it reach that. Thresholds
+        // far above, so only the limit acts: 10 x 500 B holds four 1500-B packets.
+        let red = |ns2| RedParams {
+            min_th_pkts: 1000.0,
+            max_th_pkts: 2000.0,
+            max_p: 0.1,
+            weight: 0.002,
+            ecn: false,
+            typical_tx_ns: 1,
+            ns2_mean_pktsize_bytes: ns2,
+        };
+        let mut q = Queue::new(QueueLimit::Packets(10), Some(red(Some(500))));
+        let v = offer_1500(&mut q, 6);
+        assert_eq!(v[..4], [Verdict::Queued; 4]);
+        assert_eq!(v[4..], [Verdict::DroppedFull; 2]);
+        // In packets, the limit is ten packets whatever their size.
+        let mut q = Queue::new(QueueLimit::Packets(10), Some(red(None)));
+        assert_eq!(offer_1500(&mut q, 11).iter().filter(|v| **v == Verdict::Queued).count(), 10);
+    }
+
+    #[test]
+    fn red_in_ns2_byte_mode_scales_the_thresholds_by_mean_pktsize() {
+        // The average follows the queue (weight 1); max_p so small that no early drop comes
+        // between the thresholds. ns-2's byte mode with `mean_pktsize_` 500 B puts max_th = 8
+        // at 4000 B: the fourth 1500-B packet finds 4500 B queued and is dropped, as is every
+        // one after it. In packets, max_th is 8 packets.
+        let red = |ns2| RedParams {
+            min_th_pkts: 4.0,
+            max_th_pkts: 8.0,
+            max_p: 1e-12,
+            weight: 1.0,
+            ecn: true,
+            typical_tx_ns: 1,
+            ns2_mean_pktsize_bytes: ns2,
+        };
+        let mut q = Queue::new(QueueLimit::Packets(100), Some(red(Some(500))));
+        let v = offer_1500(&mut q, 10);
+        assert_eq!(v[..3], [Verdict::Queued; 3]);
+        assert_eq!(v[3..], [Verdict::DroppedEarly; 7]);
+        let mut q = Queue::new(QueueLimit::Packets(100), Some(red(None)));
+        let v = offer_1500(&mut q, 10);
+        assert_eq!(v[..8], [Verdict::Queued; 8]);
+        assert_eq!(v[8..], [Verdict::DroppedEarly; 2]);
     }
 
     #[test]
@@ -502,8 +577,15 @@ mod tests {
         let mut store = PacketStore::default();
         // The average follows the queue (weight 1) and stays below max_th: ECN-capable packets
         // are marked with a probability that grows with the queue, never dropped.
-        let red =
-            RedParams { min_th_pkts: 0.0, max_th_pkts: 100.0, max_p: 1.0, weight: 1.0, ecn: true, typical_tx_ns: 1 };
+        let red = RedParams {
+            min_th_pkts: 0.0,
+            max_th_pkts: 100.0,
+            max_p: 1.0,
+            weight: 1.0,
+            ecn: true,
+            typical_tx_ns: 1,
+            ns2_mean_pktsize_bytes: None,
+        };
         let mut q = Queue::new(QueueLimit::Packets(100), Some(red));
         for uid in 0..50 {
             let mut p = pkt(uid);
