@@ -68,7 +68,7 @@ __all__ = [
 #: Columns of every trace table the core records, in order. ``time_s`` is simulated time in
 #: seconds; for ``goodput`` it is the start of each fixed averaging interval.
 TRACE_COLUMNS: dict[str, tuple[str, ...]] = {
-    "cwnd": ("time_s", "flow", "cwnd_bytes"),
+    "cwnd": ("time_s", "flow", "cwnd_bytes", "effective_window_bytes"),
     "ssthresh": ("time_s", "flow", "ssthresh_bytes"),
     "rtt": ("time_s", "flow", "rtt_s"),
     "rto": ("time_s", "flow", "rto_s"),
@@ -513,7 +513,8 @@ class Result:
     # The documented trace tables, spelled out for editors and type checkers.
     @property
     def cwnd(self) -> pd.DataFrame:
-        """time_s, flow, cwnd_bytes"""
+        """time_s, flow, cwnd_bytes, effective_window_bytes (min(cwnd, rwnd): what limits
+        sending)"""
         return self.traces["cwnd"]
 
     @property

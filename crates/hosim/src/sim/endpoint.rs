@@ -255,11 +255,18 @@ impl World {
         let now = self.now;
         let flow = &mut self.flows[f as usize];
         let s = &mut flow.sender;
-        let vals = [s.cwnd(), s.ssthresh().min(u64::MAX >> 1), s.inflight_bytes(), s.rto_ns()];
-        let kinds = [TraceKind::Cwnd, TraceKind::Ssthresh, TraceKind::Inflight, TraceKind::Rto];
-        for i in 0..4 {
-            if vals[i] != flow.last_traced[i] {
-                flow.last_traced[i] = vals[i];
+        // The cwnd row also carries the effective window, min(cwnd, rwnd): a row when either
+        // changes.
+        let effective = s.cwnd().min(s.peer_rwnd());
+        if (s.cwnd(), effective) != (flow.last_traced[0], flow.last_traced[4]) {
+            (flow.last_traced[0], flow.last_traced[4]) = (s.cwnd(), effective);
+            self.obs.traces.record2(TraceKind::Cwnd, now, f, s.cwnd() as f64, effective as f64);
+        }
+        let vals = [s.ssthresh().min(u64::MAX >> 1), s.inflight_bytes(), s.rto_ns()];
+        let kinds = [TraceKind::Ssthresh, TraceKind::Inflight, TraceKind::Rto];
+        for i in 0..3 {
+            if vals[i] != flow.last_traced[i + 1] {
+                flow.last_traced[i + 1] = vals[i];
                 let v = if kinds[i] == TraceKind::Rto { ns_to_s(vals[i]) } else { vals[i] as f64 };
                 self.obs.traces.record(kinds[i], now, f, v);
             }

@@ -81,7 +81,8 @@ pub struct Flow {
     /// Split connection: bytes this flow delivers in order are handed to that flow's sender
     /// as application data (a split connection: the flow ends at a proxy that relays it).
     pub relay_to: Option<FlowId>,
-    pub(super) last_traced: [u64; 4],
+    /// The last traced cwnd, ssthresh, inflight, RTO and effective window.
+    pub(super) last_traced: [u64; 5],
 }
 
 impl Flow {
@@ -121,7 +122,7 @@ impl Flow {
             goodput_bin: 0,
             goodput_bytes: 0,
             relay_to: None,
-            last_traced: [u64::MAX; 4],
+            last_traced: [u64::MAX; 5],
         }
     }
 }
