@@ -48,7 +48,9 @@ SIGNALS = ("none", "SIGINT", "SIGTERM")
 PCAP_MAGIC = (b"\x0a\x0d\x0d\x0a", b"\xd4\xc3\xb2\xa1")
 
 
-def hosim_command() -> list[str]:
+def hosim_command(given: str | None = None) -> list[str]:
+    if given:
+        return [given]
     script = shutil.which("hosim", path=os.path.dirname(sys.executable))
     return [script] if script else [sys.executable, "-m", "hosim.cli"]
 
@@ -255,6 +257,8 @@ def main() -> int:
     parser.add_argument("--count", type=int, default=100)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--timeout", type=float, default=120.0)
+    parser.add_argument("--hosim", default=None,
+                        help="the hosim command to run (default: the console script beside this Python)")
     parser.add_argument("--time-limit", type=float, default=None,
                         help="start no case after this many seconds (the table covers the cases run)")
     options = parser.parse_args()
@@ -262,7 +266,7 @@ def main() -> int:
     signal.signal(signal.SIGTERM, signal.default_int_handler)
     root = hasattr(os, "geteuid") and os.geteuid() == 0
     kinds = list(KINDS) if root else ["fresh", "used", "foreign"]
-    hosim = hosim_command()
+    hosim = hosim_command(options.hosim)
     rng = random.Random(options.seed)
     table: collections.Counter[tuple[str, str, str]] = collections.Counter()
     failures = []

@@ -357,17 +357,27 @@ def test_ctrl_c_at_random_moments_of_the_start_gives_no_traceback_from_hosim(tmp
     # Issue 39: SIGINT in the first milliseconds printed a traceback while the console script
     # imported `hosim/__init__.py` (and the native module) before `hosim._entry` set its guard.
     # The entry module is now outside the package and holds the signal from its first line.
-    # Python's start-up alone takes 20-40 ms on this machine (its `site` and `.pth` files), so
-    # the moments are spread over the first 100 ms to reach past it in most tries.
+    # Python's start-up alone takes 20-40 ms on an idle machine (its `site` and `.pth` files)
+    # and several times that under load, so the moments are spread over 1.5 times the time the
+    # script takes, measured here, to reach its guard.
     import random
+    import statistics
 
     script = tmp_path / "hosim"
     script.write_text(_CONSOLE_SCRIPT)
+    reach = tmp_path / "reach.py"
+    reach.write_text(_CONSOLE_SCRIPT.replace("if __name__ == '__main__':", "if False:"))
+    startup_s = []
+    for _ in range(3):
+        began = time.monotonic()
+        subprocess.run([sys.executable, str(reach)], env=_env(), check=True, timeout=60)
+        startup_s.append(time.monotonic() - began)
+    span_s = 1.5 * statistics.median(startup_s)
     rng = random.Random(39)
-    outcomes = [_early_sigint_outcome(script, rng.uniform(0.0, 0.1)) for _ in range(200)]
+    outcomes = [_early_sigint_outcome(script, rng.uniform(0.0, span_s)) for _ in range(200)]
     in_hosim = [o for o in outcomes if o.startswith("traceback in hosim")]
     assert not in_hosim, f"{len(in_hosim)} of 200: {in_hosim[0]}"
-    assert outcomes.count("130") >= 20, sorted(set(outcomes))  # the guard was reached often
+    assert outcomes.count("130") >= 10, sorted(set(outcomes))  # the guard was reached often
 
 
 def _chain_graph(path: Path, nodes: int, duration_s: float = 1.0) -> Path:
@@ -448,3 +458,68 @@ def test_a_run_in_a_daemon_thread_at_interpreter_exit_does_not_abort(traces):
     assert done.returncode == 0, (done.returncode, done.stderr)
     assert done.stdout == "main thread done\n"
     assert done.stderr == ""
+
+
+# --- what bench/fuzz_outdir.py found (issue 39's residual) ------------------------------------
+
+
+def test_ctrl_c_while_the_lock_is_taken_leaves_no_lock(tmp_path, monkeypatch):
+    # Ctrl-C right after the lock file was created, before the lock was noted as held: the
+    # caller's release found nothing to release and `hosim.lock` stayed (fuzz case 428).
+    from hosim.outdir import DirectoryLock
+
+    real_open = os.open
+
+    def interrupting_open(*args, **kwargs):
+        fd = real_open(*args, **kwargs)
+        os.kill(os.getpid(), signal.SIGINT)
+        return fd
+
+    lock = DirectoryLock(tmp_path, "hosim run")
+    monkeypatch.setattr(os, "open", interrupting_open)
+    with pytest.raises(KeyboardInterrupt):
+        try:
+            lock.acquire()
+        except BaseException:
+            lock.release()  # as `hosim run` does on any error
+            raise
+    monkeypatch.undo()
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.native
+def test_ctrl_c_as_the_run_ends_leaves_no_new_files_beside_the_old_manifest(tmp_path, monkeypatch, capsys):
+    # Ctrl-C reaching the main thread just after the worker had put the run's files in place:
+    # the manifest (written by the main thread) never followed, and DIR held the new capture
+    # beside the earlier run's manifest (fuzz case 492). Now the worker writes the manifest.
+    from hosim.cli import main
+    from hosim.cli import run as run_module
+
+    out = tmp_path / "run"
+    assert main(["run", "dumbbell", "--set", "duration_s=0.2", "--json", "--out", str(out)]) == 0
+
+    def interrupted_as_it_ends(run, out_dir):
+        value = run()
+        raise KeyboardInterrupt("interrupted")  # the main thread's Ctrl-C, as the worker returns
+
+    monkeypatch.setattr(run_module, "_interruptible", interrupted_as_it_ends)
+    code = main(["run", "dumbbell", "--set", "duration_s=0.3", "--json", "--out", str(out), "--pcap", "all"])
+    assert code == 130
+    manifest = json.loads((out / "manifest.json").read_text())
+    present = {p.name for p in out.iterdir()} - {"manifest.json"}
+    assert set(manifest["files"]) == present, "the manifest names exactly the files beside it"
+    assert "capture.pcapng" in present and json.loads((out / "summary.json").read_text())["sim_time_s"] == 0.3
+
+
+def test_a_signal_while_python_exits_does_not_change_the_exit_code(tmp_path):
+    # SIGTERM after `hosim` had printed its error line, while Python was finalizing: Python had
+    # put back the default action, and the process died by the signal (exit -15; fuzz case 264).
+    script = ("import atexit, os, signal, sys\n"
+              "atexit.register(lambda: os.kill(os.getpid(), signal.SIGTERM))\n"
+              "from _hosim_entry import main\n"
+              "sys.argv[0] = 'hosim'\n"
+              "sys.exit(main())\n")
+    done = subprocess.run([sys.executable, "-c", script, "run", str(tmp_path / "missing.toml")],
+                          capture_output=True, text=True, env=_env(), timeout=60)
+    assert done.returncode == 2, done.stderr
+    assert _one_line(done.stderr).startswith("hosim: error:")

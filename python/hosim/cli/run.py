@@ -5,8 +5,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
@@ -109,6 +108,7 @@ def _run_into(scenario: str, seed: int | None, overrides: Sequence[tuple[str, st
     here, before ``out`` is checked: a second `hosim run` into the same directory is refused
     at once, one line, exit 2). Returns the result and the files written."""
     from hosim import api
+    from hosim.cli.invocation import command_line
     from hosim.outdir import OutputError, prepare_output
 
     previous = None
@@ -129,24 +129,16 @@ def _run_into(scenario: str, seed: int | None, overrides: Sequence[tuple[str, st
             _check_same_scenario(out, previous, api.load_scenario(scenario)[1])
     links = [name.strip() for name in pcap.split(",") if name.strip()] if pcap else None
     capture = api.Capture(out, links, pcap_format) if out is not None else None
-    written: list[Path] = []
-    if out is not None and not no_traces:
-        # Traces stream to Parquet row groups while the run goes on: memory stays bounded.
-        result, written = _interruptible(lambda: api.run_to_dir(scenario, out, seed=seed, overrides=overrides,
-                                                                unset=unsets, capture=capture), out)
-    else:
-        def run_and_write() -> tuple[api.Result, list[Path]]:
-            # In the worker, like run_to_dir's renames: Ctrl-C (main thread) cannot split them.
-            result = api.run_raw(scenario, seed=seed, overrides=overrides, traces=False, unset=unsets,
-                                 capture=capture)
-            return result, result.write(out) if out is not None else []
+    # For the manifest, read here: the worker writes it (the click context is this thread's).
+    text, source = api.load_scenario(scenario) if out is not None else ("", "")
+    line = command_line()
 
-        result, written = _interruptible(run_and_write, out)
-    if out is None:
-        return result, written
-    text, source = api.load_scenario(scenario)
-    with _signals_deferred():
-        # The run's files are in place: the manifest must follow them, whatever the signals.
+    def with_manifest(result: api.Result, written: list[Path]) -> tuple[api.Result, list[Path]]:
+        """The manifest, written in the worker right after the run's files are in place (as
+        their renames are): Ctrl-C in the main thread cannot come between them, so DIR is
+        never the new files beside the old manifest (bench/fuzz_outdir.py found that)."""
+        if out is None:
+            return result, written
         # The capture files this run wrote (the core names them in the summary); never those
         # an earlier run left in DIR.
         names = {p.name for p in written}
@@ -155,26 +147,20 @@ def _run_into(scenario: str, seed: int | None, overrides: Sequence[tuple[str, st
                 written.append(out / name)
         fields = {"seed": seed, "overrides": overrides, "unset": list(unsets), "files": [p.name for p in written]}
         _remove_stale(out, previous, written)
-        written.append(write_manifest(out, "run", api.remove_keys(text, unsets, source), source, fields))
-    return result, written
+        written.append(write_manifest(out, "run", api.remove_keys(text, unsets, source), source, fields, line))
+        return result, written
 
+    if out is not None and not no_traces:
+        # Traces stream to Parquet row groups while the run goes on: memory stays bounded.
+        return _interruptible(lambda: with_manifest(*api.run_to_dir(scenario, out, seed=seed, overrides=overrides,
+                                                                    unset=unsets, capture=capture)), out)
 
-@contextmanager
-def _signals_deferred() -> Iterator[None]:
-    """SIGINT and SIGTERM held back while the block runs (the main thread's last writes to
-    ``--out``), then raised as ``KeyboardInterrupt``: the directory is complete by then."""
-    import signal
+    def run_and_write() -> tuple[api.Result, list[Path]]:
+        # In the worker, like run_to_dir's renames: Ctrl-C (main thread) cannot split them.
+        result = api.run_raw(scenario, seed=seed, overrides=overrides, traces=False, unset=unsets, capture=capture)
+        return with_manifest(result, result.write(out) if out is not None else [])
 
-    caught: list[int] = []
-    held = (signal.SIGINT, signal.SIGTERM)
-    previous = {signum: signal.signal(signum, lambda signum, _frame: caught.append(signum)) for signum in held}
-    try:
-        yield
-    finally:
-        for signum, handler in previous.items():
-            signal.signal(signum, handler)
-    if caught:
-        raise KeyboardInterrupt("interrupted after the run's files were complete")
+    return _interruptible(run_and_write, out)
 
 
 def _interruptible(run: Callable[[], T], out: Path | None) -> T:
