@@ -47,7 +47,8 @@ ABANDONED = threading.Event()
               help="Write into --out even if it is a non-empty directory that no earlier `hosim run` wrote.")
 @click.option("--csv", "as_csv", is_flag=True, help="Print the flow, queue and handover tables as CSV on stdout.")
 @click.option("--pcap", default=None, metavar="LINK[,LINK...]",
-              help="Capture packets of these links (or 'all') into --out DIR (docs/cli.md).")
+              help="Capture packets of these links into --out DIR: link names, 'all' (every link: a "
+                   "packet once per hop) or 'flows' (each flow once, at its receiver); docs/cli.md.")
 @click.option("--pcap-format", type=click.Choice(["pcapng", "pcap"]), default=None,
               help="pcapng: one file, an interface per link (default); pcap: one file per link.")
 def run_command(
