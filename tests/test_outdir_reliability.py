@@ -523,3 +523,26 @@ def test_a_signal_while_python_exits_does_not_change_the_exit_code(tmp_path):
                           capture_output=True, text=True, env=_env(), timeout=60)
     assert done.returncode == 2, done.stderr
     assert _one_line(done.stderr).startswith("hosim: error:")
+
+
+def test_ctrl_c_waits_for_a_run_that_is_putting_its_files_in_place():
+    # Under load a run's last writes and renames took more than the second `hosim run` gives a
+    # cancelled run; the process ended (os._exit) with the new files in DIR but not the
+    # manifest (fuzz cases 60, 91, 108). A run that is over and committing is waited for.
+    import threading
+
+    from hosim.cli import run as run_module
+
+    committing = threading.Event()
+    finished = []
+
+    def run() -> str:
+        time.sleep(0.2)  # the main thread is waiting by then
+        committing.set()
+        os.kill(os.getpid(), signal.SIGINT)  # Ctrl-C reaches the main thread, waiting
+        time.sleep(1.5)  # longer than the second a cancelled run is given
+        finished.append(True)
+        return "files and manifest"
+
+    assert run_module._interruptible(run, None, committing) == "files and manifest"
+    assert finished and not run_module.ABANDONED.is_set()

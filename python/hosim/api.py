@@ -19,6 +19,7 @@ import contextlib
 import json
 import operator
 import os
+import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -334,14 +335,16 @@ def run_to_dir(
     overrides: Sequence[tuple[str, str]] = (),
     unset: Sequence[str] = (),
     capture: Capture | None = None,
+    committing: threading.Event | None = None,
 ) -> tuple[Result, list[Path]]:
     """Run ``scenario`` and stream its traces into ``out_dir`` (created if needed) while it
     runs: every trace goes to ``<name>.parquet``, one row group per chunk of about 64k rows
     (pyarrow's ``ParquetWriter``), so memory stays bounded however long the simulated time.
     Each file is written under a temporary name and renamed when complete, so a killed run
     leaves no truncated Parquet behind; ``summary.json`` is written (atomically) at the end.
-    ``unset`` and ``capture`` as in ``run_raw``. Returns the result (summary only: its trace
-    tables are empty) and the written paths."""
+    ``unset`` and ``capture`` as in ``run_raw``; ``committing`` is set once the run is over and
+    its files are being completed and renamed (``hosim run`` then waits for them on Ctrl-C).
+    Returns the result (summary only: its trace tables are empty) and the written paths."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
@@ -383,6 +386,8 @@ def run_to_dir(
                 trace_sink=sink,
                 summary_dict=True,
             )
+            if committing is not None:
+                committing.set()
             for name, writer in writers.items():
                 try:
                     writer.close()

@@ -151,26 +151,31 @@ def _run_into(scenario: str, seed: int | None, overrides: Sequence[tuple[str, st
         written.append(write_manifest(out, "run", api.remove_keys(text, unsets, source), source, fields, line))
         return result, written
 
+    committing = threading.Event()
     if out is not None and not no_traces:
         # Traces stream to Parquet row groups while the run goes on: memory stays bounded.
         return _interruptible(lambda: with_manifest(*api.run_to_dir(scenario, out, seed=seed, overrides=overrides,
-                                                                    unset=unsets, capture=capture)), out)
+                                                                    unset=unsets, capture=capture,
+                                                                    committing=committing)), out, committing)
 
     def run_and_write() -> tuple[api.Result, list[Path]]:
         # In the worker, like run_to_dir's renames: Ctrl-C (main thread) cannot split them.
         result = api.run_raw(scenario, seed=seed, overrides=overrides, traces=False, unset=unsets, capture=capture)
+        committing.set()
         return with_manifest(result, result.write(out) if out is not None else [])
 
-    return _interruptible(run_and_write, out)
+    return _interruptible(run_and_write, out, committing)
 
 
-def _interruptible(run: Callable[[], T], out: Path | None) -> T:
+def _interruptible(run: Callable[[], T], out: Path | None, committing: threading.Event | None = None) -> T:
     """``run()`` in a worker thread while this (the main) thread waits for it, so that Ctrl-C
     is answered at once even while the core builds a large scenario or parses a long trace,
     where it does not look for signals. On Ctrl-C the run is cancelled (``cancel_runs``): a run
     in its event loop stops within its next check and reports the simulated time; one still
     being built is left behind (a daemon thread, parked by the core at interpreter exit) and
-    its staging files in ``out`` are removed here."""
+    its staging files in ``out`` are removed here. A run that is over and putting its files and
+    manifest in place (``committing`` set) is waited for: left behind, it would leave DIR half
+    new (bench/fuzz_outdir.py found that under load)."""
     from hosim.api import cancel_runs
 
     box: dict[str, Any] = {}
@@ -197,6 +202,8 @@ def _interruptible(run: Callable[[], T], out: Path | None) -> T:
         while not done.is_set() and time.monotonic() < deadline:
             cancel_runs()
             done.wait(0.05)
+        if not done.is_set() and committing is not None and committing.is_set():
+            done.wait()  # file writes and renames: bounded, and a full disk fails them at once
         if not done.is_set():
             if out is not None:
                 from hosim.api import remove_staging
