@@ -498,7 +498,7 @@ def test_ctrl_c_as_the_run_ends_leaves_no_new_files_beside_the_old_manifest(tmp_
     out = tmp_path / "run"
     assert main(["run", "dumbbell", "--set", "duration_s=0.2", "--json", "--out", str(out)]) == 0
 
-    def interrupted_as_it_ends(run, out_dir):
+    def interrupted_as_it_ends(run, *_args):
         value = run()
         raise KeyboardInterrupt("interrupted")  # the main thread's Ctrl-C, as the worker returns
 
