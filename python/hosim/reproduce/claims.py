@@ -24,7 +24,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["NOT", "PARTLY", "REPRODUCED", "Cell", "Claim", "Judgement", "Tolerance", "doc_block", "report_lines"]
+__all__ = ["NOT", "PAPERS", "PARTLY", "REPRODUCED", "Cell", "Claim", "Judgement", "Tolerance", "doc_block",
+           "refresh_doc", "refresh_file", "report_lines"]
 
 REPRODUCED = "reproduced"
 PARTLY = "partly"
@@ -153,6 +154,29 @@ def report_lines(claims: Sequence[Claim], data: Mapping[str, Any], doc: str) -> 
             *_rows(claims, data, lambda c: f"[{doc}#{c.section}](docs/reproductions/{doc}#{c.section})"), ""]
 
 
-def doc_table_is_current(text: str, claims: Sequence[Claim], data: Mapping[str, Any]) -> bool:
-    """Whether the document ``text`` holds the table the rules give for ``data``."""
-    return doc_block(claims, data) in text
+def refresh_doc(text: str, claims: Sequence[Claim], data: Mapping[str, Any]) -> str:
+    """``text`` (a paper's document) with its table between ``BEGIN`` and ``END`` replaced by
+    the one the rules give for ``data``: after the committed numbers are regenerated,
+
+        python -c 'from hosim.reproduce import claims; claims.refresh_file("inter-rat")'
+    """
+    start, end = text.index(BEGIN), text.index(END) + len(END)
+    return text[:start] + doc_block(claims, data) + text[end:]
+
+
+#: Papers whose claims carry verdicts: (module under hosim.reproduce, document, committed data),
+#: paths relative to docs/reproductions.
+PAPERS = {"inter-rat": ("inter_rat", "inter-rat.md", "data/inter-rat.json")}
+
+
+def refresh_file(paper: str, docs: str = "docs/reproductions") -> None:
+    """Rewrites the claims table of ``paper``'s document from its committed numbers."""
+    import importlib
+    import json
+    from pathlib import Path
+
+    module, doc, data = PAPERS[paper]
+    rules = importlib.import_module(f"hosim.reproduce.{module}").CLAIMS
+    path = Path(docs) / doc
+    numbers = json.loads((Path(docs) / data).read_text(encoding="utf-8"))
+    path.write_text(refresh_doc(path.read_text(encoding="utf-8"), rules, numbers), encoding="utf-8")
