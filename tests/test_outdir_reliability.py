@@ -499,7 +499,7 @@ def test_ctrl_c_as_the_run_ends_leaves_no_new_files_beside_the_old_manifest(tmp_
     assert main(["run", "dumbbell", "--set", "duration_s=0.2", "--json", "--out", str(out)]) == 0
 
     def interrupted_as_it_ends(run, *_args):
-        value = run()
+        run()
         raise KeyboardInterrupt("interrupted")  # the main thread's Ctrl-C, as the worker returns
 
     monkeypatch.setattr(run_module, "_interruptible", interrupted_as_it_ends)
@@ -546,3 +546,28 @@ def test_ctrl_c_waits_for_a_run_that_is_putting_its_files_in_place():
 
     assert run_module._interruptible(run, None, committing) == "files and manifest"
     assert finished and not run_module.ABANDONED.is_set()
+
+
+@pytest.mark.native
+def test_a_streamed_run_writes_no_trace_rows_once_runs_are_cancelled(tmp_path, monkeypatch):
+    # A run left behind on Ctrl-C kept streaming: its trace sink created `.cwnd.parquet.partial`
+    # after `hosim run` had removed the staging files, just before the process ended (fuzz
+    # case 547). Once cancel_runs is called, the sink writes nothing more. (The core's own
+    # cancel is switched off here, to see the sink's.)
+    from hosim import api
+
+    monkeypatch.setattr(api.native(), "cancel_runs", lambda: None, raising=False)
+    calls = []
+    real_table = __import__("pyarrow").table
+
+    def table(*args, **kwargs):
+        calls.append(1)
+        if len(calls) == 1:
+            api.cancel_runs()  # as Ctrl-C does while the first chunk is written
+        return real_table(*args, **kwargs)
+
+    monkeypatch.setattr("pyarrow.table", table)
+    with pytest.raises(KeyboardInterrupt):
+        api.run_to_dir("dumbbell", tmp_path, overrides=[("duration_s", "60")])
+    assert len(calls) == 1
+    assert [p.name for p in tmp_path.iterdir()] == []

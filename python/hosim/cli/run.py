@@ -61,7 +61,7 @@ def run_command(
     directory that an earlier `hosim run` did not write (see --force), and is checked to be
     writable before the run starts. Implausible values (a 20 s delay) and flows that deliver
     nothing are reported as warnings on stderr."""
-    from hosim.checks import empty_flow_warnings
+    from hosim.checks import result_warnings
 
     if as_json and as_csv:
         fail("--json and --csv: choose one")
@@ -88,7 +88,7 @@ def run_command(
         raise
     if lock is not None:
         lock.release()
-    for warning in empty_flow_warnings(result.summary):
+    for warning in result_warnings(result.summary):
         warn(warning)
     if as_json:
         click.echo(result.summary_json())
