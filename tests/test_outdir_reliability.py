@@ -571,3 +571,23 @@ def test_a_streamed_run_writes_no_trace_rows_once_runs_are_cancelled(tmp_path, m
         api.run_to_dir("dumbbell", tmp_path, overrides=[("duration_s", "60")])
     assert len(calls) == 1
     assert [p.name for p in tmp_path.iterdir()] == []
+
+
+@pytest.mark.native
+def test_a_run_that_finishes_after_ctrl_c_writes_nothing(tmp_path, monkeypatch, capsys):
+    # Ctrl-C before the core had started the run: the run started after the cancel and went
+    # on, then wrote its files (making DIR again) while the main thread ended the process:
+    # an empty DIR was left (fuzz case 1090). A run cancelled before its files writes none.
+    from hosim import api
+    from hosim.cli import main
+
+    real_run_raw = api.run_raw
+
+    def cancelled_then_run(*args, **kwargs):
+        api.cancel_runs()  # Ctrl-C while the worker was still in Python, before the core ran
+        return real_run_raw(*args, **kwargs)  # starts after the cancel: runs to its end
+
+    monkeypatch.setattr(api, "run_raw", cancelled_then_run)
+    out = tmp_path / "new"
+    assert main(["run", "dumbbell", "--set", "duration_s=0.2", "--no-traces", "--json", "--out", str(out)]) == 130
+    assert not out.exists()

@@ -19,8 +19,7 @@ import contextlib
 import json
 import operator
 import os
-import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -139,6 +138,12 @@ def cancel_runs() -> None:
 #: writes nothing more (a run left behind on Ctrl-C must not create a file after its staging
 #: files were removed; bench/fuzz_outdir.py found a `.cwnd.parquet.partial` left so).
 _cancels = 0
+
+
+def cancel_count() -> int:
+    """How many times ``cancel_runs`` was called in this process (``hosim run`` compares it to
+    know whether a run it started was cancelled since)."""
+    return _cancels
 
 
 def sweep(
@@ -344,15 +349,16 @@ def run_to_dir(
     overrides: Sequence[tuple[str, str]] = (),
     unset: Sequence[str] = (),
     capture: Capture | None = None,
-    committing: threading.Event | None = None,
+    committing: Callable[[], object] | None = None,
 ) -> tuple[Result, list[Path]]:
     """Run ``scenario`` and stream its traces into ``out_dir`` (created if needed) while it
     runs: every trace goes to ``<name>.parquet``, one row group per chunk of about 64k rows
     (pyarrow's ``ParquetWriter``), so memory stays bounded however long the simulated time.
     Each file is written under a temporary name and renamed when complete, so a killed run
     leaves no truncated Parquet behind; ``summary.json`` is written (atomically) at the end.
-    ``unset`` and ``capture`` as in ``run_raw``; ``committing`` is set once the run is over and
-    its files are being completed and renamed (``hosim run`` then waits for them on Ctrl-C).
+    ``unset`` and ``capture`` as in ``run_raw``; ``committing`` is called once the run is over,
+    before its files are completed and renamed (``hosim run`` then waits for them on Ctrl-C; an
+    exception raised there leaves them unwritten).
     Returns the result (summary only: its trace tables are empty) and the written paths."""
     import pyarrow as pa
     import pyarrow.parquet as pq
@@ -363,9 +369,9 @@ def run_to_dir(
     text = remove_keys(text, unset, source) if unset else text
     seed = _check_seed(seed, source)
     out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
     writers: dict[str, Any] = {}
     cancels = _cancels
+    out.mkdir(parents=True, exist_ok=True)
 
     def sink(name: str, columns: Mapping[str, Sequence[Any]]) -> None:
         if _cancels != cancels:
@@ -399,7 +405,7 @@ def run_to_dir(
                 summary_dict=True,
             )
             if committing is not None:
-                committing.set()
+                committing()
             for name, writer in writers.items():
                 try:
                     writer.close()

@@ -152,16 +152,33 @@ def _run_into(scenario: str, seed: int | None, overrides: Sequence[tuple[str, st
         return result, written
 
     committing = threading.Event()
+    started = api.cancel_count()
+
+    def commit() -> None:
+        """The run is over: from here its files are written, and Ctrl-C waits for them; unless
+        Ctrl-C came first (the run may have started after the cancel and finished): then the
+        main thread may be gone, and nothing is written (bench/fuzz_outdir.py found an empty
+        DIR made so)."""
+        if api.cancel_count() != started:
+            raise KeyboardInterrupt("interrupted")
+        committing.set()
+
     if out is not None and not no_traces:
         # Traces stream to Parquet row groups while the run goes on: memory stays bounded.
-        return _interruptible(lambda: with_manifest(*api.run_to_dir(scenario, out, seed=seed, overrides=overrides,
-                                                                    unset=unsets, capture=capture,
-                                                                    committing=committing)), out, committing)
+        def stream() -> tuple[api.Result, list[Path]]:
+            if api.cancel_count() != started:  # before run_to_dir makes DIR again
+                raise KeyboardInterrupt("interrupted")
+            return with_manifest(*api.run_to_dir(scenario, out, seed=seed, overrides=overrides, unset=unsets,
+                                                 capture=capture, committing=commit))
+
+        return _interruptible(stream, out, committing)
 
     def run_and_write() -> tuple[api.Result, list[Path]]:
         # In the worker, like run_to_dir's renames: Ctrl-C (main thread) cannot split them.
+        if api.cancel_count() != started:  # before a capture makes DIR again
+            raise KeyboardInterrupt("interrupted")
         result = api.run_raw(scenario, seed=seed, overrides=overrides, traces=False, unset=unsets, capture=capture)
-        committing.set()
+        commit()
         return with_manifest(result, result.write(out) if out is not None else [])
 
     return _interruptible(run_and_write, out, committing)
