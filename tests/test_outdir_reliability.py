@@ -591,3 +591,24 @@ def test_a_run_that_finishes_after_ctrl_c_writes_nothing(tmp_path, monkeypatch, 
     out = tmp_path / "new"
     assert main(["run", "dumbbell", "--set", "duration_s=0.2", "--no-traces", "--json", "--out", str(out)]) == 130
     assert not out.exists()
+
+
+def test_ctrl_c_while_the_directory_is_checked_leaves_no_probe_file(tmp_path, monkeypatch):
+    # SIGTERM while `--out` was checked to be writable left `.hosim-write-check-*` (fuzz
+    # run 2, case 597).
+    import tempfile
+
+    from hosim import outdir
+
+    real_mkstemp = tempfile.mkstemp
+
+    def interrupting_mkstemp(*args, **kwargs):
+        made = real_mkstemp(*args, **kwargs)
+        os.kill(os.getpid(), signal.SIGINT)
+        return made
+
+    monkeypatch.setattr(tempfile, "mkstemp", interrupting_mkstemp)
+    with pytest.raises(KeyboardInterrupt):
+        outdir._check_writable(tmp_path)
+    monkeypatch.undo()
+    assert list(tmp_path.iterdir()) == []
