@@ -612,3 +612,26 @@ def test_ctrl_c_while_the_directory_is_checked_leaves_no_probe_file(tmp_path, mo
         outdir._check_writable(tmp_path)
     monkeypatch.undo()
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.native
+def test_a_captured_run_that_finishes_after_ctrl_c_moves_no_capture_into_place(tmp_path, monkeypatch, capsys):
+    # As above with --pcap: the run moved its capture into DIR before `hosim run` could refuse
+    # its files, so DIR held a new capture beside the earlier run's manifest (fuzz run 2,
+    # case 995).
+    from hosim import api
+    from hosim.cli import main
+
+    out = tmp_path / "run"
+    assert main(["run", "dumbbell", "--set", "duration_s=0.2", "--json", "--out", str(out)]) == 0
+    before = _digest(out)
+    real_run_text = api.run_text
+
+    def cancelled_then_run(*args, **kwargs):
+        api.cancel_runs()
+        return real_run_text(*args, **kwargs)
+
+    monkeypatch.setattr(api, "run_text", cancelled_then_run)
+    args = ["run", "dumbbell", "--set", "duration_s=0.2", "--no-traces", "--json", "--out", str(out), "--pcap", "all"]
+    assert main(args) == 130
+    assert _digest(out) == before

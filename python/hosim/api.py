@@ -252,6 +252,9 @@ class Capture:
     dir: str | os.PathLike[str]
     links: Sequence[str] | None = None
     format: str | None = None
+    #: Called once the run is over, before its capture files are moved into ``dir``; an
+    #: exception raised there leaves them out (``hosim run``: a run cancelled meanwhile).
+    before_commit: Callable[[], object] | None = None
 
 
 def run_text(
@@ -281,6 +284,8 @@ def run_text(
             capture.format,
             summary_dict=True,
         )
+        if capture.before_commit is not None:
+            capture.before_commit()
         staged.commit()
     return Result.from_columns(summary, trace_columns)
 

@@ -129,7 +129,7 @@ def _run_into(scenario: str, seed: int | None, overrides: Sequence[tuple[str, st
         if previous is not None and not force:
             _check_same_scenario(out, previous, api.load_scenario(scenario)[1])
     links = [name.strip() for name in pcap.split(",") if name.strip()] if pcap else None
-    capture = api.Capture(out, links, pcap_format) if out is not None else None
+    capture: api.Capture | None = None
     # For the manifest, read here: the worker writes it (the click context is this thread's).
     text, source = api.load_scenario(scenario) if out is not None else ("", "")
     line = command_line()
@@ -162,6 +162,9 @@ def _run_into(scenario: str, seed: int | None, overrides: Sequence[tuple[str, st
         if api.cancel_count() != started:
             raise KeyboardInterrupt("interrupted")
         committing.set()
+
+    if out is not None:
+        capture = api.Capture(out, links, pcap_format, before_commit=commit)
 
     if out is not None and not no_traces:
         # Traces stream to Parquet row groups while the run goes on: memory stays bounded.
