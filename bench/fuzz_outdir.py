@@ -48,7 +48,9 @@ SIGNALS = ("none", "SIGINT", "SIGTERM")
 PCAP_MAGIC = (b"\x0a\x0d\x0d\x0a", b"\xd4\xc3\xb2\xa1")
 
 
-def hosim_command() -> list[str]:
+def hosim_command(given: str | None = None) -> list[str]:
+    if given:
+        return [given]
     script = shutil.which("hosim", path=os.path.dirname(sys.executable))
     return [script] if script else [sys.executable, "-m", "hosim.cli"]
 
@@ -132,11 +134,16 @@ class Case:
         return f"{self.kind}: duration_s={self.duration}{extra}, {self.signal}{when}"
 
 
-def earlier_run(hosim: list[str], out: Path) -> None:
-    done = subprocess.run([*hosim, "run", "dumbbell", "--set", "duration_s=0.1", "--json", "--out", str(out)],
-                          capture_output=True, text=True, timeout=120)
-    if done.returncode != 0:
-        raise SystemExit(f"setting up {out}: {done.stderr.strip()}")
+def earlier_run(hosim: list[str], out: Path, template: Path) -> None:
+    """Puts an earlier run's output at ``out``: a copy of ``template``, made once by `hosim run`
+    (the same bytes a run of its own would write: runs are deterministic; copying saves a
+    process start per case, half of a case's time)."""
+    if not template.is_dir():
+        done = subprocess.run([*hosim, "run", "dumbbell", "--set", "duration_s=0.1", "--json", "--out",
+                               str(template)], capture_output=True, text=True, timeout=120)
+        if done.returncode != 0:
+            raise SystemExit(f"setting up {template}: {done.stderr.strip()}")
+    shutil.copytree(template, out)
 
 
 def run_case(case: Case, hosim: list[str], work: Path, full_fs: Path | None, timeout: float) -> tuple[str, str | None]:
@@ -147,7 +154,7 @@ def run_case(case: Case, hosim: list[str], work: Path, full_fs: Path | None, tim
         out = work / "fresh" / "out"
     elif case.kind == "used":
         out = work / "used"
-        earlier_run(hosim, out)
+        earlier_run(hosim, out, work / "template")
     elif case.kind == "foreign":
         out = work / "foreign"
         out.mkdir()
@@ -159,11 +166,11 @@ def run_case(case: Case, hosim: list[str], work: Path, full_fs: Path | None, tim
     else:
         assert full_fs is not None
         out = full_fs / "run"
-        earlier_run(hosim, out)
+        earlier_run(hosim, out, work / "template")
     with contextlib.ExitStack() as stack:
         if remount is not None:
             stack.enter_context(tmpfs(remount, "size=4m"))
-            earlier_run(hosim, out)
+            earlier_run(hosim, out, work / "template")
             subprocess.run(["mount", "-o", "remount,ro", str(remount)], check=True)
         before = snapshot(out)
         proc = subprocess.Popen([*hosim, *case.args(out)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
@@ -190,17 +197,29 @@ def run_case(case: Case, hosim: list[str], work: Path, full_fs: Path | None, tim
 
 
 #: Outcomes outside hosim's reach: the signal arrived while Python itself was starting, before
-#: any code of hosim ran, or while it was exiting, after hosim's last line ran.
+#: any code of hosim ran (``site``, the environment's ``.pth`` files, the console script's
+#: lines before ``main`` while the import system still looks for ``_hosim_entry``), or while
+#: it was exiting, after hosim's last line ran.
 STARTUP = "python start-up"
 KILLED = "signal's default action"
+
+
+def before_hosim(err: str) -> bool:
+    """A KeyboardInterrupt that Python reports before any line of hosim has run."""
+    if "Fatal Python error" in err or err.strip() == "KeyboardInterrupt":
+        return True  # during Python's initialisation (``site``, the standard streams)
+    frames = [line.strip() for line in err.splitlines() if line.strip().startswith("File ")]
+    # Only the console script itself and the frozen import system: `_hosim_entry` not yet run.
+    return (err.strip().endswith("KeyboardInterrupt") and bool(frames)
+            and all("<frozen " in f or not ("hosim/" in f or "_hosim_entry/" in f) for f in frames))
 
 
 def outcome(code: int, err: str) -> str:
     """The exit class of a case: its code, ``STARTUP`` or ``KILLED``."""
     if code in (-signal.SIGINT, -signal.SIGTERM) and not err.strip():
         return KILLED  # before Python installed its handlers, or after it restored them at exit
-    if code == 1 and "init_import_site" in err:
-        return STARTUP  # KeyboardInterrupt while `site` ran the environment's .pth files
+    if code in (1, -signal.SIGINT) and before_hosim(err):
+        return STARTUP
     return str(code)
 
 
@@ -238,12 +257,16 @@ def main() -> int:
     parser.add_argument("--count", type=int, default=100)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--timeout", type=float, default=120.0)
+    parser.add_argument("--hosim", default=None,
+                        help="the hosim command to run (default: the console script beside this Python)")
+    parser.add_argument("--time-limit", type=float, default=None,
+                        help="start no case after this many seconds (the table covers the cases run)")
     options = parser.parse_args()
     # Killed (SIGTERM): unmount the file systems and remove the work directory all the same.
     signal.signal(signal.SIGTERM, signal.default_int_handler)
     root = hasattr(os, "geteuid") and os.geteuid() == 0
     kinds = list(KINDS) if root else ["fresh", "used", "foreign"]
-    hosim = hosim_command()
+    hosim = hosim_command(options.hosim)
     rng = random.Random(options.seed)
     table: collections.Counter[tuple[str, str, str]] = collections.Counter()
     failures = []
@@ -253,6 +276,8 @@ def main() -> int:
         with contextlib.ExitStack() as stack:
             full_fs = stack.enter_context(tmpfs(work / "full", "size=1m")) if root else None
             for index in range(options.count):
+                if options.time_limit is not None and time.monotonic() - started > options.time_limit:
+                    break
                 case = Case(rng, kinds)
                 code, problem = run_case(case, hosim, work, full_fs, options.timeout)
                 table[(case.kind, case.signal, code)] += 1
@@ -260,7 +285,9 @@ def main() -> int:
                     failures.append(f"case {index} ({case}): {problem}")
                     print(failures[-1], file=sys.stderr, flush=True)
     took = time.monotonic() - started
-    print(f"{options.count} cases (seed {options.seed}) in {took:.0f} s; directories: {', '.join(kinds)}"
+    ran = sum(table.values())
+    print(f"{ran} cases (seed {options.seed}{'' if ran == options.count else f', of {options.count} asked'})"
+          f" in {took:.0f} s; directories: {', '.join(kinds)}"
           + ("" if root else " (readonly and full need root)"))
     print("| directory | signal | exit | cases |")
     print("|---|---|---|---|")

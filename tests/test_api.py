@@ -318,6 +318,14 @@ def test_run_and_sweep_take_unset_to_replace_a_conflicting_key():
 
 
 @pytest.mark.native
+def test_run_warns_of_a_flow_capped_by_its_receive_window_through_python_warnings():
+    overrides = {"duration_s": 5, "dumbbell.flows": 1, "dumbbell.bottleneck_bps": 50e6, "tcp.rwnd_bytes": 65535}
+    with pytest.warns(hosim.HosimWarning, match="limited by the receiver's window for most of their time"):
+        result = hosim.run("dumbbell", overrides=overrides, traces=False)
+    assert result.summary["flows"][0]["rwnd_limited_s"] > 2.5
+
+
+@pytest.mark.native
 def test_run_warns_of_a_likely_unit_slip_through_python_warnings():
     with pytest.warns(hosim.HosimWarning) as caught:
         hosim.run("dumbbell", overrides={"dumbbell.bottleneck_bps": 50, "duration_s": 1}, traces=False)

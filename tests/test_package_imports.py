@@ -94,5 +94,6 @@ def test_architecture_md_says_what_mypy_checks():
     root = Path(__file__).resolve().parents[1]
     files = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["mypy"]["files"]
     doc = " ".join((root / "docs" / "architecture.md").read_text(encoding="utf-8").split())
-    assert files == ["python/hosim"]
-    assert "(strict on the whole package, `python/hosim`)" in doc
+    assert files == ["python/hosim", "python/_hosim_entry"]
+    assert ("(strict on the whole package, `python/hosim`, and the console script's entry module "
+            "`python/_hosim_entry`)") in doc

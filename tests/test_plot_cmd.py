@@ -77,8 +77,22 @@ def test_trace_plot_draws_the_parquet_series(run_dir: Path) -> None:
     pd.testing.assert_frame_equal(frame, expected)
     ax = trace_figure(frame, "cwnd").axes[0]
     ref = frame[frame["flow"] == "ref"]
+    # By default the effective window, solid; the raw cwnd dashed in the same colour.
     line = next(line for line in ax.get_lines() if line.get_label() == "ref")
-    assert list(line.get_ydata()) == pytest.approx(list(ref["cwnd_bytes"] * 1e-3))
+    assert list(line.get_ydata()) == pytest.approx(list(ref["effective_window_bytes"] * 1e-3))
+    assert line.get_linestyle() == "-"
+    raw = [other for other in ax.get_lines() if other.get_linestyle() == "--" and other.get_color() == line.get_color()]
+    assert len(raw) == 1 and list(raw[0].get_ydata()) == pytest.approx(list(ref["cwnd_bytes"] * 1e-3))
+
+
+def test_the_cwnd_trace_has_the_effective_window_capped_by_rwnd(run_dir: Path) -> None:
+    # Issue 38: lte-x2's ref flow grows its raw cwnd far above the preset's 64 kB rwnd; what
+    # limits sending is min(cwnd, rwnd), and the trace says so.
+    frame = pd.read_parquet(run_dir / "cwnd.parquet")
+    assert list(frame.columns) == ["time_s", "flow", "cwnd_bytes", "effective_window_bytes"]
+    assert (frame["effective_window_bytes"] == frame["cwnd_bytes"].clip(upper=65535)).all()
+    ref = frame[frame["flow"] == "ref"]
+    assert ref["cwnd_bytes"].max() > 65535 and ref["effective_window_bytes"].max() == 65535
 
 
 @pytest.mark.parametrize("kind", ["seq", "cwnd", "queue", "goodput"])

@@ -121,6 +121,20 @@ def test_empty_flow_warning_names_the_flow():
     assert "flow a delivered no data" in warning
 
 
+def test_flows_held_back_by_the_receive_window_most_of_their_time_are_one_warning():
+    from hosim.checks import rwnd_limited_warnings
+
+    flows = [{"name": "ref", "start_s": 0.0, "rwnd_limited_s": 55.8, "goodput_bps": 8.4e6, "completion_time_s": None},
+             {"name": "bg", "start_s": 0.0, "rwnd_limited_s": 20.0, "goodput_bps": 3e6, "completion_time_s": None},
+             {"name": "done", "start_s": 0.0, "rwnd_limited_s": 4.0, "completion_time_s": 5.0, "goodput_bps": 1e6},
+             {"name": "free", "start_s": 0.0, "goodput_bps": 40e6, "completion_time_s": None}]
+    [warning] = rwnd_limited_warnings({"sim_time_s": 60.0, "flows": flows})
+    assert warning.startswith("2 of 4 flows were limited by the receiver's window for most of their time "
+                              "(ref 93% (8.4 Mbit/s), done 80% (1 Mbit/s);")
+    assert "raise tcp.rwnd_bytes" in warning
+    assert rwnd_limited_warnings({"sim_time_s": 60.0, "flows": flows[1:2] + flows[3:]}) == []
+
+
 def test_many_empty_flows_are_one_warning_with_their_number_and_first_names():
     flows = [{"name": f"f{i}", "bytes_delivered": 0 if i % 2 else 5} for i in range(20)]
     assert len(empty_flow_warnings({"flows": flows[:7]})) == 3  # three empty: a line each
@@ -137,6 +151,17 @@ def test_run_warns_on_stderr_without_changing_the_exit_code(hosim_cli):
     assert any("delivered no data" in line for line in lines)  # 40 s RTT in a 2 s run
     quiet = hosim_cli("run", "dumbbell", *SHORT, "--json")
     assert quiet.stderr == ""
+
+
+@pytest.mark.native
+def test_a_flow_capped_by_its_receive_window_is_one_warning_line(hosim_cli):
+    # Issue 38: rwnd_bytes = 65535 capped a flow at 8.4 Mb/s on a 50 Mb/s path, without a sign.
+    proc = hosim_cli("run", "dumbbell", "--set", "duration_s=5", "--set", "dumbbell.flows=1", "--set",
+                     "dumbbell.bottleneck_bps=50e6", "--set", "tcp.rwnd_bytes=65535", "--json")
+    assert proc.returncode == 0, proc.stderr
+    [line] = proc.stderr.splitlines()
+    assert line.startswith("hosim: warning: 1 of 1 flows were limited by the receiver's window for most of their "
+                           "time (flow0 9"), line
 
 
 @pytest.mark.native
@@ -188,7 +213,8 @@ def test_demo_plots_keep_flow_colours_and_zoom_on_the_handover():
 
     def result(flows, handovers):
         columns = {"cwnd": {"time_s": [0.0, 1.0] * len(flows), "flow": [f for f in flows for _ in (0, 1)],
-                            "cwnd_bytes": [1000.0, 2000.0] * len(flows)}}
+                            "cwnd_bytes": [1000.0, 2000.0] * len(flows),
+                            "effective_window_bytes": [1000.0, 2000.0] * len(flows)}}
         return Result.from_columns({"handovers": handovers}, columns)
 
     runs = {"a": result(["x", "y"], [{"start_s": 1.0, "end_s": 1.2}]), "b": result(["y"], [])}

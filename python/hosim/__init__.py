@@ -3,7 +3,7 @@
 >>> import hosim
 >>> result = hosim.run("dumbbell", seed=1, overrides={"tcp.recovery": "sack"})
 >>> result.summary["flows"][0]["goodput_bps"]
->>> result.cwnd            # a pandas DataFrame: time_s, flow, cwnd_bytes
+>>> result.cwnd            # a DataFrame: time_s, flow, cwnd_bytes, effective_window_bytes
 >>> sweep = hosim.sweep("dumbbell", {"dumbbell.loss": [0.0, 0.01]}, seeds=5)
 >>> sweep.flows            # one row per grid point, seed and flow
 

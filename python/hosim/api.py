@@ -19,7 +19,7 @@ import contextlib
 import json
 import operator
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -68,7 +68,7 @@ __all__ = [
 #: Columns of every trace table the core records, in order. ``time_s`` is simulated time in
 #: seconds; for ``goodput`` it is the start of each fixed averaging interval.
 TRACE_COLUMNS: dict[str, tuple[str, ...]] = {
-    "cwnd": ("time_s", "flow", "cwnd_bytes"),
+    "cwnd": ("time_s", "flow", "cwnd_bytes", "effective_window_bytes"),
     "ssthresh": ("time_s", "flow", "ssthresh_bytes"),
     "rtt": ("time_s", "flow", "rtt_s"),
     "rto": ("time_s", "flow", "rto_s"),
@@ -106,9 +106,10 @@ def run(
 
     Raises ``ScenarioError`` for invalid input and ``InvariantError`` if the simulator
     detects a bug in itself. Likely slips (a 20 s delay, a 50 bit/s link, a flow that delivered
-    nothing) are ``hosim.HosimWarning``s, issued through ``warnings`` as ``hosim run`` prints them.
+    nothing, a flow held back by the receive window most of its time) are
+    ``hosim.HosimWarning``s, issued through ``warnings`` as ``hosim run`` prints them.
     """
-    from hosim.checks import empty_flow_warnings, text_warnings, warn
+    from hosim.checks import result_warnings, text_warnings, warn
 
     pairs = override_pairs(overrides)
     unset = _check_unset(unset)
@@ -117,7 +118,7 @@ def run(
     result = run_text(text, source, seed=seed, overrides=pairs, traces=traces, capture=capture)
     # After the run: a value the core rejects raises its error, with no warning before it.
     warn(text_warnings(text, list((overrides or {}).items())))
-    warn(empty_flow_warnings(result.summary))
+    warn(result_warnings(result.summary))
     return result
 
 
@@ -127,8 +128,22 @@ def cancel_runs() -> None:
     ``KeyboardInterrupt("interrupted at t = ... s")`` in its own thread. Python delivers Ctrl-C
     to the main thread only, so a run in a worker thread does not see it; call this from the
     main thread's ``except KeyboardInterrupt`` (docs/cli.md, "Runs in threads"). Runs started
-    afterwards are not affected."""
+    afterwards are not affected. A ``run_to_dir`` going on writes no more trace rows."""
+    global _cancels
+    _cancels += 1
     native().cancel_runs()
+
+
+#: How many times ``cancel_runs`` was called: a ``run_to_dir`` whose trace sink sees it move
+#: writes nothing more (a run left behind on Ctrl-C must not create a file after its staging
+#: files were removed; bench/fuzz_outdir.py found a `.cwnd.parquet.partial` left so).
+_cancels = 0
+
+
+def cancel_count() -> int:
+    """How many times ``cancel_runs`` was called in this process (``hosim run`` compares it to
+    know whether a run it started was cancelled since)."""
+    return _cancels
 
 
 def sweep(
@@ -237,6 +252,9 @@ class Capture:
     dir: str | os.PathLike[str]
     links: Sequence[str] | None = None
     format: str | None = None
+    #: Called once the run is over, before its capture files are moved into ``dir``; an
+    #: exception raised there leaves them out (``hosim run``: a run cancelled meanwhile).
+    before_commit: Callable[[], object] | None = None
 
 
 def run_text(
@@ -266,6 +284,8 @@ def run_text(
             capture.format,
             summary_dict=True,
         )
+        if capture.before_commit is not None:
+            capture.before_commit()
         staged.commit()
     return Result.from_columns(summary, trace_columns)
 
@@ -334,14 +354,17 @@ def run_to_dir(
     overrides: Sequence[tuple[str, str]] = (),
     unset: Sequence[str] = (),
     capture: Capture | None = None,
+    committing: Callable[[], object] | None = None,
 ) -> tuple[Result, list[Path]]:
     """Run ``scenario`` and stream its traces into ``out_dir`` (created if needed) while it
     runs: every trace goes to ``<name>.parquet``, one row group per chunk of about 64k rows
     (pyarrow's ``ParquetWriter``), so memory stays bounded however long the simulated time.
     Each file is written under a temporary name and renamed when complete, so a killed run
     leaves no truncated Parquet behind; ``summary.json`` is written (atomically) at the end.
-    ``unset`` and ``capture`` as in ``run_raw``. Returns the result (summary only: its trace
-    tables are empty) and the written paths."""
+    ``unset`` and ``capture`` as in ``run_raw``; ``committing`` is called once the run is over,
+    before its files are completed and renamed (``hosim run`` then waits for them on Ctrl-C; an
+    exception raised there leaves them unwritten).
+    Returns the result (summary only: its trace tables are empty) and the written paths."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
@@ -351,10 +374,13 @@ def run_to_dir(
     text = remove_keys(text, unset, source) if unset else text
     seed = _check_seed(seed, source)
     out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
     writers: dict[str, Any] = {}
+    cancels = _cancels
+    out.mkdir(parents=True, exist_ok=True)
 
     def sink(name: str, columns: Mapping[str, Sequence[Any]]) -> None:
+        if _cancels != cancels:
+            raise KeyboardInterrupt("interrupted")
         table = pa.table(dict(columns))
         try:
             writer = writers.get(name)
@@ -383,6 +409,8 @@ def run_to_dir(
                 trace_sink=sink,
                 summary_dict=True,
             )
+            if committing is not None:
+                committing()
             for name, writer in writers.items():
                 try:
                     writer.close()
@@ -513,7 +541,8 @@ class Result:
     # The documented trace tables, spelled out for editors and type checkers.
     @property
     def cwnd(self) -> pd.DataFrame:
-        """time_s, flow, cwnd_bytes"""
+        """time_s, flow, cwnd_bytes, effective_window_bytes (min(cwnd, rwnd): what limits
+        sending)"""
         return self.traces["cwnd"]
 
     @property

@@ -12,8 +12,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache
 from typing import Any
 
-__all__ = ["empty_flow_warnings", "identical_seeds_warning", "implausible", "input_warnings", "scenario_warnings",
-           "text_warnings", "warn"]
+__all__ = ["empty_flow_warnings", "identical_seeds_warning", "implausible", "input_warnings", "result_warnings",
+           "rwnd_limited_warnings", "scenario_warnings", "text_warnings", "warn"]
 
 #: A delay or RTT key (seconds) above this is almost surely milliseconds given as seconds.
 MAX_PLAUSIBLE_DELAY_S = 5.0
@@ -139,3 +139,35 @@ def empty_flow_warnings(summary: Mapping[str, Any], context: str = "") -> list[s
         f"{len(empty)} of {len(flows)} flows delivered no data{where} ({first} and {more} more; "
         "`bytes_delivered` in the summary lists them): check their start times, the link rates and the duration"
     ]
+
+
+#: A flow limited by the peer's receive window for more than this share of its time gets a
+#: warning: its throughput is capped near rwnd/RTT whatever the links allow.
+RWND_LIMITED_SHARE = 0.5
+
+
+def rwnd_limited_warnings(summary: Mapping[str, Any]) -> list[str]:
+    """The flows the receive window held back for most of their time (the core's per-flow
+    ``rwnd_limited_s``: the congestion window allowed more than the advertised window), one
+    line for all of them."""
+    end_s = summary.get("sim_time_s") or 0.0
+    limited = []
+    for f in summary.get("flows", []) or []:
+        held_s = f.get("rwnd_limited_s") or 0.0
+        active_s = f.get("completion_time_s") or max(end_s - (f.get("start_s") or 0.0), 0.0)
+        if active_s > 0 and held_s > RWND_LIMITED_SHARE * active_s:
+            limited.append((str(f.get("name")), held_s / active_s, f.get("goodput_bps") or 0.0))
+    if not limited:
+        return []
+    shown = ", ".join(f"{name} {share:.0%} ({goodput / 1e6:.3g} Mbit/s)" for name, share, goodput in
+                      limited[:EMPTY_FLOWS_LISTED])
+    more = f" and {len(limited) - EMPTY_FLOWS_LISTED} more" if len(limited) > EMPTY_FLOWS_LISTED else ""
+    return [f"{len(limited)} of {len(summary.get('flows', []))} flows were limited by the receiver's window for "
+            f"most of their time ({shown}{more}; `rwnd_limited_s` in the summary): their throughput is capped "
+            "near rwnd/RTT; raise tcp.rwnd_bytes if that is not meant"]
+
+
+def result_warnings(summary: Mapping[str, Any]) -> list[str]:
+    """Every warning a run's summary gives: flows that delivered nothing, flows the receive
+    window held back."""
+    return empty_flow_warnings(summary) + rwnd_limited_warnings(summary)

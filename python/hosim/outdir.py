@@ -18,7 +18,8 @@ import contextlib
 import json
 import os
 import tempfile
-from collections.abc import Callable, Mapping
+import threading
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -133,9 +134,11 @@ def remove_if_empty(dirs: list[Path]) -> None:
 def _check_writable(path: Path) -> None:
     try:
         path.mkdir(parents=True, exist_ok=True)
-        handle, probe = tempfile.mkstemp(prefix=".hosim-write-check-", dir=path)
-        os.close(handle)
-        os.unlink(probe)
+        # Ctrl-C between making the probe and removing it left it behind (bench/fuzz_outdir.py).
+        with signals_deferred():
+            handle, probe = tempfile.mkstemp(prefix=".hosim-write-check-", dir=path)
+            os.close(handle)
+            os.unlink(probe)
     except OSError as exc:
         raise OutputError(f"--out {path}: cannot write there: {exc.strerror or exc}") from None
 
@@ -159,6 +162,12 @@ class DirectoryLock:
         self.release()
 
     def acquire(self) -> None:
+        # Ctrl-C between creating the file and noting it held would leave a stale lock
+        # behind (bench/fuzz_outdir.py found it): signals wait until the lock is held.
+        with signals_deferred():
+            self._acquire()
+
+    def _acquire(self) -> None:
         for _attempt in range(3):
             try:
                 handle = os.open(self.path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
@@ -178,9 +187,10 @@ class DirectoryLock:
         raise OutputError(f"--out {self.directory}: cannot take the lock {self.path.name}")
 
     def release(self) -> None:
-        if self._held and self.owner() == os.getpid():
-            self.path.unlink(missing_ok=True)
-        self._held = False
+        with signals_deferred():
+            if self._held and self.owner() == os.getpid():
+                self.path.unlink(missing_ok=True)
+            self._held = False
 
     def owner(self) -> int | None:
         """The pid in the lock file, or ``None`` (no lock, or not a pid: treated as stale)."""
@@ -188,6 +198,29 @@ class DirectoryLock:
             return int(self.path.read_text(encoding="utf-8").split()[0])
         except (OSError, ValueError, IndexError):
             return None
+
+
+@contextlib.contextmanager
+def signals_deferred() -> Iterator[None]:
+    """SIGINT and SIGTERM held back while the block runs, then raised as ``KeyboardInterrupt``
+    (a few steps that must not be split: taking a lock, the last writes to ``--out``). Only the
+    main thread can set handlers (and only it gets ``KeyboardInterrupt``); elsewhere a no-op."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    import signal
+
+    caught: list[int] = []
+    previous = {}
+    try:
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            previous[signum] = signal.signal(signum, lambda signum, _frame: caught.append(signum))
+        yield
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+    if caught:
+        raise KeyboardInterrupt("interrupted")
 
 
 def _alive(pid: int) -> bool:

@@ -70,16 +70,20 @@ fn _shutting_down() {
 fn table_dict<'py>(
     py: Python<'py>,
     t: &hosim::TraceTable,
-    id_col: &str,
-    value_col: &str,
+    kind: hosim::TraceKind,
     names: &[String],
 ) -> PyResult<Bound<'py, PyDict>> {
+    let (_, value_col) = kind.names();
+    let id_col = if kind.per_flow() { "flow" } else { "queue" };
     let d = PyDict::new_bound(py);
     let time: Vec<f64> = t.time_ns.iter().map(|&ns| ns as f64 / 1e9).collect();
     let ids: Vec<&str> = t.id.iter().map(|&i| names.get(i as usize).map_or("?", |s| s.as_str())).collect();
     d.set_item("time_s", PyList::new_bound(py, time))?;
     d.set_item(id_col, PyList::new_bound(py, ids))?;
     d.set_item(value_col, PyList::new_bound(py, &t.value))?;
+    if let Some(col) = kind.second_column() {
+        d.set_item(col, PyList::new_bound(py, &t.value2))?;
+    }
     Ok(d)
 }
 
@@ -129,10 +133,7 @@ fn run(
             if let Some(cb) = &trace_sink {
                 park_if_shutting_down();
                 return Python::with_gil(|py| {
-                    let (name, value_col) = kind.names();
-                    let id_col = if kind.per_flow() { "flow" } else { "queue" };
-                    let r =
-                        table_dict(py, t, id_col, value_col, names).and_then(|d| cb.call1(py, (name, d)).map(|_| ()));
+                    let r = table_dict(py, t, kind, names).and_then(|d| cb.call1(py, (kind.names().0, d)).map(|_| ()));
                     r.map_err(|e| {
                         let m = e.to_string();
                         sink_err.get_or_insert(e);
@@ -151,6 +152,7 @@ fn run(
             m.time_ns.extend_from_slice(&t.time_ns);
             m.id.extend_from_slice(&t.id);
             m.value.extend_from_slice(&t.value);
+            m.value2.extend_from_slice(&t.value2);
             Ok(())
         };
         let mut hooks = hosim::RunHooks { interrupt: Some(&mut interrupt), trace_sink: Some(&mut sink) };
@@ -182,9 +184,8 @@ fn run(
     let tables = PyDict::new_bound(py);
     if traces && trace_sink.is_none() {
         for kind in hosim::TraceKind::ALL {
-            let (name, value_col) = kind.names();
-            let (id_col, names) = if kind.per_flow() { ("flow", &out.flow_names) } else { ("queue", &out.link_names) };
-            tables.set_item(name, table_dict(py, &mem[kind as usize], id_col, value_col, names)?)?;
+            let names = if kind.per_flow() { &out.flow_names } else { &out.link_names };
+            tables.set_item(kind.names().0, table_dict(py, &mem[kind as usize], kind, names)?)?;
         }
     }
     Ok((summary, tables.into_any().unbind()))

@@ -199,9 +199,19 @@ fn start_capture(
             links.iter_mut().for_each(|on| *on = true);
             continue;
         }
+        if name == "flows" {
+            // Each flow once, where its receiver is: the links into and out of its destination
+            // (data as it arrives, ACKs as they leave), as a capture on the receiving host.
+            for f in &world.flows {
+                for (on, l) in links.iter_mut().zip(&world.links) {
+                    *on |= l.to == f.dst || l.from == f.dst;
+                }
+            }
+            continue;
+        }
         let Some(i) = world.links.iter().position(|l| &l.name == name) else {
             let known: Vec<&str> = world.links.iter().map(|l| l.name.as_str()).collect();
-            let problem = format!("unknown link {name:?} (links: all, {})", known.join(", "));
+            let problem = format!("unknown link {name:?} (links: all, flows, {})", known.join(", "));
             return Err(ScenarioError::new(source, "capture.links", &problem).into());
         };
         links[i] = true;

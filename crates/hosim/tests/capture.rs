@@ -197,3 +197,29 @@ fn a_link_name_too_long_for_a_pcap_file_is_refused_before_the_run() {
     assert!(matches!(err, hosim::Error::Scenario(_)) && msg.contains("capture.format") && !msg.contains('\n'), "{msg}");
     assert!(!dir.join(hosim::observe::pcap::pcap_file_name(&">".repeat(100))).exists());
 }
+
+/// `links = ["flows"]` captures each flow once, where its receiver is: every packet (its
+/// IPv4 source, destination and id: the same on every hop) appears once, data and ACKs of
+/// every flow are there, and far fewer packets than `all` (each packet once per hop).
+#[test]
+fn capturing_flows_holds_each_packet_once_at_its_receiver() {
+    let dir = temp_dir("flows");
+    let summary = run(CaptureOptions { dir: Some(dir.clone()), links: Some(vec!["flows".into()]), format: None });
+    let mut reader = PcapNgReader::new(std::fs::File::open(dir.join("capture.pcapng")).expect("file")).expect("pcapng");
+    let mut seen = BTreeMap::<([u8; 4], [u8; 4], u16), u32>::new();
+    while let Some(block) = reader.next_block() {
+        if let Block::EnhancedPacket(p) = block.expect("a valid block") {
+            let ip = etherparse::Ipv4HeaderSlice::from_slice(&p.data).expect("IPv4");
+            *seen.entry((ip.source(), ip.destination(), ip.identification())).or_default() += 1;
+        }
+    }
+    let twice: Vec<_> = seen.iter().filter(|(_, n)| **n > 1).collect();
+    assert!(twice.is_empty(), "captured more than once: {:?}", &twice[..twice.len().min(5)]);
+    let pairs: std::collections::BTreeSet<_> = seen.keys().map(|(s, d, _)| (*s, *d)).collect();
+    let flows = summary["flows"].as_array().expect("flows").len();
+    assert_eq!(pairs.len(), 2 * flows, "data and ACKs of every flow: {pairs:?}");
+    let all = run(CaptureOptions { dir: Some(dir.join("all")), links: Some(vec!["all".into()]), format: None });
+    let total = |s: &serde_json::Value| expected(s).values().sum::<u64>();
+    assert!(total(&summary) as usize == seen.len() && 2 * total(&summary) < total(&all));
+    std::fs::remove_dir_all(dir).expect("clean up");
+}

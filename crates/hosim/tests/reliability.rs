@@ -150,6 +150,7 @@ fn item7_traces_reach_the_sink_in_bounded_chunks_and_equal_the_in_memory_traces(
         g.time_ns.extend_from_slice(&t.time_ns);
         g.id.extend_from_slice(&t.id);
         g.value.extend_from_slice(&t.value);
+        g.value2.extend_from_slice(&t.value2);
         Ok::<(), String>(())
     };
     let streamed =

@@ -79,9 +79,11 @@ def scenario_warnings(scenario: str, overrides: Sequence[tuple[str, Any]], unset
     return input_warnings(scenario, overrides, unsets)
 
 
-def write_manifest(out: Path, command: str, text: str, source: str, fields: Mapping[str, Any]) -> Path:
+def write_manifest(out: Path, command: str, text: str, source: str, fields: Mapping[str, Any],
+                   line: Sequence[str] | None = None) -> Path:
     """``manifest.json`` of a command's output directory: the command, the core's version, the
-    scenario with its hash, ``fields`` and the command line that was run."""
+    scenario with its hash, ``fields`` and the command line that was run (``line``, or the
+    current click context's: pass it when writing from another thread)."""
     import hashlib
 
     from hosim.outdir import write_manifest as write
@@ -93,6 +95,6 @@ def write_manifest(out: Path, command: str, text: str, source: str, fields: Mapp
         "scenario": source,
         "scenario_sha256": hashlib.sha256(text.encode("utf-8")).hexdigest(),
         **fields,
-        "command_line": command_line(),
+        "command_line": list(line) if line is not None else command_line(),
     }
     return write(out, manifest)

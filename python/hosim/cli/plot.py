@@ -7,7 +7,8 @@
   to the sender (the last link the flow's first ACK crosses), SACK blocks as short bars, and
   the handovers of ``summary.json``.
 - ``hosim plot cwnd|queue|rate|goodput RUN_DIR``: the Parquet traces against time, one line
-  per flow or link.
+  per flow or link. ``cwnd`` draws the effective window, min(cwnd, rwnd), with the raw cwnd
+  dashed.
 
 Each ``*_data`` function returns the DataFrames a figure is drawn from, and each ``*_figure``
 the matplotlib ``Figure`` (Agg canvas, no pyplot); the tests check the data, not pixels.
@@ -34,6 +35,10 @@ TRACES: dict[str, tuple[str, str, str, str, float]] = {
     "rate": ("rate", "rate_bps", "queue", "link rate (Mbit/s)", 1e-6),
     "goodput": ("goodput", "goodput_bps", "flow", "goodput (Mbit/s)", 1e-6),
 }
+
+
+#: The cwnd trace's second column: min(cwnd, the peer's receive window).
+EFFECTIVE = "effective_window_bytes"
 
 
 def _summary(run_dir: Path) -> dict[str, Any]:
@@ -169,9 +174,19 @@ def trace_figure(frame: pd.DataFrame, kind: str, title: str = "") -> Figure:
     _, column, key, ylabel, scale = TRACES[kind]
     figure, ax = _new_figure(3.2)
     groups = list(frame.groupby(key, sort=False))
+    # The cwnd plot draws what limits sending, the effective window min(cwnd, rwnd), and the raw
+    # cwnd dashed in the same colour (a cwnd far above rwnd is no sign of a fast flow). A run
+    # directory written before the column existed has the raw cwnd only.
+    effective = kind == "cwnd" and EFFECTIVE in frame.columns
     for name, rows in groups:
-        ax.plot(rows["time_s"], rows[column] * scale, drawstyle="steps-post", linewidth=1.0, label=str(name))
-    if 1 < len(groups) <= 12:
+        line, = ax.plot(rows["time_s"], rows[EFFECTIVE if effective else column] * scale, drawstyle="steps-post",
+                        linewidth=1.0, label=str(name))
+        if effective:
+            ax.plot(rows["time_s"], rows[column] * scale, drawstyle="steps-post", linewidth=0.8, linestyle="--",
+                    color=line.get_color(), label=f"{name}: cwnd" if len(groups) == 1 else None)
+    if effective:
+        ylabel = "min(cwnd, rwnd) (kB); cwnd dashed"
+    if 1 < len(groups) <= 12 or (effective and len(groups) == 1):
         ax.legend(loc="upper right", fontsize="small", ncols=min(len(groups), 4))
     ax.set_xlabel("time (s)")
     ax.set_ylabel(ylabel)

@@ -5,8 +5,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
@@ -48,7 +47,8 @@ ABANDONED = threading.Event()
               help="Write into --out even if it is a non-empty directory that no earlier `hosim run` wrote.")
 @click.option("--csv", "as_csv", is_flag=True, help="Print the flow, queue and handover tables as CSV on stdout.")
 @click.option("--pcap", default=None, metavar="LINK[,LINK...]",
-              help="Capture packets of these links (or 'all') into --out DIR (docs/cli.md).")
+              help="Capture packets of these links into --out DIR: link names, 'all' (every link: a "
+                   "packet once per hop) or 'flows' (each flow once, at its receiver); docs/cli.md.")
 @click.option("--pcap-format", type=click.Choice(["pcapng", "pcap"]), default=None,
               help="pcapng: one file, an interface per link (default); pcap: one file per link.")
 def run_command(
@@ -61,7 +61,7 @@ def run_command(
     directory that an earlier `hosim run` did not write (see --force), and is checked to be
     writable before the run starts. Implausible values (a 20 s delay) and flows that deliver
     nothing are reported as warnings on stderr."""
-    from hosim.checks import empty_flow_warnings
+    from hosim.checks import result_warnings
 
     if as_json and as_csv:
         fail("--json and --csv: choose one")
@@ -88,7 +88,7 @@ def run_command(
         raise
     if lock is not None:
         lock.release()
-    for warning in empty_flow_warnings(result.summary):
+    for warning in result_warnings(result.summary):
         warn(warning)
     if as_json:
         click.echo(result.summary_json())
@@ -109,6 +109,7 @@ def _run_into(scenario: str, seed: int | None, overrides: Sequence[tuple[str, st
     here, before ``out`` is checked: a second `hosim run` into the same directory is refused
     at once, one line, exit 2). Returns the result and the files written."""
     from hosim import api
+    from hosim.cli.invocation import command_line
     from hosim.outdir import OutputError, prepare_output
 
     previous = None
@@ -128,25 +129,17 @@ def _run_into(scenario: str, seed: int | None, overrides: Sequence[tuple[str, st
         if previous is not None and not force:
             _check_same_scenario(out, previous, api.load_scenario(scenario)[1])
     links = [name.strip() for name in pcap.split(",") if name.strip()] if pcap else None
-    capture = api.Capture(out, links, pcap_format) if out is not None else None
-    written: list[Path] = []
-    if out is not None and not no_traces:
-        # Traces stream to Parquet row groups while the run goes on: memory stays bounded.
-        result, written = _interruptible(lambda: api.run_to_dir(scenario, out, seed=seed, overrides=overrides,
-                                                                unset=unsets, capture=capture), out)
-    else:
-        def run_and_write() -> tuple[api.Result, list[Path]]:
-            # In the worker, like run_to_dir's renames: Ctrl-C (main thread) cannot split them.
-            result = api.run_raw(scenario, seed=seed, overrides=overrides, traces=False, unset=unsets,
-                                 capture=capture)
-            return result, result.write(out) if out is not None else []
+    capture: api.Capture | None = None
+    # For the manifest, read here: the worker writes it (the click context is this thread's).
+    text, source = api.load_scenario(scenario) if out is not None else ("", "")
+    line = command_line()
 
-        result, written = _interruptible(run_and_write, out)
-    if out is None:
-        return result, written
-    text, source = api.load_scenario(scenario)
-    with _signals_deferred():
-        # The run's files are in place: the manifest must follow them, whatever the signals.
+    def with_manifest(result: api.Result, written: list[Path]) -> tuple[api.Result, list[Path]]:
+        """The manifest, written in the worker right after the run's files are in place (as
+        their renames are): Ctrl-C in the main thread cannot come between them, so DIR is
+        never the new files beside the old manifest (bench/fuzz_outdir.py found that)."""
+        if out is None:
+            return result, written
         # The capture files this run wrote (the core names them in the summary); never those
         # an earlier run left in DIR.
         names = {p.name for p in written}
@@ -155,35 +148,54 @@ def _run_into(scenario: str, seed: int | None, overrides: Sequence[tuple[str, st
                 written.append(out / name)
         fields = {"seed": seed, "overrides": overrides, "unset": list(unsets), "files": [p.name for p in written]}
         _remove_stale(out, previous, written)
-        written.append(write_manifest(out, "run", api.remove_keys(text, unsets, source), source, fields))
-    return result, written
+        written.append(write_manifest(out, "run", api.remove_keys(text, unsets, source), source, fields, line))
+        return result, written
+
+    committing = threading.Event()
+    started = api.cancel_count()
+
+    def commit() -> None:
+        """The run is over: from here its files are written, and Ctrl-C waits for them; unless
+        Ctrl-C came first (the run may have started after the cancel and finished): then the
+        main thread may be gone, and nothing is written (bench/fuzz_outdir.py found an empty
+        DIR made so)."""
+        if api.cancel_count() != started:
+            raise KeyboardInterrupt("interrupted")
+        committing.set()
+
+    if out is not None:
+        capture = api.Capture(out, links, pcap_format, before_commit=commit)
+
+    if out is not None and not no_traces:
+        # Traces stream to Parquet row groups while the run goes on: memory stays bounded.
+        def stream() -> tuple[api.Result, list[Path]]:
+            if api.cancel_count() != started:  # before run_to_dir makes DIR again
+                raise KeyboardInterrupt("interrupted")
+            return with_manifest(*api.run_to_dir(scenario, out, seed=seed, overrides=overrides, unset=unsets,
+                                                 capture=capture, committing=commit))
+
+        return _interruptible(stream, out, committing)
+
+    def run_and_write() -> tuple[api.Result, list[Path]]:
+        # In the worker, like run_to_dir's renames: Ctrl-C (main thread) cannot split them.
+        if api.cancel_count() != started:  # before a capture makes DIR again
+            raise KeyboardInterrupt("interrupted")
+        result = api.run_raw(scenario, seed=seed, overrides=overrides, traces=False, unset=unsets, capture=capture)
+        commit()
+        return with_manifest(result, result.write(out) if out is not None else [])
+
+    return _interruptible(run_and_write, out, committing)
 
 
-@contextmanager
-def _signals_deferred() -> Iterator[None]:
-    """SIGINT and SIGTERM held back while the block runs (the main thread's last writes to
-    ``--out``), then raised as ``KeyboardInterrupt``: the directory is complete by then."""
-    import signal
-
-    caught: list[int] = []
-    held = (signal.SIGINT, signal.SIGTERM)
-    previous = {signum: signal.signal(signum, lambda signum, _frame: caught.append(signum)) for signum in held}
-    try:
-        yield
-    finally:
-        for signum, handler in previous.items():
-            signal.signal(signum, handler)
-    if caught:
-        raise KeyboardInterrupt("interrupted after the run's files were complete")
-
-
-def _interruptible(run: Callable[[], T], out: Path | None) -> T:
+def _interruptible(run: Callable[[], T], out: Path | None, committing: threading.Event | None = None) -> T:
     """``run()`` in a worker thread while this (the main) thread waits for it, so that Ctrl-C
     is answered at once even while the core builds a large scenario or parses a long trace,
     where it does not look for signals. On Ctrl-C the run is cancelled (``cancel_runs``): a run
     in its event loop stops within its next check and reports the simulated time; one still
     being built is left behind (a daemon thread, parked by the core at interpreter exit) and
-    its staging files in ``out`` are removed here."""
+    its staging files in ``out`` are removed here. A run that is over and putting its files and
+    manifest in place (``committing`` set) is waited for: left behind, it would leave DIR half
+    new (bench/fuzz_outdir.py found that under load)."""
     from hosim.api import cancel_runs
 
     box: dict[str, Any] = {}
@@ -210,6 +222,8 @@ def _interruptible(run: Callable[[], T], out: Path | None) -> T:
         while not done.is_set() and time.monotonic() < deadline:
             cancel_runs()
             done.wait(0.05)
+        if not done.is_set() and committing is not None and committing.is_set():
+            done.wait()  # file writes and renames: bounded, and a full disk fails them at once
         if not done.is_set():
             if out is not None:
                 from hosim.api import remove_staging

@@ -265,11 +265,12 @@ def write_json(path: Path, data: Any, **dumps: Any) -> Path:
 
 
 def write_report(out: Path, title: str, intro: str, sections: Sequence[tuple[str, str, Sequence[Path]]],
-                 seeds: str) -> Path:
-    """``report.md``: what was run (``run_description``), then per section a heading, a
-    Markdown table (hosim's numbers beside the paper's) and the figures, linked relative to
-    ``out``. ``seeds``: the seeds, in words (``"1-5 per Table I cell"``)."""
-    lines = [f"# {title}", "", *run_description(seeds), "", intro, ""]
+                 seeds: str, claims: Sequence[str] = ()) -> Path:
+    """``report.md``: what was run (``run_description``), the paper's claims with their
+    verdicts (``claims``: ``hosim.reproduce.claims.report_lines``), then per section a
+    heading, a Markdown table (hosim's numbers beside the paper's) and the figures, linked
+    relative to ``out``. ``seeds``: the seeds, in words (``"1-5 per Table I cell"``)."""
+    lines = [f"# {title}", "", *run_description(seeds), "", intro, "", *claims]
     for heading, table, figures in sections:
         lines += [f"## {heading}", ""]
         if table:

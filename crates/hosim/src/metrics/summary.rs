@@ -179,6 +179,11 @@ pub fn summary(sim: &Sim, scenario: &str, seed: u64, wall_time_s: f64, violation
                 if s.cfg.frto {
                     m.insert("frto_spurious_detected".into(), json!(st.frto_spurious));
                 }
+                // Only for a flow the receive window held back at some time.
+                let rwnd_limited_s = f.rwnd_limited_s(w.end_ns);
+                if rwnd_limited_s > 0.0 {
+                    m.insert("rwnd_limited_s".into(), json!(rwnd_limited_s));
+                }
                 let exits = s.slow_start_exits();
                 if s.cfg.hystart {
                     m.insert("hystart_css_exits".into(), json!(exits.css));

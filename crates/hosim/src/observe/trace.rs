@@ -44,6 +44,16 @@ impl TraceKind {
         }
     }
 
+    /// The name of the table's second value column, for a kind that has one: the cwnd trace
+    /// also records the effective window, min(cwnd, the peer's receive window) (RFC 5681 §2:
+    /// the sender may not send beyond the smaller of the two), which is what limits sending.
+    pub fn second_column(self) -> Option<&'static str> {
+        match self {
+            TraceKind::Cwnd => Some("effective_window_bytes"),
+            _ => None,
+        }
+    }
+
     /// Whether the id column names a flow (else a queue).
     pub fn per_flow(self) -> bool {
         !matches!(self, TraceKind::Queue | TraceKind::Rate)
@@ -55,6 +65,9 @@ pub struct TraceTable {
     pub time_ns: Vec<SimTime>,
     pub id: Vec<u32>,
     pub value: Vec<f64>,
+    /// The second value column (`TraceKind::second_column`), as long as `value` for a kind
+    /// that has one, else empty.
+    pub value2: Vec<f64>,
 }
 
 impl TraceTable {
@@ -62,6 +75,11 @@ impl TraceTable {
         self.time_ns.push(t);
         self.id.push(id);
         self.value.push(v);
+    }
+
+    pub fn push2(&mut self, t: SimTime, id: u32, v: f64, v2: f64) {
+        self.push(t, id, v);
+        self.value2.push(v2);
     }
 
     pub fn len(&self) -> usize {
@@ -77,6 +95,7 @@ impl TraceTable {
         self.time_ns.clear();
         self.id.clear();
         self.value.clear();
+        self.value2.clear();
     }
 }
 
@@ -91,6 +110,14 @@ impl Traces {
     pub fn record(&mut self, kind: TraceKind, t: SimTime, id: u32, v: f64) {
         if self.enabled {
             self.tables[kind as usize].push(t, id, v);
+        }
+    }
+
+    /// A row of a kind with a second value column (`TraceKind::second_column`).
+    #[inline]
+    pub fn record2(&mut self, kind: TraceKind, t: SimTime, id: u32, v: f64, v2: f64) {
+        if self.enabled {
+            self.tables[kind as usize].push2(t, id, v, v2);
         }
     }
 

@@ -47,6 +47,30 @@ impl World {
         self.seg_buf = segs;
         self.sync_sender_timer(f);
         self.trace_sender(f);
+        self.account_rwnd_limit(f);
+    }
+
+    /// Time the flow spends limited by the peer's receive window: the congestion window
+    /// would let it send more than the advertised window does (RFC 5681 §2: send no more than
+    /// min(cwnd, rwnd)), and it has data left to send, as Linux's `tcp_write_xmit` starts
+    /// `TCP_CHRONO_RWND_LIMITED` (`tcpi_rwnd_limited`) when `tcp_snd_wnd_test` stops it.
+    fn account_rwnd_limit(&mut self, f: FlowId) {
+        let now = self.now;
+        let flow = &mut self.flows[f as usize];
+        let s = &flow.sender;
+        let (rwnd, outstanding) = (s.peer_rwnd(), s.snd_max().saturating_sub(s.snd_una()));
+        let limited = rwnd < s.cwnd()
+            && outstanding + s.cfg.mss_bytes as u64 > rwnd
+            && s.snd_max() < s.app_limit()
+            && !s.is_done();
+        match (limited, flow.rwnd_limited_since) {
+            (true, None) => flow.rwnd_limited_since = Some(now),
+            (false, Some(since)) => {
+                flow.rwnd_limited_ns += now.saturating_sub(since);
+                flow.rwnd_limited_since = None;
+            }
+            _ => {}
+        }
     }
 
     /// Inlined at its calls, as the profile-guided build does (bench/decisions.md, "Kept: five
@@ -255,11 +279,18 @@ impl World {
         let now = self.now;
         let flow = &mut self.flows[f as usize];
         let s = &mut flow.sender;
-        let vals = [s.cwnd(), s.ssthresh().min(u64::MAX >> 1), s.inflight_bytes(), s.rto_ns()];
-        let kinds = [TraceKind::Cwnd, TraceKind::Ssthresh, TraceKind::Inflight, TraceKind::Rto];
-        for i in 0..4 {
-            if vals[i] != flow.last_traced[i] {
-                flow.last_traced[i] = vals[i];
+        // The cwnd row also carries the effective window, min(cwnd, rwnd): a row when either
+        // changes.
+        let effective = s.cwnd().min(s.peer_rwnd());
+        if (s.cwnd(), effective) != (flow.last_traced[0], flow.last_traced[4]) {
+            (flow.last_traced[0], flow.last_traced[4]) = (s.cwnd(), effective);
+            self.obs.traces.record2(TraceKind::Cwnd, now, f, s.cwnd() as f64, effective as f64);
+        }
+        let vals = [s.ssthresh().min(u64::MAX >> 1), s.inflight_bytes(), s.rto_ns()];
+        let kinds = [TraceKind::Ssthresh, TraceKind::Inflight, TraceKind::Rto];
+        for i in 0..3 {
+            if vals[i] != flow.last_traced[i + 1] {
+                flow.last_traced[i + 1] = vals[i];
                 let v = if kinds[i] == TraceKind::Rto { ns_to_s(vals[i]) } else { vals[i] as f64 };
                 self.obs.traces.record(kinds[i], now, f, v);
             }

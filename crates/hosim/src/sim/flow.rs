@@ -81,10 +81,22 @@ pub struct Flow {
     /// Split connection: bytes this flow delivers in order are handed to that flow's sender
     /// as application data (a split connection: the flow ends at a proxy that relays it).
     pub relay_to: Option<FlowId>,
-    pub(super) last_traced: [u64; 4],
+    /// The last traced cwnd, ssthresh, inflight, RTO and effective window.
+    pub(super) last_traced: [u64; 5],
+    /// Time limited by the peer's receive window (`World::account_rwnd_limit`): the closed
+    /// stretches, and the start of the open one.
+    pub(super) rwnd_limited_ns: SimTime,
+    pub(super) rwnd_limited_since: Option<SimTime>,
 }
 
 impl Flow {
+    /// Seconds the flow was limited by the peer's receive window, up to `end` (the end of the
+    /// run) for a stretch still open.
+    pub fn rwnd_limited_s(&self, end: SimTime) -> f64 {
+        let open = self.rwnd_limited_since.map_or(0, |since| end.saturating_sub(since));
+        (self.rwnd_limited_ns + open) as f64 / 1e9
+    }
+
     pub fn new(
         name: String,
         src: NodeId,
@@ -121,7 +133,9 @@ impl Flow {
             goodput_bin: 0,
             goodput_bytes: 0,
             relay_to: None,
-            last_traced: [u64::MAX; 4],
+            last_traced: [u64::MAX; 5],
+            rwnd_limited_ns: 0,
+            rwnd_limited_since: None,
         }
     }
 }

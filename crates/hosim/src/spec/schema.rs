@@ -64,7 +64,8 @@ pub struct TraceSection {
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct CaptureSection {
-    /// Link names, or `["all"]`.
+    /// Link names, or `["all"]`, or `["flows"]` (the links into and out of every flow's
+    /// destination: each flow's packets once, at its receiver).
     pub links: Option<Vec<String>>,
     /// `pcapng` (default: one file, one interface per link) or `pcap` (one file per link).
     pub format: Option<String>,
