@@ -226,18 +226,29 @@ impl Scoreboard {
         let mut sacked_bytes_above = 0u64;
         let mut sacked_segs_above = 0u32;
         let mut pipe = 0u64;
-        for s in self.segs.iter_mut().rev() {
+        debug_assert!(dupthresh >= 1, "DupThresh is validated to be at least 1");
+        let mut segs = self.segs.iter_mut().rev();
+        for s in segs.by_ref() {
             if s.sacked {
                 s.lost = false;
                 sacked_bytes_above += s.len();
                 sacked_segs_above += 1;
+                if sacked_segs_above >= dupthresh || sacked_bytes_above > byte_limit {
+                    break;
+                }
                 continue;
             }
-            s.lost = sacked_segs_above >= dupthresh || sacked_bytes_above > byte_limit;
-            if !s.lost {
+            s.lost = false;
+            pipe += s.len();
+            if s.start < high_rxt_end {
                 pipe += s.len();
             }
-            if s.start < high_rxt_end {
+        }
+        // The SACKed counts above only grow downwards: once IsLost() holds, it holds for every
+        // unSACKed segment below, and only the retransmitted ones (start below HighRxt) count.
+        for s in segs {
+            s.lost = !s.sacked;
+            if !s.sacked && s.start < high_rxt_end {
                 pipe += s.len();
             }
         }
