@@ -61,6 +61,9 @@ for {set i 0} {$i < $mobiles} {incr i} {
         sack    { set tcp($i) [new Agent/TCP/Sack1];   set sink($i) [new Agent/TCPSink/Sack1] }
     }
     $tcp($i) set window_ $window_pkts
+    # A candidate tested in ns-2 itself (drop_forward.py --set bug_fix=false): Agent/TCP's
+    # bugFix_ (tcp-reno.cc dupack_action: no fast retransmit below recover_ when true).
+    if {[info exists bug_fix]} { $tcp($i) set bugFix_ $bug_fix }
     $tcp($i) set fid_ $i
     $ns attach-agent $sender $tcp($i)
     $ns attach-agent $m($i) $sink($i)

@@ -11,8 +11,8 @@ use crate::tcp::{
     RtoRearm, RtoSsthresh, SackPipe, TcpConfig,
 };
 use crate::tcp::{
-    CubicAlpha, FastRetransmitWindow, GrowthGate, NewRenoExit, RtoFormula, RttSampling, SackEntry, SackRetransmit,
-    SlowStartGrowth,
+    CubicAlpha, FastRetransmitWindow, GrowthGate, NewRenoExit, RenoReentry, RtoFormula, RttSampling, SackEntry,
+    SackRetransmit, SlowStartGrowth,
 };
 
 /// Largest packet: `mss_bytes + header_bytes` (the IPv4 total length; sizes are u32 inside).
@@ -109,6 +109,7 @@ pub struct TcpSection {
     pub sack_retransmit: Option<SackRetransmit>,
     pub fast_retransmit_restarts_timer: Option<bool>,
     pub rtt_sampling: Option<RttSampling>,
+    pub reno_reentry: Option<RenoReentry>,
     // Linux dialect.
     pub rto_rearm: Option<RtoRearm>,
     pub slow_start_growth: Option<SlowStartGrowth>,
@@ -369,6 +370,10 @@ impl TcpSection {
         if let Some(v) = self.rtt_sampling {
             cfg.rtt_sampling = v;
             set.insert(ProfileKeys::RTT_SAMPLING);
+        }
+        if let Some(v) = self.reno_reentry {
+            cfg.reno_reentry = v;
+            set.insert(ProfileKeys::RENO_REENTRY);
         }
         if let Some(v) = self.quickack_segments {
             cfg.quickack_segments = v;

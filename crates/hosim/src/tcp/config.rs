@@ -190,6 +190,20 @@ pub enum NewRenoReentry {
 
 // ---- ns-2 dialect: ns-2.35's own loss response (`profile = "ns2"`) --------------------------
 
+/// Whether Reno's DupThresh-th duplicate ACK may start a fast retransmit while the ACK has
+/// not passed the data outstanding at the last fast retransmit or timeout.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RenoReentry {
+    /// Every DupThresh-th duplicate ACK (RFC 5681 §3.2 step 2: Reno keeps no `recover`).
+    Always,
+    /// ns-2 `RenoTcpAgent::dupack_action` with `bug_fix_` (default true): only once the ACK
+    /// covers more than `recover_`, the highest segment sent at the last fast retransmit or
+    /// timeout (`recover_ = maxseq_` in `dupack_action` and `RenoTcpAgent::timeout`);
+    /// otherwise the duplicate ACKs neither retransmit nor change the window.
+    BeyondRecover,
+}
+
 /// The window a fast retransmit leaves (RFC 5681 §3.2 step 2, RFC 6675 (4.2)).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -388,6 +402,7 @@ pub struct TcpConfig {
     /// `reset_rtx_timer(1, 0)`); RFC 6298 (5.1) only starts a timer that is not running.
     pub fast_retransmit_restarts_timer: bool,
     pub rtt_sampling: RttSampling,
+    pub reno_reentry: RenoReentry,
     // Linux dialect (see the enums above).
     pub rto_rearm: RtoRearm,
     pub slow_start_growth: SlowStartGrowth,

@@ -3,7 +3,8 @@
 //! RFC value is checked beside it, so each test fails under the RFC behaviour.
 
 use super::config::{
-    FastRetransmitWindow, NewRenoExit, Recovery, RttSampling, SackEntry, SackPipe, SackRetransmit, TcpConfig,
+    FastRetransmitWindow, NewRenoExit, Recovery, RenoReentry, RttSampling, SackEntry, SackPipe, SackRetransmit,
+    TcpConfig,
 };
 use super::fixtures::*;
 use super::sender::TcpSender;
@@ -195,4 +196,42 @@ fn sack_pipe_ns2_counter_counts_acks_not_the_scoreboard() {
     let out = peer.deliver(&mut s, 211, 9);
     assert_eq!(out, vec![retx(5)], "pipe_ 4 < 5: one segment, the lost hole");
     assert_eq!(s.inflight_bytes(), 5000);
+}
+
+/// Reno, segments 0 and 4 lost: the partial ACK for segment 4 ends recovery (RFC 5681 §3.2
+/// step 6), and three more duplicate ACKs follow. RFC 5681 fast-retransmits segment 4 and
+/// halves the window again; ns-2's `RenoTcpAgent::dupack_action` with `bug_fix_` does nothing,
+/// since the ACK has not passed `recover_` (segment 9): segment 4 waits for the timer.
+#[test]
+fn reno_reentry_beyond_recover_ignores_dupacks_below_recover() {
+    let run = |reentry| {
+        let mut s = in_fast_recovery(TcpConfig { reno_reentry: reentry, ..config(Recovery::Reno) });
+        assert!(ack(&mut s, 300, 4 * MSS).is_empty());
+        assert!(!s.in_recovery());
+        let mut out = Vec::new();
+        for _ in 0..3 {
+            out.extend(ack(&mut s, 310, 4 * MSS));
+        }
+        (out, s.stats.fast_recoveries, s.ssthresh(), s.in_recovery())
+    };
+    assert_eq!(run(RenoReentry::Always), (vec![retx(4)], 2, 3000, true), "RFC 5681 §3.2 step 2");
+    assert_eq!(run(RenoReentry::BeyondRecover), (vec![], 1, 5000, false), "ns-2 bug_fix_");
+}
+
+/// After a timeout, ns-2's Reno sets `recover_ = maxseq_` (`RenoTcpAgent::timeout`): three
+/// duplicate ACKs of the data sent before it start no fast retransmit.
+#[test]
+fn reno_reentry_beyond_recover_holds_after_a_timeout() {
+    let run = |reentry| {
+        let mut s = established(TcpConfig { reno_reentry: reentry, ..config(Recovery::Reno) });
+        let mut out = Vec::new();
+        assert_eq!(s.on_timer(ms(1100), &mut out), Some(0));
+        let mut out = Vec::new();
+        for _ in 0..3 {
+            out.extend(ack(&mut s, 1200, 0));
+        }
+        (out.first().cloned(), s.stats.fast_recoveries)
+    };
+    assert_eq!(run(RenoReentry::Always), (Some(retx(0)), 1));
+    assert_eq!(run(RenoReentry::BeyondRecover), (None, 0));
 }

@@ -11,8 +11,8 @@ use serde::{Deserialize, Serialize};
 
 use super::config::{
     CaGrowth, CcKind, CubicAlpha, FastRetransmitWindow, GrowthGate, LossDetection, NewRenoExit, NewRenoReentry,
-    NewRenoTimer, Recovery, RecoveryRate, RtoFormula, RtoRearm, RtoSsthresh, RttSampling, SackEntry, SackPipe,
-    SackRetransmit, SlowStartGrowth, TcpConfig,
+    NewRenoTimer, Recovery, RecoveryRate, RenoReentry, RtoFormula, RtoRearm, RtoSsthresh, RttSampling, SackEntry,
+    SackPipe, SackRetransmit, SlowStartGrowth, TcpConfig,
 };
 use crate::engine::time::s_to_ns;
 
@@ -70,6 +70,7 @@ impl ProfileKeys {
     pub const LINUX_HYSTART: ProfileKeys = ProfileKeys(1 << 34);
     // ns-2 dialect
     pub const RTT_SAMPLING: ProfileKeys = ProfileKeys(1 << 35);
+    pub const RENO_REENTRY: ProfileKeys = ProfileKeys(1 << 36);
 
     pub fn insert(&mut self, k: ProfileKeys) {
         self.0 |= k.0;
@@ -144,6 +145,7 @@ impl Profile {
             sack_retransmit: SackRetransmit::NextSeg,
             fast_retransmit_restarts_timer: false,
             rtt_sampling: RttSampling::EveryAck,
+            reno_reentry: RenoReentry::Always,
             // Linux dialect: the RFC behaviour outside `linux`.
             rto_rearm: RtoRearm::NewAck,
             slow_start_growth: SlowStartGrowth::Smss,
@@ -186,6 +188,7 @@ impl Profile {
                 sack_retransmit: SackRetransmit::HolesBelowSacked,
                 fast_retransmit_restarts_timer: true,
                 rtt_sampling: RttSampling::TimedSegment,
+                reno_reentry: RenoReentry::BeyondRecover,
                 sack_pipe: SackPipe::Ns2Counter,
                 ..common
             },
@@ -291,6 +294,7 @@ impl Profile {
             GROWTH_GATE => growth_gate,
             LINUX_HYSTART => linux_hystart,
             RTT_SAMPLING => rtt_sampling,
+            RENO_REENTRY => reno_reentry,
         );
         cfg
     }
@@ -341,6 +345,7 @@ mod tests {
             ProfileKeys::GROWTH_GATE,
             ProfileKeys::LINUX_HYSTART,
             ProfileKeys::RTT_SAMPLING,
+            ProfileKeys::RENO_REENTRY,
         ];
         let mut seen = 0u64;
         for k in keys {

@@ -180,7 +180,7 @@ pub enum AnyRecovery {
 impl AnyRecovery {
     pub fn new(cfg: &TcpConfig) -> Self {
         match cfg.recovery {
-            Recovery::Reno => AnyRecovery::Reno(Reno::new(cfg.dupack_threshold, cfg.mss_bytes)),
+            Recovery::Reno => AnyRecovery::Reno(Reno::new(cfg.dupack_threshold, cfg.mss_bytes, cfg.reno_reentry)),
             Recovery::NewReno => AnyRecovery::NewReno(NewReno::new(
                 cfg.dupack_threshold,
                 cfg.mss_bytes,

@@ -6,7 +6,7 @@
 use super::{first_unacked, AckInRecovery, LossRecovery, Outstanding, Reno};
 use crate::engine::time::SimTime;
 use crate::tcp::cc::{AnyCc, Controller};
-use crate::tcp::config::{NewRenoExit, NewRenoReentry, NewRenoTimer};
+use crate::tcp::config::{NewRenoExit, NewRenoReentry, NewRenoTimer, RenoReentry};
 use crate::tcp::rto::RtoEstimator;
 use crate::tcp::scoreboard::Scoreboard;
 
@@ -38,7 +38,8 @@ impl NewReno {
         exit_rule: NewRenoExit,
     ) -> Self {
         NewReno {
-            reno: Reno::new(dupthresh, mss_bytes),
+            // NewReno's own `recover` (RFC 6582) gates entry; Reno's stays open.
+            reno: Reno::new(dupthresh, mss_bytes, RenoReentry::Always),
             mss: mss_bytes as u64,
             timer,
             reentry,

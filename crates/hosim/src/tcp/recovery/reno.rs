@@ -1,10 +1,12 @@
 //! Reno fast retransmit and fast recovery, RFC 5681 §3.2: the DupThresh-th duplicate ACK
 //! retransmits the missing segment and halves the window; the first ACK of new data ends
-//! recovery.
+//! recovery. With `reno_reentry = "beyond-recover"` (ns-2 `bug_fix_`) a new fast retransmit
+//! waits until the ACK passes the data outstanding at the last one or at the last timeout.
 
 use super::{first_unacked, AckInRecovery, LossRecovery, Outstanding};
 use crate::engine::time::SimTime;
 use crate::tcp::cc::{AnyCc, Controller};
+use crate::tcp::config::RenoReentry;
 use crate::tcp::rto::RtoEstimator;
 use crate::tcp::scoreboard::Scoreboard;
 
@@ -18,11 +20,32 @@ pub struct Reno {
     /// Bytes presumed delivered above snd_una: one SMSS per duplicate ACK, less what later
     /// cumulative ACKs covered (Linux `tcp_add_reno_sack` / `tcp_remove_reno_sacks`).
     dup_delivered: u64,
+    reentry: RenoReentry,
+    /// ns-2 `recover_`, stored as one past the highest byte sent at the last fast
+    /// retransmit or timeout; read only under `RenoReentry::BeyondRecover`.
+    recover_end: Option<u64>,
 }
 
 impl Reno {
-    pub fn new(dupthresh: u32, mss_bytes: u32) -> Self {
-        Reno { dupthresh, mss: mss_bytes as u64, dupacks: 0, in_recovery: false, dup_delivered: 0 }
+    pub fn new(dupthresh: u32, mss_bytes: u32, reentry: RenoReentry) -> Self {
+        Reno {
+            dupthresh,
+            mss: mss_bytes as u64,
+            dupacks: 0,
+            in_recovery: false,
+            dup_delivered: 0,
+            reentry,
+            recover_end: None,
+        }
+    }
+
+    /// ns-2 `RenoTcpAgent::dupack_action`: with `bug_fix_`, a fast retransmit only once
+    /// `highest_ack_ > recover_`, i.e. snd_una beyond the end recorded at the last one.
+    fn may_enter(&self, snd_una: u64) -> bool {
+        match (self.reentry, self.recover_end) {
+            (RenoReentry::BeyondRecover, Some(end)) => snd_una > end,
+            _ => true,
+        }
     }
 
     /// A cumulative ACK of `acked_bytes` during recovery: all of it but the retransmitted
@@ -57,14 +80,16 @@ impl LossRecovery for Reno {
         self.dup_delivered = 0;
     }
 
-    fn on_dupack(&mut self, _now: SimTime, cc: &mut AnyCc, _board: &mut Scoreboard, _seq: Outstanding) -> bool {
+    fn on_dupack(&mut self, _now: SimTime, cc: &mut AnyCc, _board: &mut Scoreboard, seq: Outstanding) -> bool {
         if self.in_recovery {
             // RFC 5681 §3.2 step 4: inflate by one SMSS per additional duplicate ACK.
             cc.set_cwnd(cc.cwnd() + self.mss);
             return false;
         }
-        // RFC 5681 §3.2 step 2: the DupThresh-th duplicate ACK starts recovery.
-        self.dupacks == self.dupthresh
+        // RFC 5681 §3.2 step 2: the DupThresh-th duplicate ACK starts recovery (ns-2 with
+        // `bug_fix_`: only past `recover_`; the rest of the run neither inflates the window,
+        // `exitFastRetrans_`, nor retransmits).
+        self.dupacks == self.dupthresh && self.may_enter(seq.snd_una)
     }
 
     fn enter(
@@ -73,9 +98,11 @@ impl LossRecovery for Reno {
         cc: &mut AnyCc,
         rtt: &RtoEstimator,
         board: &Scoreboard,
-        _seq: Outstanding,
+        seq: Outstanding,
         flight_size: u64,
     ) -> Option<usize> {
+        // ns-2 `dupack_action`: `recover_ = maxseq_`.
+        self.recover_end = Some(seq.snd_max);
         // RFC 5681 §3.2 step 2: ssthresh = max(FlightSize / 2, 2*SMSS).
         let ssthresh = cc.on_congestion_event(now, flight_size, rtt);
         // Step 3: cwnd = ssthresh + 3*SMSS, inflated for the segments that left the network.
@@ -101,6 +128,16 @@ impl LossRecovery for Reno {
         self.in_recovery = false;
         self.dupacks = 0;
         self.dup_delivered = 0;
+    }
+
+    fn on_rto(&mut self, seq: Outstanding, _board: &mut Scoreboard) {
+        // ns-2 `RenoTcpAgent::timeout`: `if (bug_fix_) recover_ = maxseq_`.
+        self.recover_end = Some(seq.snd_max);
+    }
+
+    fn on_spurious_timeout(&mut self, seq: Outstanding) {
+        // RFC 5682 §2 step 3b: "set the value of recover variable to SND.UNA".
+        self.recover_end = Some(seq.snd_una);
     }
 
     fn pipe_at_timeout(&mut self, _board: &mut Scoreboard, seq: Outstanding) -> u64 {
