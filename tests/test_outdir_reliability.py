@@ -674,3 +674,41 @@ def test_a_captured_run_that_finishes_after_ctrl_c_moves_no_capture_into_place(t
     args = ["run", "dumbbell", "--set", "duration_s=0.2", "--no-traces", "--json", "--out", str(out), "--pcap", "all"]
     assert main(args) == 130
     assert _digest(out) == before
+
+
+def test_a_run_left_behind_on_ctrl_c_stages_nothing_after_the_directory_was_cleaned(tmp_path):
+    # bench/fuzz_outdir.py (seed 108, case 46): Ctrl-C came while the worker was still
+    # importing pyarrow at load 35; the main thread waited its second, removed the staging
+    # files and left, and the worker then made `.capture-<pid>-*` in DIR. Here the worker is
+    # slower than that second on purpose, then stages its capture as `hosim run` does.
+    import threading
+
+    from hosim import api
+    from hosim.cli import run as run_command
+
+    out = tmp_path / "run"
+    out.mkdir()
+    staged = threading.Event()
+    refused: list[BaseException] = []
+
+    def slow_run() -> None:
+        time.sleep(1.6)
+        try:
+            with api._StagedCapture(out):
+                staged.set()
+        except KeyboardInterrupt as exc:
+            refused.append(exc)
+        finally:
+            staged.set()
+
+    timer = threading.Timer(0.2, signal.raise_signal, (signal.SIGINT,))
+    timer.start()
+    try:
+        with pytest.raises(KeyboardInterrupt, match="being built"):
+            run_command._interruptible(slow_run, out, threading.Event())
+    finally:
+        run_command.ABANDONED.clear()
+    assert staged.wait(10)
+    time.sleep(0.1)
+    assert sorted(p.name for p in out.iterdir()) == []
+    assert len(refused) == 1

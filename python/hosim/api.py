@@ -19,6 +19,7 @@ import contextlib
 import json
 import operator
 import os
+import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -293,6 +294,29 @@ def run_text(
 _STAGING_PREFIX = ".capture-"
 
 
+#: Taken to create a staging file or directory in an output directory, to abandon one, and
+#: (``hosim run``) to start committing a run's files: so a run left behind on Ctrl-C never
+#: stages a file after its directory was cleaned (``abandon_staging``), and a run is either
+#: committing, and waited for, or abandoned (bench/fuzz_outdir.py found a `.capture-*`
+#: directory that a worker still importing pyarrow made after the main thread had cleaned up).
+staging_lock = threading.Lock()
+_abandoned: set[str] = set()
+
+
+def abandon_staging(out_dir: str | os.PathLike[str]) -> None:
+    """Remove this process's staging files in ``out_dir`` (``remove_staging``) and refuse any
+    staging there from now on (``KeyboardInterrupt``): its run was left behind. Call it with
+    ``staging_lock`` held."""
+    _abandoned.add(os.path.abspath(out_dir))
+    remove_staging(out_dir)
+
+
+def _check_not_abandoned(out_dir: str | os.PathLike[str]) -> None:
+    """With ``staging_lock`` held, before a staging file is made in ``out_dir``."""
+    if os.path.abspath(out_dir) in _abandoned:
+        raise KeyboardInterrupt("interrupted")
+
+
 def remove_staging(out_dir: str | os.PathLike[str], pid: int | None = None) -> None:
     """Remove what a run left half-written in ``out_dir``: its capture staging directory and
     the streamed traces' ``.partial`` files. ``pid``: of the run of that process (default:
@@ -327,7 +351,9 @@ class _StagedCapture:
         import tempfile
 
         self.final.mkdir(parents=True, exist_ok=True)
-        self.dir = Path(tempfile.mkdtemp(prefix=f"{_STAGING_PREFIX}{os.getpid()}-", dir=self.final))
+        with staging_lock:
+            _check_not_abandoned(self.final)
+            self.dir = Path(tempfile.mkdtemp(prefix=f"{_STAGING_PREFIX}{os.getpid()}-", dir=self.final))
         return self
 
     def commit(self) -> list[Path]:
@@ -385,7 +411,9 @@ def run_to_dir(
         try:
             writer = writers.get(name)
             if writer is None:
-                writer = writers[name] = pq.ParquetWriter(out / f".{name}.parquet.partial", table.schema)
+                with staging_lock:
+                    _check_not_abandoned(out)
+                    writer = writers[name] = pq.ParquetWriter(out / f".{name}.parquet.partial", table.schema)
             writer.write_table(table.cast(writer.schema))
         except OSError as exc:  # a full disk: name the file (pyarrow's message does not)
             raise _named_os_error(exc, out / f"{name}.parquet") from None

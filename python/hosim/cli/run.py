@@ -159,9 +159,10 @@ def _run_into(scenario: str, seed: int | None, overrides: Sequence[tuple[str, st
         Ctrl-C came first (the run may have started after the cancel and finished): then the
         main thread may be gone, and nothing is written (bench/fuzz_outdir.py found an empty
         DIR made so)."""
-        if api.cancel_count() != started:
-            raise KeyboardInterrupt("interrupted")
-        committing.set()
+        with api.staging_lock:  # either committing (and waited for) or abandoned, never both
+            if api.cancel_count() != started:
+                raise KeyboardInterrupt("interrupted")
+            committing.set()
 
     if out is not None:
         capture = api.Capture(out, links, pcap_format, before_commit=commit)
@@ -222,13 +223,16 @@ def _interruptible(run: Callable[[], T], out: Path | None, committing: threading
         while not done.is_set() and time.monotonic() < deadline:
             cancel_runs()
             done.wait(0.05)
-        if not done.is_set() and committing is not None and committing.is_set():
-            done.wait()  # file writes and renames: bounded, and a full disk fails them at once
         if not done.is_set():
-            if out is not None:
-                from hosim.api import remove_staging
+            from hosim.api import abandon_staging, staging_lock
 
-                remove_staging(out)
+            with staging_lock:
+                commits = committing is not None and committing.is_set()
+                if not commits and out is not None:
+                    abandon_staging(out)  # and the worker stages nothing there from now on
+            if commits:
+                done.wait()  # file writes and renames: bounded, and a full disk fails them at once
+        if not done.is_set():
             # The process must now end without finalizing the interpreter, which would stop
             # the worker with pthread_exit wherever it is, maybe inside Rust frames (an abort):
             # hosim.cli.main ends it with os._exit once its line is printed.
