@@ -10,13 +10,17 @@ from pathlib import Path
 
 import pytest
 
-from hosim.reproduce import claims, inter_rat
+from hosim.reproduce import claims, fcp, hsdpa, inter_rat, lte_x2, vertical
 from hosim.reproduce.claims import NOT, PARTLY, REPRODUCED, Cell, Claim, Tolerance
 
 DOCS = Path(__file__).resolve().parents[1] / "docs" / "reproductions"
 
 #: Every reproduction that declares its claims: (module's CLAIMS, document, committed data).
-PAPERS = [(inter_rat.CLAIMS, "inter-rat.md", "data/inter-rat.json")]
+PAPERS = [(inter_rat.CLAIMS, "inter-rat.md", "data/inter-rat.json"),
+          (lte_x2.CLAIMS, "lte-intra-handover.md", "data/lte-intra-handover.json"),
+          (fcp.CLAIMS, "drop-or-forward.md", "data/drop-or-forward-table-100M.json"),
+          (vertical.CLAIMS, "vertical-handoff.md", "data/vertical-handoff.json"),
+          (hsdpa.CLAIMS, "hsdpa-proxy.md", "figures/hsdpa-results.json")]
 
 
 def test_every_paper_with_claims_is_listed_for_refreshing():
@@ -94,3 +98,27 @@ def test_the_report_puts_the_claims_after_what_was_run(tmp_path):
     assert "| 6. Bicasting with S1 = 155 Mb/s converges only after a stall" in report
     assert "- Claim 6 differs from the paper: 1->100, 10 ms, S1 155M, bicasting: 0.105 s here, the paper's 9.81 s" \
         in report
+
+
+@pytest.mark.parametrize(("rules", "doc", "data"), PAPERS)
+def test_the_report_and_the_document_give_the_same_verdicts(rules, doc, data):
+    committed = json.loads((DOCS / data).read_text(encoding="utf-8"))
+    text = (DOCS / doc).read_text(encoding="utf-8")
+
+    def verdicts(lines):
+        return [row.split(" | ")[:4] for row in lines if re.match(r"\| \d+\. ", row)]
+
+    report = verdicts(claims.report_lines(rules, committed, doc))
+    assert report and report == verdicts(text.splitlines())
+
+
+@pytest.mark.parametrize(("rules", "doc", "data"), PAPERS)
+def test_a_verdict_changed_by_hand_in_the_document_is_caught(rules, doc, data):
+    committed = json.loads((DOCS / data).read_text(encoding="utf-8"))
+    text = (DOCS / doc).read_text(encoding="utf-8")
+    verdict = re.search(r"\| \*\*(reproduced|partly|not reproduced)\*\* \|", text)
+    assert verdict is not None
+    other = "partly" if verdict.group(1) != "partly" else "reproduced"
+    edited = text[:verdict.start()] + f"| **{other}** |" + text[verdict.end():]
+    assert claims.doc_block(rules, committed) not in edited
+    assert claims.refresh_doc(edited, rules, committed) == text

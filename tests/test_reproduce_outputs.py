@@ -51,6 +51,10 @@ def test_hsdpa_reproduction_writes_report_and_manifest_into_a_new_directory(hosi
     assert not any(name.endswith(".tmp") for name in names)
     report = (out / "report.md").read_text()
     assert "| TCP throughput (kb/s) | 190.4 |" in report and "![hsdpa-fig3](hsdpa-fig3.png)" in report
+    # The paper's claims with their verdicts from this run's numbers (issue 38), linked to the document.
+    assert report.index("## Claims and verdicts") < report.index("## Fig. 3")
+    assert "| 4. Table I: the proxy keeps the link at least 90 % utilized for every T | **reproduced** |" in report
+    assert "(docs/reproductions/hsdpa-proxy.md#table-i)" in report
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["command"] == "reproduce hsdpa"
     # The command line comes from the click Context of this invocation.

@@ -4,7 +4,8 @@ One rule serves both places a verdict appears: the "Claims and verdicts" table o
 document in ``docs/reproductions/`` (computed from the committed numbers; a test keeps the
 table equal to what the rules give) and the report.md of every ``hosim reproduce PAPER`` run
 (computed from that run's numbers). A claim names the numbers it rests on (``Cell``: the
-paper's value and hosim's, read from the data the reproduction writes to ``data/PAPER.json``)
+paper's value and hosim's, read from the data the reproduction writes to ``data/``: a JSON
+object, or a list of rows)
 and a ``Tolerance``; its verdict is
 
 - **reproduced** when every cell is within the tolerance of the paper's value,
@@ -20,12 +21,12 @@ left out and counted in the reason.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["NOT", "PAPERS", "PARTLY", "REPRODUCED", "Cell", "Claim", "Judgement", "Tolerance", "doc_block",
-           "refresh_doc", "refresh_file", "report_lines"]
+__all__ = ["HOLDS", "NOT", "PAPERS", "PARTLY", "REPRODUCED", "Cell", "Claim", "Judgement", "Tolerance", "doc_block",
+           "fact", "refresh_doc", "refresh_file", "report_lines"]
 
 REPRODUCED = "reproduced"
 PARTLY = "partly"
@@ -61,6 +62,18 @@ class Cell:
     ours: float | None
 
 
+#: The unit of a claim made of ``fact`` cells.
+HOLDS = "(1: holds, 0: not)"
+
+
+def fact(label: str, holds: bool | None) -> Cell:
+    """A statement of the paper that is not a number (an ordering, "the most frequent"),
+    checked on hosim's numbers: the paper's 1 against hosim's 1 when it holds there, 0 when it
+    does not, ``None`` when hosim has no number; compared exactly (``Tolerance()``), with the
+    unit ``HOLDS``."""
+    return Cell(label, 1.0, None if holds is None else float(holds))
+
+
 @dataclass(frozen=True)
 class Judgement:
     verdict: str
@@ -77,10 +90,10 @@ class Claim:
     text: str
     unit: str
     section: str
-    cells: Callable[[Mapping[str, Any]], Sequence[Cell]]
+    cells: Callable[[Any], Sequence[Cell]]
     tolerance: Tolerance
 
-    def judge(self, data: Mapping[str, Any]) -> Judgement:
+    def judge(self, data: Any) -> Judgement:
         cells = list(self.cells(data))
         known = [c for c in cells if c.ours is not None]
         within = [c for c in known if self.tolerance.holds(c.paper, c.ours)]  # type: ignore[arg-type]
@@ -98,6 +111,9 @@ class Claim:
         if beyond:
             worst = max(beyond, key=lambda c: _distance(c.paper, c.ours))  # type: ignore[arg-type]
             u = _unit(self.unit)
+            if self.unit == HOLDS:
+                return Judgement(verdict, reason, f"{worst.label}: does not hold here; {len(beyond)} of "
+                                 f"{len(known)} statements do not")
             remark = (f"{worst.label}: {_num(worst.ours)}{u} here, the paper's {_num(worst.paper)}{u} "  # type: ignore[arg-type]
                       f"({_ratio(worst.paper, worst.ours)}); {len(beyond)} of {len(known)} cells beyond "  # type: ignore[arg-type]
                       f"the tolerance ({self.tolerance.text(self.unit)})")
@@ -127,7 +143,7 @@ def _num(value: float) -> str:
     return f"{value:.3g}"
 
 
-def _rows(claims: Sequence[Claim], data: Mapping[str, Any], link: Callable[[Claim], str]) -> list[str]:
+def _rows(claims: Sequence[Claim], data: Any, link: Callable[[Claim], str]) -> list[str]:
     lines = ["| claim (paper) | verdict | why | tolerance | analysis |", "|---|---|---|---|---|"]
     remarks = []
     for i, claim in enumerate(claims, 1):
@@ -139,13 +155,13 @@ def _rows(claims: Sequence[Claim], data: Mapping[str, Any], link: Callable[[Clai
     return lines + ([""] + remarks if remarks else [])
 
 
-def doc_block(claims: Sequence[Claim], data: Mapping[str, Any]) -> str:
+def doc_block(claims: Sequence[Claim], data: Any) -> str:
     """The table a paper's document carries, between ``BEGIN`` and ``END``: links to its own
     sections."""
     return "\n".join([BEGIN, "", *_rows(claims, data, lambda c: f"[§](#{c.section})"), "", END])
 
 
-def report_lines(claims: Sequence[Claim], data: Mapping[str, Any], doc: str) -> list[str]:
+def report_lines(claims: Sequence[Claim], data: Any, doc: str) -> list[str]:
     """The "Claims and verdicts" part of report.md: the same rows, linked to the document
     ``doc`` (a file name in ``docs/reproductions/``)."""
     return ["## Claims and verdicts", "",
@@ -154,7 +170,7 @@ def report_lines(claims: Sequence[Claim], data: Mapping[str, Any], doc: str) -> 
             *_rows(claims, data, lambda c: f"[{doc}#{c.section}](docs/reproductions/{doc}#{c.section})"), ""]
 
 
-def refresh_doc(text: str, claims: Sequence[Claim], data: Mapping[str, Any]) -> str:
+def refresh_doc(text: str, claims: Sequence[Claim], data: Any) -> str:
     """``text`` (a paper's document) with its table between ``BEGIN`` and ``END`` replaced by
     the one the rules give for ``data``: after the committed numbers are regenerated,
 
@@ -166,7 +182,11 @@ def refresh_doc(text: str, claims: Sequence[Claim], data: Mapping[str, Any]) -> 
 
 #: Papers whose claims carry verdicts: (module under hosim.reproduce, document, committed data),
 #: paths relative to docs/reproductions.
-PAPERS = {"inter-rat": ("inter_rat", "inter-rat.md", "data/inter-rat.json")}
+PAPERS = {"inter-rat": ("inter_rat", "inter-rat.md", "data/inter-rat.json"),
+          "lte-x2": ("lte_x2", "lte-intra-handover.md", "data/lte-intra-handover.json"),
+          "drop-or-forward": ("fcp", "drop-or-forward.md", "data/drop-or-forward-table-100M.json"),
+          "vertical": ("vertical", "vertical-handoff.md", "data/vertical-handoff.json"),
+          "hsdpa": ("hsdpa", "hsdpa-proxy.md", "figures/hsdpa-results.json")}
 
 
 def refresh_file(paper: str, docs: str = "docs/reproductions") -> None:

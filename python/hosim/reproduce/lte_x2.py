@@ -36,6 +36,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from hosim.cli.options import runner_from_options, runner_options
+from hosim.reproduce.claims import HOLDS, Cell, Claim, Tolerance, fact, report_lines
 from hosim.reproduce.common import (
     Comparison,
     change_options,
@@ -91,6 +92,80 @@ FIG12_VARIANTS: dict[str, dict[str, Any]] = {
     "prediction + AQM": {"lte_x2.path_switch": "predicted", "lte_x2.router_queue": "red", "lte_x2.ecn": True},
 }
 
+
+#: Target UEs of Figs. 8 and 11.
+UES = ("2", "3", "4", "5")
+
+
+def _share(data: Mapping[str, Any], variant: str, ues: str, outcome: str) -> float:
+    return float(data["outcomes"][variant][ues][outcome][0])
+
+
+def _fig8(data: Mapping[str, Any]) -> list[Cell]:
+    return [fact(f"standard, {u} target UEs: timeout >= halving >= optimal",
+                 _share(data, "standard", u, "timeout") >= _share(data, "standard", u, "halving")
+                 >= _share(data, "standard", u, "optimal")) for u in UES]
+
+
+def _fig11(data: Mapping[str, Any]) -> list[Cell]:
+    # "Substantially": at most half the standard handover's timeout share, which must have some.
+    return [fact(f"{u} target UEs: predicted times out at most half as often as standard",
+                 _share(data, "standard", u, "timeout") > 0
+                 and _share(data, "predicted", u, "timeout") <= _share(data, "standard", u, "timeout") / 2)
+            for u in UES]
+
+
+def _fast_between(data: Mapping[str, Any]) -> list[Cell]:
+    return [fact(f"{u} target UEs: timeouts standard >= fast >= predicted",
+                 _share(data, "standard", u, "timeout") >= _share(data, "fast", u, "timeout")
+                 >= _share(data, "predicted", u, "timeout")) for u in UES]
+
+
+def _forwarding(data: Mapping[str, Any]) -> list[Cell]:
+    o = data["outcomes"]
+    return [c for u in UES for c in (
+        fact(f"{u} target UEs: fast forwards fewer than standard",
+             o["fast"][u]["forwarded_mean"] < o["standard"][u]["forwarded_mean"]),
+        fact(f"{u} target UEs: predicted forwards none", o["predicted"][u]["forwarded_mean"] == 0))]
+
+
+def _table4_rates(data: Mapping[str, Any]) -> list[Cell]:
+    return [Cell(f"{variant}, {queue}", paper, data["table4"][variant][queue]["mean"])
+            for variant, queues in PAPER["table4"].items() for queue, paper in queues.items()]
+
+
+def _table4_order(data: Mapping[str, Any]) -> list[Cell]:
+    tenb = {v: data["table4"][v]["router->tenb"]["mean"] for v in QUEUE_VARIANTS}
+    return [fact("router->tenb: RED dropping below DropTail", tenb["red-drop"] < tenb["droptail"]),
+            fact("router->tenb: RED marking below RED dropping", tenb["red-mark"] < tenb["red-drop"])]
+
+
+def _fig12(data: Mapping[str, Any]) -> list[Cell]:
+    kb = {v: data["fig12"][v]["kB_mean"] for v in FIG12_VARIANTS}
+    order = list(FIG12_VARIANTS)
+    return [fact(f"{a} < {b} in bytes delivered", kb[a] < kb[b]) for a, b in zip(order, order[1:])]
+
+
+#: The paper's claims and the rules of their verdicts (hosim.reproduce.claims), shown in
+#: docs/reproductions/lte-intra-handover.md and in every report.md. The paper's figures are
+#: bar charts without numbers: their statements (orderings) are checked as facts; Table IV's
+#: drop rates agree within 30 %.
+CLAIMS = [
+    Claim("Standard handovers end in a timeout most often: timeout >= halving >= optimal, 2-5 target UEs (Fig. 8)",
+          HOLDS, "fig-8-and-fig-11-outcome-probabilities", _fig8, Tolerance()),
+    Claim("Prediction times out substantially less often than standard (Fig. 11)", HOLDS,
+          "fig-8-and-fig-11-outcome-probabilities", _fig11, Tolerance()),
+    Claim("The fast path switch lies in between", HOLDS, "why-fast-times-out-most-a-controlled-experiment",
+          _fast_between, Tolerance()),
+    Claim("Fast forwards fewer packets than standard, prediction none", HOLDS,
+          "fig-8-and-fig-11-outcome-probabilities", _forwarding, Tolerance()),
+    Claim("Drop rates 2.1-3.9 % (Table IV)", "%", "table-iv-drop-rates-table-iii-setup-4--3-ues-10-s-50-seeds",
+          _table4_rates, Tolerance(rel=0.3)),
+    Claim("RED lowers drops on router->tenb, marking lowers them further (Table IV)", HOLDS,
+          "table-iv-drop-rates-table-iii-setup-4--3-ues-10-s-50-seeds", _table4_order, Tolerance()),
+    Claim("Data delivered in the handover grows from standard to AQM to prediction to prediction + AQM (Fig. 12)",
+          HOLDS, "fig-12-data-delivered-during-the-handover-table-ii-setup-50-seeds", _fig12, Tolerance()),
+]
 
 def _run(overrides: Mapping[str, Any], seed: int, traces: bool = False) -> Any:
     return run_preset(PRESET, seed, overrides, traces=traces)
@@ -583,7 +658,8 @@ def write_lte_report(out: Path, data: Mapping[str, Any]) -> Path:
     intro = (f"Pacifico et al., \"Improving TCP Performance During the Intra LTE Handover\", reproduced with the "
              f"lte-x2 preset: {data['seeds']} seeds per configuration, traces of seed {data['trace_seed']}.")
     return write_report(out, "Reproduction: intra-LTE X2 handover", intro, sections,
-                        seeds=f"1-{data['seeds']} per configuration, traces of seed {data['trace_seed']}")
+                        seeds=f"1-{data['seeds']} per configuration, traces of seed {data['trace_seed']}",
+                        claims=report_lines(CLAIMS, data, "lte-intra-handover.md"))
 
 
 CHECK_PARTS = ("runs", "traces", "fig12")

@@ -28,13 +28,14 @@ from __future__ import annotations
 
 import statistics
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import click
 
 from hosim.cli.options import runner_from_options, runner_options
+from hosim.reproduce.claims import HOLDS, Cell, Claim, Tolerance, fact, report_lines
 from hosim.reproduce.common import (
     COMMITTED,
     PROFILE_OVERRIDES,
@@ -210,6 +211,35 @@ def verdict_lower(r: dict[str, Any] | None) -> str:
     if r["hi"] < 1.0:
         return "opposite"
     return "not reproduced (interval holds 1)"
+
+
+#: The claims of ``claims`` (the rows' texts), in order; the last row (bytes on the wire) is
+#: not a claim of the paper.
+CLAIM_TEXTS = (*(f"jitter NR/CLAH at {rate / 1e6:g} Mb/s: {text} (Figs. 2-4)" for rate, _, text in JITTER_CLAIMS),
+               "the jitter gain grows from 10 to 15 Mb/s (3x, then 5x)",
+               "RTT lower with CLAH at 20 Mb/s (Fig. 5), NR/CLAH", "queue lower with CLAH at 20 Mb/s (Fig. 6), NR/CLAH",
+               "throughput not compromised at 20 Mb/s (Fig. 8): CLAH/NR goodput over the run")
+
+
+def _hosim_verdict(text: str) -> Callable[[Mapping[str, Any]], list[Cell]]:
+    """The one cell of a claim: whether hosim's 95 % interval satisfies it (the rules of
+    ``claims``: ``verdict_at_least``, ``verdict_lower``, ``_grows``), n/a without the row."""
+    def cells(data: Mapping[str, Any]) -> list[Cell]:
+        row = next((r for r in data.get("claims", ()) if r["claim"] == text), None)
+        verdict = None if row is None else row["verdict_hosim"]
+        holds = None if verdict in (None, "no data") else verdict == "reproduced"
+        ratios = [] if row is None else row["hosim_after_handoff"]
+        ratios = ratios if isinstance(ratios, list) else [ratios]
+        shown = ", ".join(f"{r['mean']:.2f} [{r['lo']:.2f}, {r['hi']:.2f}]" for r in ratios if r)
+        return [fact(f"hosim {shown} 2 s after handoffs, {verdict}", holds)]
+    return cells
+
+
+#: The paper's claims and the rules of their verdicts (hosim.reproduce.claims), shown in
+#: docs/reproductions/vertical-handoff.md and in every report.md: each is one fact, hosim's
+#: verdict by the interval rules of ``claims`` (the choices table of the document).
+CLAIMS = [Claim(text, HOLDS, "the-papers-claims-the-paper-ns-344-and-hosim", _hosim_verdict(text), Tolerance())
+          for text in CLAIM_TEXTS]
 
 
 def claims(points: dict[str, dict[str, Any]], ns3: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
@@ -417,7 +447,8 @@ def cli(out: Path | None, force: bool, quick: bool, jobs: int, cluster: str | No
                  "The paper's claims beside ns-3.44's and hosim's numbers; the analysis is in "
                  "docs/reproductions/vertical-handoff.md.", [("Figs. 2-8", tables, figures)],
                  seeds=f"{seeds[0]}-{seeds[-1]} per point" + ("" if quick else
-                                                              f", {SENSITIVITY_SEEDS[-1]} per sensitivity point"))
+                                                              f", {SENSITIVITY_SEEDS[-1]} per sensitivity point"),
+                 claims=() if quick else report_lines(CLAIMS, data, "vertical-handoff.md"))
     finish("vertical-handoff", out, len(seeds), command_line())
 
 

@@ -188,6 +188,9 @@ pub fn summary(sim: &Sim, scenario: &str, seed: u64, wall_time_s: f64, violation
                 if s.cfg.hystart {
                     m.insert("hystart_css_exits".into(), json!(exits.css));
                 }
+                if let Some((_, throttles)) = s.small_queue_state() {
+                    m.insert("small_queue_throttles".into(), json!(throttles));
+                }
                 if s.cfg.linux_hystart {
                     m.insert("hystart_train_exits".into(), json!(exits.train));
                     m.insert("hystart_delay_exits".into(), json!(exits.delay));

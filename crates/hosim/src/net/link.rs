@@ -75,6 +75,10 @@ pub struct Link {
     /// because with hundreds of hosts the node itself is usually cold when a packet arrives;
     /// `Cx::own` updates it, the only change of a node's kind.
     pub to_class: NodeClass,
+    /// The link leaves a host whose flows hold back while their packets fill it (Linux TCP
+    /// Small Queues, `tcp.small_queues`): the end of each transmission is an event, and tells
+    /// the sender of a data packet of its flow that the packet has gone (`World::start`).
+    pub wakes_senders: bool,
     /// When the packet in service finishes serialization, on a link whose packets depart at
     /// the start of transmission; [`SimTime::MAX`] while no such transmission is under way,
     /// so that one compare with now tells whether a transmission has ended unseen
@@ -200,6 +204,7 @@ mod tests {
             (offset_of!(Link, to), 4),
             (offset_of!(Link, departs_at_start), 1),
             (offset_of!(Link, to_class), 1),
+            (offset_of!(Link, wakes_senders), 1),
             (offset_of!(Link, tx_done_ns), 8),
             (offset_of!(Link, pipeline), size_of::<TaggedFifo>()),
             (offset_of!(Link, delay_ns), 8),

@@ -200,6 +200,12 @@ impl<'a, T> Cx<'a, T> {
         let link = &mut w.links[l as usize];
         let pkts = link.queue.drain(w.now, &mut w.store);
         link.stats.withdrawn += pkts.len() as u64;
+        if link.wakes_senders {
+            let from = link.from;
+            for p in &pkts {
+                w.small_queue_left(from, p.kind, p.src, p.flow, p.size_bytes);
+            }
+        }
         pkts
     }
 

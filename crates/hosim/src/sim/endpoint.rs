@@ -39,6 +39,8 @@ impl World {
                 if seg.seq % mss == 0 && flow.drops.should_drop(seg.seq / mss, seg.is_retx) {
                     flow.scripted_drops += 1;
                     self.counters.dropped_scripted += 1;
+                    let src = flow.src;
+                    self.small_queue_left(src, pkt.kind, src, f, pkt.size_bytes);
                     continue;
                 }
             }
@@ -217,6 +219,14 @@ impl World {
         if let Some(tick) = self.flows[f as usize].app.tick_ns() {
             self.events.schedule_timer(now + tick, Event::AppTick(f));
         }
+    }
+
+    /// Linux TCP Small Queues' wake-up (`tcp_tsq_handler`): the flow's sender was held back
+    /// and bytes of it have left its host's link since.
+    pub(super) fn on_small_queue_wake(&mut self, f: FlowId) {
+        let now = self.now;
+        self.flows[f as usize].sender.on_small_queue_wake(now, &mut self.seg_buf);
+        self.flush_segments(f);
     }
 
     pub(super) fn on_rto_timer(&mut self, f: FlowId) {

@@ -3,8 +3,8 @@
 //! observer hook (`crate::observe`), which costs one branch when nobody listens.
 
 use crate::engine::time::{tx_time_ns, SimTime};
-use crate::net::packet::Packet;
-use crate::net::{AgentId, LinkId, Node, NodeClass, NodeId, NodeKind};
+use crate::net::packet::{Packet, PacketKind};
+use crate::net::{AgentId, FlowId, LinkId, Node, NodeClass, NodeId, NodeKind};
 use crate::net::{Verdict, NO_TAG};
 use crate::observe::{LinkPoint, TraceKind};
 
@@ -49,6 +49,11 @@ impl World {
     #[inline(always)]
     fn link_enqueue_slot(&mut self, l: LinkId, slot: u32) {
         if let Some(port) = self.links[l as usize].wifi {
+            if self.links[l as usize].wakes_senders {
+                // An 802.11 station's queue is not modelled by TCP Small Queues: the segment
+                // counts as gone once handed to the station.
+                self.small_queue_left_slot(l, slot);
+            }
             return self.wifi_enqueue_slot(l, slot, port);
         }
         let now = self.now;
@@ -70,6 +75,9 @@ impl World {
                 self.counters.dropped_queue += 1;
                 if self.obs.wants(LinkPoint::Drop) {
                     self.obs.link(LinkPoint::Drop, now, l, link, self.store.get(slot));
+                }
+                if link.wakes_senders {
+                    self.small_queue_left_slot(l, slot);
                 }
                 self.store.release(slot);
                 return;
@@ -115,6 +123,9 @@ impl World {
             if self.obs.wants(LinkPoint::Drop) {
                 self.obs.link(LinkPoint::Drop, at, l, &self.links[l as usize], self.store.get(s));
             }
+            if self.links[l as usize].wakes_senders {
+                self.small_queue_left_slot(l, s);
+            }
             self.store.release(s);
         }
         if let Some(slot) = slot {
@@ -139,8 +150,8 @@ impl World {
         }
         let Some(done) = done else { return };
         // Scheduled before the arrival, so that on a link without delay the transmission ends
-        // first; none where departures are computed.
-        if !(link.departs_at_start && self.computed_departures) {
+        // first; none where departures are computed, unless the end wakes a sender.
+        if !(link.departs_at_start && self.computed_departures) || link.wakes_senders {
             self.events.schedule(done, Event::LinkTxDone(l));
         }
         if !link.departs_at_start {
@@ -217,7 +228,10 @@ impl World {
         let size = self.store.get(slot).size_bytes;
         link.stats.transmitted += 1;
         link.stats.tx_bytes += size as u64;
-        if link.queue.may_dequeue() {
+        if link.wakes_senders {
+            self.small_queue_left_slot(l, slot);
+        }
+        if self.links[l as usize].queue.may_dequeue() {
             self.start_tx(l, at);
         }
     }
@@ -237,6 +251,10 @@ impl World {
         let size = self.store.get(slot).size_bytes;
         link.stats.transmitted += 1;
         link.stats.tx_bytes += size as u64;
+        if link.wakes_senders {
+            self.small_queue_left_slot(l, slot);
+        }
+        let link = &mut self.links[l as usize];
         if link.loss.lose(&mut link.rng) {
             link.stats.lost += 1;
             self.counters.dropped_loss += 1;
@@ -401,9 +419,36 @@ impl World {
         match self.nodes[n as usize].route(self.store.get(slot).dst) {
             Some(l) => self.link_enqueue_slot(l, slot),
             None => {
+                let p = self.store.get(slot);
+                if p.src == n {
+                    let (kind, flow, size) = (p.kind, p.flow, p.size_bytes);
+                    self.small_queue_left(n, kind, n, flow, size);
+                }
                 self.store.release(slot);
                 self.counters.dropped_unroutable += 1;
             }
+        }
+    }
+
+    /// [`World::small_queue_left`] for the packet in `slot`, leaving link `l`.
+    #[inline(never)]
+    pub(super) fn small_queue_left_slot(&mut self, l: LinkId, slot: u32) {
+        let p = self.store.get(slot);
+        let (kind, src, flow, size) = (p.kind, p.src, p.flow, p.size_bytes);
+        self.small_queue_left(self.links[l as usize].from, kind, src, flow, size);
+    }
+
+    /// Linux TCP Small Queues (`tcp_wfree`): a packet of `size` bytes of flow `flow` is no
+    /// longer on the link leaving node `from` (sent, dropped or withdrawn). If it is a data
+    /// segment its host sent, its sender's charge drops, and a sender held back is woken at
+    /// once (`Event::SmallQueueWake`).
+    pub(super) fn small_queue_left(&mut self, from: NodeId, kind: PacketKind, src: NodeId, flow: FlowId, size: u32) {
+        if kind != PacketKind::Data || src != from {
+            return;
+        }
+        let Some(f) = self.flows.get_mut(flow as usize) else { return };
+        if f.sender.small_queue_release(size as u64) {
+            self.events.schedule_timer(self.now, Event::SmallQueueWake(flow));
         }
     }
 

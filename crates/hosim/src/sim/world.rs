@@ -26,6 +26,9 @@ pub enum Event {
     RtoTimer(FlowId),
     DelAckTimer(FlowId),
     AppTick(FlowId),
+    /// Bytes of the flow left its host's link while Linux TCP Small Queues held its sender
+    /// back (`tcp_tsq_handler`): the sender sends what it now may.
+    SmallQueueWake(FlowId),
     /// An 802.11 medium's next access, or the end of its exchange on the air (`sim/wifi.rs`).
     Medium(u32),
     /// An agent's timer: its entry in [`World::agent_timers`] (the agent, and where the
@@ -181,6 +184,22 @@ impl World {
             self.events.schedule_timer(start, Event::FlowStart(f as FlowId));
         }
         self.start_rate_schedules();
+        self.mark_small_queue_links();
+    }
+
+    /// Linux TCP Small Queues: every link leaving the source host of a flow with
+    /// `small_queues` reports the end of each transmission to the packet's sender
+    /// (`Link::wakes_senders`).
+    fn mark_small_queue_links(&mut self) {
+        for f in 0..self.flows.len() {
+            if !self.flows[f].sender.cfg.small_queues {
+                continue;
+            }
+            let src = self.flows[f].src;
+            for link in self.links.iter_mut().filter(|l| l.from == src) {
+                link.wakes_senders = true;
+            }
+        }
     }
 
     /// Goodput-trace rows of intervals `[0, ceil(end / interval))` that were not yet written
@@ -211,6 +230,7 @@ impl World {
             Event::RtoTimer(f) => self.on_rto_timer(f),
             Event::DelAckTimer(f) => self.on_delack_timer(f),
             Event::AppTick(f) => self.on_app_tick(f),
+            Event::SmallQueueWake(f) => self.on_small_queue_wake(f),
             Event::Medium(m) => self.on_medium(m),
             Event::LinkArrive(_) | Event::LinkArriveLate(_) | Event::AgentTimer(_) => {
                 unreachable!("the run loop routes arrivals and agent timers")

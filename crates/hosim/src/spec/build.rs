@@ -310,6 +310,7 @@ fn build_links(
                 traced: l.trace,
                 to_class: world.nodes[b as usize].kind.class(),
                 var,
+                wakes_senders: false,
                 wifi: None,
             });
         }

@@ -117,6 +117,7 @@ pub struct TcpSection {
     pub cubic_alpha: Option<CubicAlpha>,
     pub growth_gate: Option<GrowthGate>,
     pub linux_hystart: Option<bool>,
+    pub small_queues: Option<bool>,
 }
 
 #[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
@@ -318,6 +319,10 @@ impl TcpSection {
         if let Some(v) = self.linux_hystart {
             cfg.linux_hystart = v;
             set.insert(ProfileKeys::LINUX_HYSTART);
+        }
+        if let Some(v) = self.small_queues {
+            cfg.small_queues = v;
+            set.insert(ProfileKeys::SMALL_QUEUES);
         }
         if let Some(t) = self.newreno_timer {
             cfg.newreno_timer = match t {

@@ -185,6 +185,7 @@ pub fn build_media(
                     traced: m.trace,
                     to_class: world.nodes[b as usize].kind.class(),
                     var: None,
+                    wakes_senders: false,
                     wifi: Some(WifiPort { medium: medium_id, station: from_st as u32 }),
                 });
             }

@@ -411,6 +411,10 @@ pub struct TcpConfig {
     pub growth_gate: GrowthGate,
     /// Linux's HyStart (`tcp_cubic.c`), not RFC 9406 HyStart++ (`hystart`): `cc/hystart_linux.rs`.
     pub linux_hystart: bool,
+    /// Linux TCP Small Queues (`tcp_small_queue_check`, net/ipv4/tcp_output.c): the sender
+    /// holds back while its packets fill its own host's outgoing link, instead of that
+    /// link's queue dropping them (`sender/small_queues.rs`).
+    pub small_queues: bool,
 }
 
 impl Default for TcpConfig {

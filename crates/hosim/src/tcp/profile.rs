@@ -71,6 +71,8 @@ impl ProfileKeys {
     // ns-2 dialect
     pub const RTT_SAMPLING: ProfileKeys = ProfileKeys(1 << 35);
     pub const RENO_REENTRY: ProfileKeys = ProfileKeys(1 << 36);
+    // Linux dialect
+    pub const SMALL_QUEUES: ProfileKeys = ProfileKeys(1 << 37);
 
     pub fn insert(&mut self, k: ProfileKeys) {
         self.0 |= k.0;
@@ -153,6 +155,8 @@ impl Profile {
             cubic_alpha: CubicAlpha::Rfc9438,
             growth_gate: GrowthGate::Always,
             linux_hystart: false,
+            // ns-2 and ns-3 hand every segment to the host's queue, which drops when full.
+            small_queues: false,
         };
         match self {
             Profile::Rfc => common,
@@ -238,6 +242,8 @@ impl Profile {
                 growth_gate: GrowthGate::CwndLimited,
                 // tcp_cubic.c `hystart` = 1 (its own HyStart, `cc/hystart_linux.rs`).
                 linux_hystart: true,
+                // TCP Small Queues (tcp_output.c `tcp_small_queue_check`, `tcp_tsq_handler`).
+                small_queues: true,
                 ..common
             },
         }
@@ -295,6 +301,7 @@ impl Profile {
             LINUX_HYSTART => linux_hystart,
             RTT_SAMPLING => rtt_sampling,
             RENO_REENTRY => reno_reentry,
+            SMALL_QUEUES => small_queues,
         );
         cfg
     }
@@ -346,6 +353,7 @@ mod tests {
             ProfileKeys::LINUX_HYSTART,
             ProfileKeys::RTT_SAMPLING,
             ProfileKeys::RENO_REENTRY,
+            ProfileKeys::SMALL_QUEUES,
         ];
         let mut seen = 0u64;
         for k in keys {

@@ -21,6 +21,7 @@ mod frto;
 mod persist;
 mod rack_tlp;
 mod rate_based;
+mod small_queues;
 
 use frto::{Frto, FrtoAck};
 use rack_tlp::TlpEpisode;
@@ -161,6 +162,8 @@ pub struct TcpSender {
     /// Delivery-rate samples and pacing, for a controller that asks for them
     /// (`rate_based.rs`).
     rate: Option<Box<rate_based::RateBased>>,
+    /// Linux TCP Small Queues, with `small_queues` (`small_queues.rs`).
+    small_queues: Option<small_queues::SmallQueues>,
     pub stats: SenderStats,
 }
 
@@ -177,6 +180,7 @@ impl TcpSender {
         let rto = RtoEstimator::new(cfg.min_rto_ns, cfg.initial_rto_ns, cfg.max_rto_ns, cfg.clock_granularity_ns)
             .with_formula(cfg.rto_formula);
         let cfg_rack = cfg.loss_detection_in_effect() == LossDetection::RackTlp;
+        let cfg_small_queues = cfg.small_queues;
         TcpSender {
             log_episodes: true,
             peer_rwnd: cfg.rwnd_bytes,
@@ -213,6 +217,7 @@ impl TcpSender {
             eifel_pipe_prev: 0,
             cwnd_usage: CwndUsage::default(),
             rate: None,
+            small_queues: cfg_small_queues.then(Default::default),
             stats: SenderStats::default(),
         }
     }
@@ -847,10 +852,13 @@ impl TcpSender {
     }
 
     /// Whether a segment the window allows may leave now: the pacing clock of a rate-based
-    /// controller (`rate_based.rs`). Every transmission loop asks this before each segment; a
-    /// further per-send gate belongs here.
+    /// controller (`rate_based.rs`), and Linux TCP Small Queues (`small_queues.rs`). Every
+    /// transmission loop asks this before each segment; a further per-send gate belongs here.
     #[inline(always)]
     fn may_send_now(&mut self, now: SimTime) -> bool {
+        if self.small_queues.is_some() && !self.small_queue_allows() {
+            return false;
+        }
         match self.rate.as_deref_mut() {
             None => true,
             Some(r) => r.pacing_allows(now, self.cc.pacing_rate_bps()),
@@ -1018,6 +1026,7 @@ impl TcpSender {
             self.rate_on_sent(now, seg.start, seg.end, false, false);
         }
         self.window.charge(seg.len());
+        self.small_queue_charge(seg.len() + self.cfg.header_bytes as u64);
         self.stats.retransmits += 1;
         if let Some(e) = self.stats.episodes.last_mut().filter(|e| e.end_ns.is_none()) {
             e.retransmits += 1;
@@ -1047,6 +1056,7 @@ impl TcpSender {
     fn send_new(&mut self, len: u32, now: SimTime, out: &mut Vec<Segment>) {
         let seq = self.snd_max;
         self.window.charge(len as u64);
+        self.small_queue_charge((len + self.cfg.header_bytes) as u64);
         self.board.push_new(seq, seq + len as u64, now);
         let flight_empty = self.snd_una == seq;
         self.snd_max += len as u64;
