@@ -64,6 +64,18 @@ def _client_result(outdir: Path) -> dict[str, Any]:
     return result
 
 
+def _pcap_bytes(path: Path) -> int:
+    """The bytes of the packets in a classic pcap file (each record's captured length)."""
+    data = path.read_bytes()
+    order = "big" if data[:4] in (b"\xa1\xb2\xc3\xd4", b"\xa1\xb2\x3c\x4d") else "little"
+    total, at = 0, 24
+    while at + 16 <= len(data):
+        incl = int.from_bytes(data[at + 8:at + 12], order)
+        total += incl
+        at += 16 + incl
+    return total
+
+
 def _env() -> dict[str, str]:
     env = dict(os.environ)
     package_root = os.path.dirname(os.path.dirname(os.path.abspath(hosim.__file__)))
@@ -124,7 +136,8 @@ def test_emulate_out_writes_the_traces_of_hosim_run_with_the_kernels_goodput(roo
     p = subprocess.Popen(
         [PY, "-m", "hosim.cli", "emulate", "dumbbell", "--set", "dumbbell.flows=2", "--set",
          "dumbbell.bottleneck_bps=10e6", "--set", "duration_s=8", "--set", "trace.interval_s=0.5",
-         "--server", SERVE.format(nbytes=nbytes), "--client", FETCH, "--out", str(out), "--json"],
+         "--server", SERVE.format(nbytes=nbytes), "--client", FETCH, "--out", str(out), "--json",
+         "--pcap", "s0->left,d0->right"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=_env(),
     )
     stdout, stderr = p.communicate(timeout=60)
@@ -150,6 +163,12 @@ def test_emulate_out_writes_the_traces_of_hosim_run_with_the_kernels_goodput(roo
     assert len(mine) == math.ceil(s["emulation"]["duration_s"] / 0.5)
     acked = round(float((mine["goodput_bps"] * 0.5 / 8).sum()))
     assert nbytes <= acked <= nbytes + 1, acked
+    # The capture of a link a kernel sends into holds every packet the link carried, also those
+    # that found it idle and started at once (the receiver's ACKs).
+    tx = {q["name"]: q["tx_bytes"] for q in s["queues"]}
+    for link, name in (("s0->left", "s0-_left.pcap"), ("d0->right", "d0-_right.pcap")):
+        captured = _pcap_bytes(out / name)
+        assert tx[link] > 0 and tx[link] <= captured <= tx[link] + 1500, (link, captured, tx[link])
 
 
 def test_a_mechanism_inside_hosims_tcp_says_it_needs_simulated_endpoints(

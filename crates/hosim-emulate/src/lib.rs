@@ -695,11 +695,16 @@ fn drive(
                 if !fwd {
                     report.goodput.entry(f).or_default().ack(&pkt, sim.world.now, interval_ns);
                 }
-                let uid = match pinned {
+                // The bytes first: an idle first link starts sending the packet (and a capture
+                // of that link reads its bytes) inside the injection; a full queue drops it there
+                // (and `ForgetDropped` forgets them).
+                let uid = sim.world.next_inject_uid();
+                payloads.borrow_mut().insert(uid, bytes.to_vec());
+                let injected = match pinned {
                     Some(l) => sim.world.inject_on(l, pkt),
                     None => sim.world.inject(pkt),
                 };
-                payloads.borrow_mut().insert(uid, bytes.to_vec());
+                debug_assert_eq!(injected, uid);
                 let c = report.counts.entry(f).or_default();
                 c.sent_pkts[!fwd as usize] += 1;
                 c.sent_bytes[!fwd as usize] += n as u64;
