@@ -7,6 +7,7 @@ The checks that need no root (bad input: one line, exit 2) run everywhere."""
 from __future__ import annotations
 
 import json
+import math
 import os
 import shutil
 import signal
@@ -63,6 +64,18 @@ def _client_result(outdir: Path) -> dict[str, Any]:
     return result
 
 
+def _pcap_bytes(path: Path) -> int:
+    """The bytes of the packets in a classic pcap file (each record's captured length)."""
+    data = path.read_bytes()
+    order = "big" if data[:4] in (b"\xa1\xb2\xc3\xd4", b"\xa1\xb2\x3c\x4d") else "little"
+    total, at = 0, 24
+    while at + 16 <= len(data):
+        incl = int.from_bytes(data[at + 8:at + 12], order)
+        total += incl
+        at += 16 + incl
+    return total
+
+
 def _env() -> dict[str, str]:
     env = dict(os.environ)
     package_root = os.path.dirname(os.path.dirname(os.path.abspath(hosim.__file__)))
@@ -90,7 +103,7 @@ def test_emulated_transfer_through_a_10_mbit_link_reaches_the_rate(root: None, t
     assert emu["lateness"]["packets"] > 0 and emu["lateness"]["p50_us"] > 0
     sender = emu["hosts"][0]
     assert sender["nstat"]["TcpOutSegs"] > nbytes // 1448
-    assert _namespaces() == []
+    assert _namespaces(os.getpid()) == []
 
 
 def test_emulated_x2_handover_forwards_every_byte_in_order_and_drops_nothing(root: None, tmp_path: Path) -> None:
@@ -112,7 +125,50 @@ def test_emulated_x2_handover_forwards_every_byte_in_order_and_drops_nothing(roo
     assert s["invariants"]["packets_dropped"] == 0
     # The forwarded packets crossed the X2 path through the core router: real bytes captured.
     assert (tmp_path / "pcap" / "senb-_router.pcap").stat().st_size > 24
-    assert _namespaces() == []
+    assert _namespaces(os.getpid()) == []
+
+
+def test_emulate_out_writes_the_traces_of_hosim_run_with_the_kernels_goodput(root: None, tmp_path: Path) -> None:
+    import pandas as pd
+
+    nbytes = 1_000_000
+    out = tmp_path / "out"
+    p = subprocess.Popen(
+        [PY, "-m", "hosim.cli", "emulate", "dumbbell", "--set", "dumbbell.flows=2", "--set",
+         "dumbbell.bottleneck_bps=10e6", "--set", "duration_s=8", "--set", "trace.interval_s=0.5",
+         "--server", SERVE.format(nbytes=nbytes), "--client", FETCH, "--out", str(out), "--json",
+         "--pcap", "s0->left,d0->right"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=_env(),
+    )
+    stdout, stderr = p.communicate(timeout=60)
+    assert p.returncode == 0, stderr
+    assert _namespaces(p.pid) == []
+    s = json.loads(stdout.strip().splitlines()[-1])  # after the applications' own output
+    emulated = [f["name"] for f in s["flows"] if f["emulated"]]
+    simulated = [f["name"] for f in s["flows"] if not f["emulated"]]
+    assert len(emulated) == 1 and len(simulated) == 1
+    assert s["emulation"]["ended_by"] == "client", "the transfer was complete"
+    assert json.loads((out / "summary.json").read_text())["flows"] == s["flows"]
+    # The same files and columns as `hosim run --out`.
+    goodput = pd.read_parquet(out / "goodput.parquet")
+    assert list(goodput.columns) == ["time_s", "flow", "goodput_bps"]
+    queue = pd.read_parquet(out / "queue.parquet")
+    assert list(queue.columns) == ["time_s", "queue", "len_pkts"] and len(queue) > 0
+    # The simulated flow has its hosim sender's traces; the kernel's flow has none.
+    cwnd = pd.read_parquet(out / "cwnd.parquet")
+    assert set(cwnd["flow"]) == set(simulated)
+    # The emulated flow's goodput rows: what the receiving kernel acknowledged in order, the
+    # whole transfer (and its FIN's one sequence number), in 0.5 s bins until the run ended.
+    mine = goodput[goodput["flow"] == emulated[0]]
+    assert len(mine) == math.ceil(s["emulation"]["duration_s"] / 0.5)
+    acked = round(float((mine["goodput_bps"] * 0.5 / 8).sum()))
+    assert nbytes <= acked <= nbytes + 1, acked
+    # The capture of a link a kernel sends into holds every packet the link carried, also those
+    # that found it idle and started at once (the receiver's ACKs).
+    tx = {q["name"]: q["tx_bytes"] for q in s["queues"]}
+    for link, name in (("s0->left", "s0-_left.pcap"), ("d0->right", "d0-_right.pcap")):
+        captured = _pcap_bytes(out / name)
+        assert tx[link] > 0 and tx[link] <= captured <= tx[link] + 1500, (link, captured, tx[link])
 
 
 def test_a_mechanism_inside_hosims_tcp_says_it_needs_simulated_endpoints(
@@ -171,8 +227,9 @@ def test_ctrl_c_removes_the_namespaces_and_a_killed_run_s_are_removed_next_time(
     k.wait(timeout=10)
     assert sorted(_namespaces(k.pid)) == sorted(stale)
     s = hosim.emulate("dumbbell", overrides={"dumbbell.flows": 1}, time_limit_s=0.3)
-    assert sorted(s["emulation"]["stale_namespaces_removed"]) == sorted(stale)
-    assert _namespaces() == []
+    # Other runs' stale namespaces (another test session's killed run) may go with them.
+    assert set(stale) <= set(s["emulation"]["stale_namespaces_removed"])
+    assert _namespaces(os.getpid()) == []
 
 
 def test_red_marks_reach_the_kernel_as_ce_in_the_real_ip_header(root: None, tmp_path: Path) -> None:

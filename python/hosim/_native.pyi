@@ -65,9 +65,11 @@ def emulate(
     capture_links: list[str] = ...,
     realtime: bool = True,
     multipath: bool = False,
-) -> str:
+    traces: bool = False,
+) -> tuple[str, dict[str, dict[str, list[Any]]]]:
     """Linux only (absent elsewhere): the scenario in real time with the kernel's TCP at the
-    chosen flows' hosts (crates/hosim-emulate); the summary as JSON text."""
+    chosen flows' hosts (crates/hosim-emulate); the summary as JSON text, and with ``traces``
+    the trace tables as ``run`` returns them (else an empty dict)."""
 
 def presets() -> list[tuple[str, str, str]]:
     """(name, one-line description, TOML text) of every embedded preset."""

@@ -36,6 +36,7 @@ def emulate(
     capture_links: Sequence[str] = (),
     realtime: bool = True,
     multipath: bool = False,
+    out_dir: str | os.PathLike[str] | None = None,
 ) -> dict[str, Any]:
     """Run ``scenario`` in real time with the kernel's TCP at the hosts of ``flows`` (default:
     the scenario's first flow; a flow sharing a host with one of them is emulated too, every
@@ -51,6 +52,10 @@ def emulate(
     capture_dir, capture_links: a pcap file of the real bytes per captured link (or ``"all"``).
     multipath: a host with several links (the mobile of ``vertical``) gets one interface per
         link, 198.18.i.(k+1), its packets pinned to that link, and MPTCP endpoints on them.
+    out_dir: write ``summary.json`` and every non-empty trace as ``<name>.parquet`` there, as
+        ``hosim run --out`` does (the same writer and columns). An emulated flow's endpoints are
+        kernels, not hosim senders: it has no cwnd, ssthresh, rtt, rto or inflight rows, and its
+        goodput rows are the bytes its receiving kernel acknowledged in order per interval.
 
     A run whose p99 lateness exceeds the bound issues a ``HosimWarning`` saying its timing is not
     faithful. Raises ``ScenarioError`` (one line) for invalid input, for a mechanism that lives in hosim's
@@ -63,12 +68,17 @@ def emulate(
     if not hasattr(mod, "emulate"):
         raise ScenarioError("hosim emulate: needs Linux (network namespaces, TUN devices)")
     text, source = load_scenario(scenario)
-    out = mod.emulate(
+    out, tables = mod.emulate(
         text, source, seed, override_pairs(overrides), list(flows), server, client, client_delay_s, time_limit_s,
         None if app_output_dir is None else os.fspath(app_output_dir),
         None if capture_dir is None else os.fspath(capture_dir), list(capture_links), realtime, multipath,
+        out_dir is not None,
     )
     summary: dict[str, Any] = json.loads(out)
+    if out_dir is not None:
+        from hosim.api import Result
+
+        Result.from_columns(summary, tables).write(out_dir)
     warning = summary.get("emulation", {}).get("warning")
     if warning:
         from hosim.checks import warn

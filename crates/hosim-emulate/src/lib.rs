@@ -35,6 +35,7 @@ use hosim::net::packet::{Ecn, Packet, PacketKind};
 use hosim::net::{FlowId, LinkId, NodeId};
 use hosim::sim::{Sim, Tap};
 use hosim::ScenarioError;
+use hosim::TraceKind;
 use nix::poll::{ppoll, PollFd, PollFlags};
 use nix::sys::time::TimeSpec;
 use serde_json::{json, Value};
@@ -79,6 +80,8 @@ pub struct EmulateOptions {
     /// 198.18.i.(k+1), packets pinned to that link) and MPTCP endpoints on them; else every
     /// host has one interface and the scenario's routes choose the link.
     pub multipath: bool,
+    /// Record the traces `hosim run` records (`EmulateOutput::traces`).
+    pub traces: bool,
 }
 
 impl Default for EmulateOptions {
@@ -96,6 +99,7 @@ impl Default for EmulateOptions {
             capture_links: Vec::new(),
             realtime: true,
             multipath: false,
+            traces: false,
         }
     }
 }
@@ -125,6 +129,14 @@ impl From<ScenarioError> for Error {
 
 pub struct EmulateOutput {
     pub summary: Value,
+    /// With `EmulateOptions::traces`, the trace tables of `hosim run` (ids are flow or link
+    /// indices, resolved by `flow_names` and `link_names`); else empty. A kernel's endpoint
+    /// has no hosim sender: an emulated flow has no cwnd, ssthresh, RTT, RTO or in-flight
+    /// rows, and its goodput rows are the bytes its receiving kernel acknowledged in order
+    /// (`goodput_rows`). Queue and rate traces are those of `hosim run`.
+    pub traces: hosim::Traces,
+    pub flow_names: Vec<String>,
+    pub link_names: Vec<String>,
 }
 
 /// Mechanisms that live inside hosim's TCP: with a real stack as the endpoint there is nothing
@@ -264,6 +276,19 @@ pub fn emulate(text: &str, source: &str, opts: &EmulateOptions) -> Result<Emulat
     let end_ns = (limit_s * 1e9) as u64;
     sim.world.end_ns = end_ns;
     sim.world.tap = Some(Box::new(Tap::new(sim.world.nodes.len(), &plan.hosts)));
+    if opts.traces {
+        let w = &sim.world;
+        let rows = end_ns.div_ceil(w.trace_interval_ns).saturating_mul(w.flows.len() as u64);
+        if rows > hosim::MAX_GOODPUT_ROWS {
+            let m = format!(
+                "the goodput trace would have {rows} rows (flows x run time / interval_s); at most {}: \
+                 make the interval longer",
+                hosim::MAX_GOODPUT_ROWS
+            );
+            return Err(ScenarioError::new(source, "trace.interval_s", &m).into());
+        }
+        sim.world.obs.set_tracing(true);
+    }
 
     // Ctrl-C and SIGTERM from here on stop the run (its loop polls the flag) and clean up.
     let stop = Arc::new(AtomicBool::new(false));
@@ -406,7 +431,17 @@ pub fn emulate(text: &str, source: &str, opts: &EmulateOptions) -> Result<Emulat
     if let Some(m) = summary.as_object_mut() {
         m.insert("emulation".into(), emulation);
     }
-    Ok(EmulateOutput { summary })
+    let world = &mut sim.world;
+    let mut traces = world.obs.take_traces();
+    if opts.traces {
+        goodput_rows(&mut traces.tables[TraceKind::Goodput as usize], &report.goodput, world.trace_interval_ns);
+    }
+    Ok(EmulateOutput {
+        summary,
+        traces,
+        flow_names: world.flows.iter().map(|f| f.name.clone()).collect(),
+        link_names: world.links.iter().map(|l| l.name.clone()).collect(),
+    })
 }
 
 /// The run's SIGINT and SIGTERM handlers (setting the loop's stop flag), removed on drop, on
@@ -437,9 +472,55 @@ fn loadavg() -> Value {
     json!(v)
 }
 
+/// The goodput trace's rows of the emulated flows: hosim's receiver saw none of their bytes
+/// (they went to a kernel), so each row of such a flow gets the new payload bytes the network
+/// acknowledged by its receiving host's TCP in that interval (`Goodput::ack`), as bit/s.
+fn goodput_rows(table: &mut hosim::TraceTable, goodput: &HashMap<FlowId, Goodput>, interval_ns: u64) {
+    let iv_s = ns_to_s(interval_ns);
+    for ((t, id), v) in table.time_ns.iter().zip(&table.id).zip(table.value.iter_mut()) {
+        if let Some(g) = goodput.get(id) {
+            let bin = (t / interval_ns) as usize;
+            *v = g.bins.get(bin).copied().unwrap_or(0) as f64 * 8.0 / iv_s;
+        }
+    }
+}
+
+/// An emulated flow's goodput as its receiving host's TCP gets it: the bytes by which the
+/// receiver's cumulative acknowledgment advances (data delivered in order, RFC 9293 §3.10.7.4),
+/// counted when the network takes the ACK from the receiver's kernel, per trace interval.
+#[derive(Default)]
+struct Goodput {
+    /// The highest relative acknowledgment number seen, mod 2^32 (1 after the SYN).
+    high: Option<u32>,
+    bins: Vec<u64>,
+}
+
+impl Goodput {
+    fn ack(&mut self, pkt: &Packet, at_ns: u64, interval_ns: u64) {
+        if matches!(pkt.kind, PacketKind::Syn | PacketKind::SynAck) {
+            return;
+        }
+        let ack = pkt.ack as u32;
+        let high = self.high.unwrap_or(1);
+        // Sequence-space arithmetic (RFC 9293 §3.4): ahead when the difference is below 2^31.
+        let new = ack.wrapping_sub(high);
+        if new == 0 || new >= 1 << 31 {
+            return;
+        }
+        self.high = Some(ack);
+        let i = (at_ns / interval_ns) as usize;
+        if self.bins.len() <= i {
+            self.bins.resize(i + 1, 0);
+        }
+        self.bins[i] += u64::from(new);
+    }
+}
+
 struct Report {
     lateness_ns: Vec<u64>,
     counts: HashMap<FlowId, FlowCounts>,
+    /// Per emulated flow: its goodput per trace interval, for the goodput trace.
+    goodput: HashMap<FlowId, Goodput>,
     /// Per flow: bytes delivered in its data direction, per second of the run.
     per_s: HashMap<FlowId, Vec<u64>>,
     unrouted: u64,
@@ -502,6 +583,7 @@ fn drive(
     let mut report = Report {
         lateness_ns: Vec::with_capacity(1 << 16),
         counts: HashMap::new(),
+        goodput: HashMap::new(),
         per_s: HashMap::new(),
         unrouted: 0,
         no_bytes: 0,
@@ -525,6 +607,7 @@ fn drive(
     let spawner = apps::Spawner::start(t0, specs);
     let clock = |t0: Instant| t0.elapsed().as_nanos() as u64;
     let mut next_check = 0u64;
+    let interval_ns = sim.world.trace_interval_ns;
     loop {
         let now = clock(t0);
         if now >= end_ns {
@@ -609,11 +692,19 @@ fn drive(
                     continue;
                 };
                 let pkt = to_packet(sim, f, fwd, &ip, &mut isn);
-                let uid = match pinned {
+                if !fwd {
+                    report.goodput.entry(f).or_default().ack(&pkt, sim.world.now, interval_ns);
+                }
+                // The bytes first: an idle first link starts sending the packet (and a capture
+                // of that link reads its bytes) inside the injection; a full queue drops it there
+                // (and `ForgetDropped` forgets them).
+                let uid = sim.world.next_inject_uid();
+                payloads.borrow_mut().insert(uid, bytes.to_vec());
+                let injected = match pinned {
                     Some(l) => sim.world.inject_on(l, pkt),
                     None => sim.world.inject(pkt),
                 };
-                payloads.borrow_mut().insert(uid, bytes.to_vec());
+                debug_assert_eq!(injected, uid);
                 let c = report.counts.entry(f).or_default();
                 c.sent_pkts[!fwd as usize] += 1;
                 c.sent_bytes[!fwd as usize] += n as u64;

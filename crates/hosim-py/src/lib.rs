@@ -229,11 +229,12 @@ fn summary_to_py<'v>(py: Python<'_>, v: &'v Value, keys: &mut HashMap<&'v str, P
     })
 }
 
-/// emulate(...) -> the summary as JSON text: the scenario in real time, with the kernel's TCP
-/// at the chosen flows' hosts (crates/hosim-emulate). Linux only; needs root.
+/// emulate(...) -> (summary, traces): the summary as JSON text and, with `traces`, the trace
+/// tables as `run` returns them (else an empty dict): the scenario in real time, with the
+/// kernel's TCP at the chosen flows' hosts (crates/hosim-emulate). Linux only; needs root.
 #[cfg(target_os = "linux")]
 #[pyfunction]
-#[pyo3(signature = (scenario_toml, source, seed, overrides, flows, server=None, client=None, client_delay_s=0.2, time_limit_s=None, app_output_dir=None, capture_dir=None, capture_links=Vec::new(), realtime=true, multipath=false))]
+#[pyo3(signature = (scenario_toml, source, seed, overrides, flows, server=None, client=None, client_delay_s=0.2, time_limit_s=None, app_output_dir=None, capture_dir=None, capture_links=Vec::new(), realtime=true, multipath=false, traces=false))]
 #[allow(clippy::too_many_arguments)]
 fn emulate(
     py: Python<'_>,
@@ -251,7 +252,8 @@ fn emulate(
     capture_links: Vec<String>,
     realtime: bool,
     multipath: bool,
-) -> PyResult<String> {
+    traces: bool,
+) -> PyResult<(String, PyObject)> {
     let opts = hosim_emulate::EmulateOptions {
         seed,
         overrides,
@@ -265,6 +267,7 @@ fn emulate(
         capture_links,
         realtime,
         multipath,
+        traces,
     };
     let (text, src) = (scenario_toml.to_string(), source.to_string());
     // The loop watches SIGINT itself (and cleans up); Python's handler also runs, so Ctrl-C
@@ -279,7 +282,15 @@ fn emulate(
         hosim_emulate::Error::Run(hosim::Error::Io(m)) => PyOSError::new_err(m),
         hosim_emulate::Error::Run(e) => InternalError::new_err(e.to_string()),
     })?;
-    serde_json::to_string(&out.summary).map_err(|e| PyRuntimeError::new_err(e.to_string()))
+    let summary = serde_json::to_string(&out.summary).map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
+    let tables = PyDict::new_bound(py);
+    if traces {
+        for kind in hosim::TraceKind::ALL {
+            let names = if kind.per_flow() { &out.flow_names } else { &out.link_names };
+            tables.set_item(kind.names().0, table_dict(py, &out.traces.tables[kind as usize], kind, names)?)?;
+        }
+    }
+    Ok((summary, tables.into_any().unbind()))
 }
 
 /// presets() -> list of (name, description, toml)

@@ -40,7 +40,10 @@ NSTAT_SHOWN = ("TcpOutSegs", "TcpRetransSegs", "TcpExtTCPSackRecovery", "TcpExtT
 @click.option("--time", "time_limit", type=click.FloatRange(min=0, min_open=True), default=None,
               help="End the run after this many seconds (default: the scenario's duration_s).")
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="Write summary.json here (and the captures of --pcap).")
+              help="Write summary.json and every non-empty trace as <name>.parquet here, as `hosim run --out` "
+                   "does (and the captures of --pcap). An emulated flow has no cwnd/rtt traces (its TCP is "
+                   "the kernel's); its goodput trace is what its receiving kernel acknowledged in order.")
+@click.option("--no-traces", is_flag=True, help="With --out, write summary.json without the traces.")
 @click.option("--pcap", default=None, metavar="LINK[,LINK...]",
               help="Capture the real packets of these links (or 'all') into --out DIR, one <link>.pcap each.")
 @click.option("--json", "as_json", is_flag=True, help="Print only the summary, as one JSON line.")
@@ -50,7 +53,8 @@ NSTAT_SHOWN = ("TcpOutSegs", "TcpRetransSegs", "TcpExtTCPSackRecovery", "TcpExtT
                    "link) and MPTCP endpoints: e.g. the mobile of `vertical`, WiFi and cellular.")
 def emulate_command(scenario: str, seed: int | None, sets: tuple[str, ...], flows: tuple[str, ...],
                     server: str | None, client: str | None, client_delay: float, time_limit: float | None,
-                    out: Path | None, pcap: str | None, as_json: bool, no_realtime: bool, multipath: bool) -> None:
+                    out: Path | None, no_traces: bool, pcap: str | None, as_json: bool, no_realtime: bool,
+                    multipath: bool) -> None:
     """Run SCENARIO in real time with the kernel's TCP at the emulated flow's hosts.
 
     Each host becomes a network namespace with a TUN device and an address in 198.18.0.0/15;
@@ -72,13 +76,14 @@ def emulate_command(scenario: str, seed: int | None, sets: tuple[str, ...], flow
             summary = emulate(scenario, seed, overrides, flows=flows, server=server, client=client,
                               client_delay_s=client_delay, time_limit_s=time_limit,
                               capture_dir=out if pcap else None, capture_links=pcap.split(",") if pcap else (),
-                              realtime=not no_realtime, multipath=multipath)
+                              realtime=not no_realtime, multipath=multipath,
+                              out_dir=None if out is None or no_traces else out)
     except ScenarioError as exc:
         fail(str(exc))
     emu = summary.get("emulation", {})
     if emu.get("warning"):
         warn(str(emu["warning"]))
-    if out is not None:
+    if out is not None and no_traces:
         (out / "summary.json").write_text(json.dumps(summary, indent=1) + "\n")
     if as_json:
         click.echo(json.dumps(summary))

@@ -56,6 +56,13 @@ impl Tap {
 }
 
 impl super::World {
+    /// The uid the next injected packet gets: the driver files the packet's real bytes under
+    /// it before the injection, because the packet's first link may start transmitting it, and
+    /// a capture read its bytes, within the call.
+    pub fn next_inject_uid(&self) -> u64 {
+        self.next_uid
+    }
+
     /// Emulation: host `pkt.src` sends `pkt` now, along its route. The packet gets the next
     /// uid (returned: the key of its real bytes in the driver's table) and is counted as
     /// created, as every packet a sender makes.

@@ -1,0 +1,290 @@
+#!/usr/bin/env python3
+"""The kernel's CUBIC and BBR across each reproduction's "Today's TCP" experiments (issue 35 §5,
+issue 37 §5), through `hosim emulate`, beside hosim's `linux` profile on the same variants.
+
+Benchmark only; must run as root; never part of the test suite.
+
+Per reproduction, its main variants (CASES below). For each variant:
+
+- hosim's `linux` profile, simulated (`hosim.run`), seeds 1..R: the emulated flow's goodput,
+  retransmissions, timeouts and fast recoveries from the summary;
+- the kernel's CUBIC and BBR (`hosim.emulate`, seeds 1..R as the network's seeds): the scenario's
+  first flow's hosts are network namespaces; its source runs `python -m hosim.netapps serve
+  --cc CC` (the congestion control set per socket with TCP_CONGESTION: a new namespace allows
+  only reno and bbr to unprivileged sockets, root may choose any built-in one), its destination
+  `fetch`; every other flow stays simulated with the same overrides. Goodput is the sender's
+  `bytes_acked` (`ss -ti` at the end) over the run from the client's start (0.2 s); the counters
+  are the sender namespace's `nstat` (TcpRetransSegs, TcpExtTCPSackRecovery, TcpExtTCPTimeouts,
+  TcpExtTCPLossProbes, TcpExtTCPSpuriousRTOs, undo counters). Each run keeps its lateness
+  figures and whether its lateness warning fired (p99 above the bound).
+
+Real time is the cost: durations shorter than a preset's own are in CASES (`shortened`).
+
+Output: one file per reproduction, docs/reproductions/data/<name>-kernel.json (or --out-dir),
+written after each variant, and a markdown table per reproduction on stdout.
+
+Usage:
+  sudo nice -n 5 /path/to/venv/bin/python bench/linux/todays_tcp.py            # everything
+  sudo python bench/linux/todays_tcp.py --only lte-x2 --repeats 3 --time-bound 600
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import statistics
+import sys
+import tempfile
+import time
+from typing import Any
+
+import click
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+DATA = os.path.normpath(os.path.join(HERE, "..", "..", "docs", "reproductions", "data"))
+CLIENT_DELAY_S = 0.2
+
+#: nstat counters kept from the sender's namespace.
+COUNTERS = (
+    "TcpRetransSegs", "TcpOutSegs", "TcpExtTCPSackRecovery", "TcpExtTCPTimeouts", "TcpExtTCPLossProbes",
+    "TcpExtTCPLossProbeRecovery", "TcpExtTCPSpuriousRTOs", "TcpExtTCPLostRetransmit", "TcpExtTCPFullUndo",
+    "TcpExtTCPPartialUndo", "TcpExtTCPDSACKUndo", "TcpExtTCPLossUndo", "TcpExtTCPHystartTrainDetect",
+    "TcpExtTCPHystartDelayDetect", "TcpExtTCPSACKReorder",
+)
+
+LINUX_SACK = {"tcp.profile": "linux", "tcp.recovery": "sack"}
+
+#: Per reproduction: the scenario, overrides common to its variants, the variants, and what was
+#: shortened against the documented experiment. `unset_tcp`: the preset's [tcp] table is
+#: replaced by the profile (as `hosim reproduce vertical-handoff --profile linux` does).
+CASES: dict[str, dict[str, Any]] = {
+    "lte-x2": {
+        "doc": "lte-intra-handover.md", "scenario": "lte-x2",
+        "base": {**LINUX_SACK, "lte_x2.target_ues": 5},
+        "variants": {f"{p}, 5 UEs": {"lte_x2.path_switch": p} for p in ("standard", "fast", "predicted")},
+        "shortened": "none: the preset's 5 s (handover at 2.3 s); 5 target UEs only, 3 seeds (the sweep has 50)",
+    },
+    "drop-or-forward": {
+        "doc": "drop-or-forward.md", "scenario": "fcp",
+        "base": {**LINUX_SACK, "duration_s": 20.0, "fcp.handover_interval_rtt": 10.0},
+        "variants": {f"{s}, Δ = 10 RTT": {"fcp.scheme": s} for s in ("drop", "forward")},
+        "shortened": "20 s instead of 60 s (2 s warm-up); Δ = 10 RTT only (the largest drop/forward gap)",
+    },
+    "hsdpa-proxy": {
+        "doc": "hsdpa-proxy.md", "scenario": "hsdpa",
+        "base": {**LINUX_SACK, "duration_s": 30.0, "hsdpa.bandwidth": "random"},
+        "variants": {f"T = {t:g} s": {"hsdpa.period_s": t} for t in (2.0, 0.2)},
+        "shortened": "30 s instead of 150 s; T = 2 s and 200 ms (not 20 ms); plain TCP (the proxy needs hosim's TCP)",
+    },
+    "inter-rat": {
+        "doc": "inter-rat.md", "scenario": "inter-rat",
+        "base": {"tcp.profile": "linux", "duration_s": 14.0, "inter_rat.ftp_start_s": 1.0,
+                 "inter_rat.handover_at_s": 8.0},
+        "variants": {
+            "forwarding, 1->1, 10 ms, S1 = RF": {"inter_rat.scheme": "forwarding"},
+            "bicasting, 1->1, 100 ms, S1 = RF": {"inter_rat.scheme": "bicasting", "inter_rat.internet_rtt_s": 0.1},
+        },
+        "shortened": "FTP from 1 s (not 60 s), handover at 8 s (not 90 s), 14 s; a bulk sender, not a 20 MB file",
+    },
+    "vertical-handoff": {
+        "doc": "vertical-handoff.md", "scenario": "vertical", "unset_tcp": True,
+        "base": {"tcp.profile": "linux", "duration_s": 32.0, "vertical.links": "p2p", "vertical.wifi_bps": 19e6,
+                 "vertical.cellular_bps": 3e6},
+        "variants": {f"{r} Mb/s source": {"vertical.app_rate_bps": r * 1e6} for r in (10, 20)},
+        "shortened": "32 s (handoffs at 15 s and 30 s) instead of 100 s; the kernel's sender is bulk, "
+                     "not rate-limited (the source rate applies to hosim's rows only)",
+    },
+    "todays-handovers": {
+        "doc": "todays-handovers.md", "scenario": "cellular",
+        "base": {"tcp.profile": "linux", "duration_s": 16.0},
+        "variants": {s: {"cellular.scheme": s} for s in ("drop", "forward", "daps", "cho")},
+        "shortened": "16 s instead of 25 s (UE 0's first handover); the kernel is UE 0's flow, "
+                     "the other 9 UEs simulated",
+    },
+}
+
+
+def scenario_text(case: dict[str, Any]) -> str:
+    from hosim.scenario import load_scenario, remove_keys
+
+    text, source = load_scenario(case["scenario"])
+    return remove_keys(text, ["tcp"], source) if case.get("unset_tcp") else text
+
+
+def ss_text(ss: str | list[str]) -> str:
+    return ss if isinstance(ss, str) else "\n".join(ss)
+
+
+def bytes_acked(ss: str) -> int:
+    """The largest `bytes_acked` of the connections in `ss -tin` output (the data connection)."""
+    return max((int(x) for x in re.findall(r"bytes_acked:(\d+)", ss)), default=0)
+
+
+def hosim_run(text: str, seed: int, overrides: dict[str, Any]) -> dict[str, Any]:
+    import hosim
+
+    s = hosim.run(text, seed=seed, overrides=overrides, traces=False).summary
+    f = s["flows"][0]
+    return {
+        "seed": seed, "flow": f["name"], "goodput_bps": f["goodput_bps"], "retransmits": f["retransmits"],
+        "timeouts": f["timeouts"], "spurious_timeouts": f["spurious_timeouts"],
+        "fast_recoveries": f["fast_recoveries"], "throughput_fraction": f.get("throughput_fraction"),
+        "radio_utilization": s.get("radio_utilization"),
+        "queue_drops": sum(q["dropped"] for q in s["queues"]),
+    }
+
+
+def kernel_run(text: str, seed: int, overrides: dict[str, Any], cc: str, duration_s: float) -> dict[str, Any]:
+    import hosim
+
+    py = sys.executable
+    with tempfile.TemporaryDirectory(prefix="hosim-todays-") as tmp:
+        s = hosim.emulate(
+            text, seed=seed, overrides=overrides,
+            server=f"{py} -m hosim.netapps serve --cc {cc} --bytes 100000000000 --timeout {duration_s + 5}",
+            client=f"{py} -m hosim.netapps fetch {{server}} --timeout {duration_s + 5}",
+            client_delay_s=CLIENT_DELAY_S, app_output_dir=tmp,
+        )
+    emu = s["emulation"]
+    flow = emu["flows"][0]
+    sender = next(h for h in emu["hosts"] if h["host"] == flow["src"])
+    ss = ss_text(sender["ss"])
+    acked = bytes_acked(ss)
+    secs = emu["duration_s"] - CLIENT_DELAY_S
+    f0 = s["flows"][0]
+    avail = f0.get("available_bps")
+    gp = acked * 8 / secs if secs > 0 else 0.0
+    return {
+        "seed": seed, "cc": cc, "flow": flow["name"], "goodput_bps": gp, "bytes_acked": acked,
+        "throughput_fraction": gp / avail if avail else None,
+        "cc_seen": sorted(set(re.findall(r"\b(cubic|bbr|reno)\b", ss))),
+        "ss_at_end": sender["ss_at_end"],
+        "nstat": {k: sender["nstat"].get(k, 0) for k in COUNTERS},
+        "radio_utilization": s.get("radio_utilization"),
+        "queue_drops": sum(q["dropped"] for q in s["queues"]),
+        "delivered_ip_bytes": flow["forward"]["delivered_bytes"],
+        "lateness": emu["lateness"], "late": bool(emu["warning"]), "loadavg": emu["loadavg"],
+        "loop_cpu_share": emu["loop_cpu_share"], "ended_by": emu["ended_by"], "duration_s": emu["duration_s"],
+    }
+
+
+def spread(xs: list[float]) -> dict[str, float]:
+    return {"mean": statistics.fmean(xs), "min": min(xs), "max": max(xs),
+            "sd": statistics.stdev(xs) if len(xs) > 1 else 0.0}
+
+
+def row(label: str, stack: str, runs: list[dict[str, Any]]) -> str:
+    g = spread([r["goodput_bps"] / 1e6 for r in runs])
+    if stack == "linux":
+        retx = spread([r["retransmits"] for r in runs])["mean"]
+        rto = spread([r["timeouts"] for r in runs])["mean"]
+        rec = spread([r["fast_recoveries"] for r in runs])["mean"]
+        late = "-"
+    else:
+        retx = spread([r["nstat"]["TcpRetransSegs"] for r in runs])["mean"]
+        rto = spread([r["nstat"]["TcpExtTCPTimeouts"] for r in runs])["mean"]
+        rec = spread([r["nstat"]["TcpExtTCPSackRecovery"] for r in runs])["mean"]
+        late = " / ".join(f"{r['lateness']['p99_us']:.0f}{'!' if r['late'] else ''}" for r in runs)
+    return (f"| {label} | {stack} | {g['mean']:.2f} ({g['min']:.2f}-{g['max']:.2f}) | {retx:.1f} | {rto:.1f} "
+            f"| {rec:.1f} | {late} |")
+
+
+def report_table(data: dict[str, Any]) -> str:
+    """The markdown table of one reproduction's data file (the docs' kernel columns)."""
+    head = ("| variant | stack | goodput (Mb/s): mean ± sd (min-max) | retransmissions | RTOs (spurious) "
+            "| recoveries | TLPs | lateness p99 per run (µs; ! = warning) |")
+    lines = [head, "|---|---|---|---|---|---|---|---|"]
+    for label, v in data["variants"].items():
+        if "skipped" in v:
+            lines.append(f"| {label} | not run ({v['skipped']}) | | | | | | |")
+            continue
+        for stack in ("linux", *sorted(k for k in v if k not in ("linux", "overrides"))):
+            runs = v[stack]
+            g = spread([r["goodput_bps"] / 1e6 for r in runs])
+            gp = f"{g['mean']:.2f} ± {g['sd']:.2f} ({g['min']:.2f}-{g['max']:.2f})"
+            if stack == "linux":
+                cells = [spread([float(r[k]) for r in runs])["mean"]
+                         for k in ("retransmits", "timeouts", "spurious_timeouts", "fast_recoveries")]
+                lines.append(f"| {label} | hosim `linux` | {gp} | {cells[0]:.1f} | {cells[1]:.1f} ({cells[2]:.1f}) "
+                             f"| {cells[3]:.1f} | - | - |")
+                continue
+            n = [r["nstat"] for r in runs]
+            m = {k: spread([float(x[k]) for x in n])["mean"] for k in COUNTERS}
+            late = ", ".join(f"{r['lateness']['p99_us']:.0f}{'!' if r['late'] else ''}" for r in runs)
+            lines.append(f"| {label} | kernel {stack} | {gp} | {m['TcpRetransSegs']:.1f} "
+                         f"| {m['TcpExtTCPTimeouts']:.1f} ({m['TcpExtTCPSpuriousRTOs']:.1f}) "
+                         f"| {m['TcpExtTCPSackRecovery']:.1f} | {m['TcpExtTCPLossProbes']:.1f} | {late} |")
+    return "\n".join(lines)
+
+
+@click.command(help=__doc__)
+@click.option("--only", multiple=True, type=click.Choice(sorted(CASES)), help="Reproductions to run (default: all).")
+@click.option("--repeats", default=3, show_default=True, type=click.IntRange(1, 50), help="Seeds / kernel repeats.")
+@click.option("--stacks", default="cubic,bbr", show_default=True, help="Kernel congestion controls.")
+@click.option("--out-dir", default=DATA, show_default=True, type=click.Path(file_okay=False))
+@click.option("--time-bound", default=3600.0, show_default=True, type=float,
+              help="Stop starting new variants after this many seconds (the variant under way finishes).")
+@click.option("--report", is_flag=True, help="Run nothing: print the tables of the data files in --out-dir.")
+def main(only: tuple[str, ...], repeats: int, stacks: str, out_dir: str, time_bound: float, report: bool) -> None:
+    if report:
+        for name in only or tuple(CASES):
+            path = os.path.join(out_dir, f"{name}-kernel.json")
+            if os.path.exists(path):
+                with open(path) as fh:
+                    data = json.load(fh)
+                click.echo(f"\n### {name}: {data['date']}, kernel {data['kernel']}, load at start "
+                           f"{data['loadavg_at_start'][0]:.1f}\n")
+                click.echo(report_table(data))
+        return
+    if os.geteuid() != 0:
+        click.echo("todays_tcp.py: needs root (hosim emulate)", err=True)
+        sys.exit(2)
+    ccs = [c.strip() for c in stacks.split(",") if c.strip()]
+    t0 = time.monotonic()
+    os.makedirs(out_dir, exist_ok=True)
+    for name in only or tuple(CASES):
+        case = CASES[name]
+        text = scenario_text(case)
+        dur = float(case["base"].get("duration_s", 5.0))
+        out: dict[str, Any] = {
+            "reproduction": name, "scenario": case["scenario"], "base_overrides": case["base"],
+            "preset_tcp_replaced": bool(case.get("unset_tcp")), "shortened": case["shortened"],
+            "kernel": os.uname().release, "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+            "loadavg_at_start": list(os.getloadavg()), "repeats": repeats,
+            "command": "bench/linux/todays_tcp.py " + " ".join(sys.argv[1:]), "variants": {},
+        }
+        lines = ["| variant | stack | goodput Mb/s, mean (min-max) | retransmissions | RTOs | recoveries "
+                 "| lateness p99 µs per run (! = warning) |", "|---|---|---|---|---|---|---|"]
+        for label, ov in case["variants"].items():
+            if time.monotonic() - t0 > time_bound:
+                click.echo(f"{name}: time bound reached, {label} not run", err=True)
+                out["variants"][label] = {"skipped": "time bound"}
+                continue
+            overrides = {**case["base"], **ov}
+            entry: dict[str, Any] = {"overrides": overrides,
+                                     "linux": [hosim_run(text, s, overrides) for s in range(1, repeats + 1)]}
+            lines.append(row(label, "linux", entry["linux"]))
+            for cc in ccs:
+                runs = []
+                for s in range(1, repeats + 1):
+                    r = kernel_run(text, s, overrides, cc, dur)
+                    runs.append(r)
+                    lat = r["lateness"]
+                    click.echo(f"{name} | {label} | {cc} #{s}: {r['goodput_bps'] / 1e6:.2f} Mb/s, retx "
+                               f"{r['nstat']['TcpRetransSegs']}, RTO {r['nstat']['TcpExtTCPTimeouts']}, lateness "
+                               f"p99 {lat['p99_us']:.0f} max {lat['max_us']:.0f} us{' LATE' if r['late'] else ''}, "
+                               f"load {r['loadavg'][0]:.1f} [{time.monotonic() - t0:.0f} s]", err=True)
+                entry[cc] = runs
+                lines.append(row(label, f"kernel {cc}", runs))
+            out["variants"][label] = entry
+            path = os.path.join(out_dir, f"{name}-kernel.json")
+            with open(path, "w") as fh:
+                json.dump(out, fh, indent=1)
+                fh.write("\n")
+        click.echo(f"\n### {name} ({case['scenario']})\n")
+        click.echo("\n".join(lines))
+
+
+if __name__ == "__main__":
+    main()
