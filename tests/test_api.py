@@ -235,6 +235,17 @@ def test_overrides_reach_the_scenario():
 
 
 @pytest.mark.native
+def test_overrides_reach_a_controllers_table():
+    cubic = {**SHORT, "tcp.cc": "cubic", "dumbbell.flows": 1}
+    default = hosim.run("dumbbell", overrides=cubic, traces=False).summary["flows"][0]
+    gentle = hosim.run("dumbbell", overrides={**cubic, "tcp.cubic.beta": 0.9}, traces=False).summary["flows"][0]
+    assert gentle["cc"] == default["cc"] == "cubic"
+    assert gentle["fast_recoveries"] > 0 and gentle["bytes_delivered"] != default["bytes_delivered"]
+    with pytest.raises(hosim.ScenarioError, match=r"`tcp\.cubic\.beta`"):
+        hosim.run("dumbbell", overrides={**cubic, "tcp.cubic.beta": 1.5}, traces=False)
+
+
+@pytest.mark.native
 def test_preset_name_text_and_file_give_the_same_run(tmp_path, dumbbell_toml):
     path = tmp_path / "dumbbell.toml"
     path.write_text(dumbbell_toml)

@@ -70,6 +70,16 @@ def test_unknown_key_in_file_exits_2_naming_file_and_key(hosim_cli, tmp_path, du
     assert_one_line_error(hosim_cli("run", str(path), *SHORT), "extra.toml", "surprise_knob")
 
 
+@pytest.mark.native
+@pytest.mark.parametrize(("setting", "key"), [
+    ("tcp.bbr.gain=2", "`tcp.bbr`"),                 # no such controller table
+    ("tcp.cubic.betta=0.5", "`tcp.cubic.betta`"),    # no such key in it
+    ("tcp.cubic.beta=1.5", "`tcp.cubic.beta`"),      # out of range
+])
+def test_a_bad_controller_table_key_exits_2_naming_it(hosim_cli, setting, key):
+    assert_one_line_error(hosim_cli("run", "dumbbell", "--set", setting), key)
+
+
 def test_set_without_equals_is_rejected_before_anything_runs(capsys):
     assert main(["run", "whatever", "--set", "tcp.recovery"]) == 2
     err = capsys.readouterr().err.splitlines()

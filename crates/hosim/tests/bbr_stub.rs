@@ -1,8 +1,11 @@
 //! A congestion controller written only as a test: BBR-like (Cardwell et al., "BBR:
 //! Congestion-Based Congestion Control"; IETF draft "BBR Congestion Control"), built on the
 //! sender's delivery-rate samples (`hosim::tcp::rate`) and pacing. It plugs in through the
-//! public API alone: one line puts it on a built flow's sender (`TcpSender::set_controller`
-//! with `AnyCc::Other`); nothing else in the crate names it.
+//! public API alone: it declares its settings, the `[tcp.bbr_stub]` table, and its
+//! descriptor (`BBR_STUB`) here, and one line registers it (`Registry::with_algorithm`), so
+//! that `tcp.cc = "bbr_stub"` selects it and `[tcp.bbr_stub]`, `--set tcp.bbr_stub.KEY=V`
+//! and a flow's `tcp.bbr_stub` table reach it. Nothing else in the crate names it; until it
+//! earns an arm of `AnyCc` it sits behind `AnyCc::Other`.
 //!
 //! Files touched to add it: this file only (the registration line is in it, marked below).
 //!
@@ -14,19 +17,70 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
+use serde::{Deserialize, Serialize};
+
 use hosim::engine::time::SimTime;
 use hosim::metrics::summary::check_invariants;
+use hosim::scenario::build::build_with;
+use hosim::scenario::{load_with, Registry};
 use hosim::sim::Sim;
-use hosim::tcp::cc::{AnyCc, Controller, NewAck};
+use hosim::tcp::cc::{AnyCc, Controller, KeyError, NewAck, Table};
 use hosim::tcp::rate::RateSample;
 use hosim::tcp::rto::RtoEstimator;
+use hosim::tcp::TcpConfig;
 
-/// Startup's gain, 2/ln 2 (the BBR draft's BBRStartupPacingGain).
-const HIGH_GAIN: f64 = 2.885;
 /// ProbeBW's pacing gains, one phase per minimum RTT.
 const CYCLE: [f64; 8] = [1.25, 0.75, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0];
-/// The bandwidth filter's window, in round trips.
-const BW_ROUNDS: u64 = 10;
+
+/// `[tcp.bbr_stub]`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+struct BbrStubSettings {
+    /// Startup's pacing gain, > 1; default 2/ln 2 = 2.885 (the BBR draft's
+    /// BBRStartupPacingGain).
+    high_gain: f64,
+    /// The bandwidth filter's window, in round trips, >= 1; default 10 (BBRBtlBwFilterLen).
+    bw_rounds: u64,
+}
+
+impl Default for BbrStubSettings {
+    fn default() -> Self {
+        BbrStubSettings { high_gain: 2.885, bw_rounds: 10 }
+    }
+}
+
+/// `tcp.cc = "bbr_stub"` and its `[tcp.bbr_stub]` table.
+const BBR_STUB: Table<BbrStubSettings> = Table { name: "bbr_stub", validate, controller };
+
+fn validate(s: &BbrStubSettings) -> Result<(), KeyError> {
+    if !(s.high_gain.is_finite() && s.high_gain > 1.0) {
+        return Err(KeyError::new(
+            "high_gain",
+            format!("must be > 1 (Startup must outgrow the pipe), got {}", s.high_gain),
+        ));
+    }
+    if s.bw_rounds == 0 {
+        return Err(KeyError::new("bw_rounds", "must be >= 1"));
+    }
+    Ok(())
+}
+
+fn controller(cfg: &TcpConfig, s: &BbrStubSettings) -> AnyCc {
+    let mss = cfg.mss_bytes as u64;
+    let log = LOG.with(Rc::clone);
+    log.borrow_mut().settings = Some(s.clone());
+    AnyCc::Other(Box::new(BbrStub::new(mss, cfg.initial_window_segments as u64 * mss, s, log)))
+}
+
+/// The registry of a scenario that may name the stub. The registration line.
+fn registry() -> Registry {
+    Registry::builtin().with_algorithm(&BBR_STUB)
+}
+
+thread_local! {
+    /// What the stubs of this test's run log (each test runs on a thread of its own).
+    static LOG: Rc<RefCell<Log>> = Rc::default();
+}
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Mode {
@@ -45,6 +99,10 @@ struct Log {
     bw: Vec<(SimTime, u64)>,
     samples: u64,
     entered_probe_bw_ns: Option<SimTime>,
+    /// The settings the controller was made with.
+    settings: Option<BbrStubSettings>,
+    /// Pacing rate / bandwidth estimate of the sends in Startup once there is an estimate.
+    startup_gains: Vec<f64>,
 }
 
 struct BbrStub {
@@ -61,11 +119,13 @@ struct BbrStub {
     cycle_index: usize,
     cycle_start_ns: SimTime,
     min_rtt_ns: SimTime,
+    high_gain: f64,
+    bw_rounds: u64,
     log: Rc<RefCell<Log>>,
 }
 
 impl BbrStub {
-    fn new(mss: u64, initial_cwnd: u64, log: Rc<RefCell<Log>>) -> BbrStub {
+    fn new(mss: u64, initial_cwnd: u64, s: &BbrStubSettings, log: Rc<RefCell<Log>>) -> BbrStub {
         BbrStub {
             mss,
             cwnd: initial_cwnd,
@@ -78,6 +138,8 @@ impl BbrStub {
             cycle_index: 0,
             cycle_start_ns: 0,
             min_rtt_ns: SimTime::MAX,
+            high_gain: s.high_gain,
+            bw_rounds: s.bw_rounds,
             log,
         }
     }
@@ -88,8 +150,8 @@ impl BbrStub {
 
     fn pacing_gain(&self) -> f64 {
         match self.mode {
-            Mode::Startup => HIGH_GAIN,
-            Mode::Drain => 1.0 / HIGH_GAIN,
+            Mode::Startup => self.high_gain,
+            Mode::Drain => 1.0 / self.high_gain,
             Mode::ProbeBw => CYCLE[self.cycle_index],
         }
     }
@@ -107,7 +169,8 @@ impl BbrStub {
         if rs.prior_delivered >= self.next_round_delivered {
             self.round += 1;
             self.next_round_delivered = rs.prior_delivered + rs.delivered_bytes;
-            self.bw_samples.retain(|s| s.0 + BW_ROUNDS > self.round);
+            let (round, window) = (self.round, self.bw_rounds);
+            self.bw_samples.retain(|s| s.0 + window > round);
             self.check_full_pipe();
         }
         let bw = rs.delivery_rate_bps();
@@ -178,7 +241,11 @@ impl Controller for BbrStub {
     }
     fn on_sent(&mut self, now: SimTime, bytes: u64, _: u64) {
         let rate = self.pacing_rate_bps();
-        self.log.borrow_mut().sends.push((now, bytes, rate));
+        let mut log = self.log.borrow_mut();
+        log.sends.push((now, bytes, rate));
+        if let (Mode::Startup, Some(r)) = (self.mode, rate) {
+            log.startup_gains.push(r as f64 / self.btl_bw_bps() as f64);
+        }
     }
     fn on_rate_sample(&mut self, now: SimTime, rs: &RateSample, rtt: &RtoEstimator) {
         if let Some(m) = rtt.min_rtt_ns() {
@@ -186,7 +253,7 @@ impl Controller for BbrStub {
         }
         self.update_bw(rs);
         self.update_mode(now, rs.in_flight_bytes);
-        let gain = if self.mode == Mode::ProbeBw { 2.0 } else { HIGH_GAIN };
+        let gain = if self.mode == Mode::ProbeBw { 2.0 } else { self.high_gain };
         let target = ((self.bdp_bytes() as f64 * gain) as u64).max(4 * self.mss);
         // Grow by what was delivered, up to the target (before the pipe is full: only while
         // below it).
@@ -213,11 +280,11 @@ const BOTTLENECK_BPS: f64 = 10e6;
 const MSS: u64 = 1460;
 const HEADER: u64 = 40;
 
-/// One bulk flow over a 10 Mb/s, 20 ms bottleneck with a 200-packet DropTail queue, 100 Mb/s
-/// access links, for 8 s.
-fn dumbbell() -> Sim {
-    let text = hosim::scenario::presets::find("dumbbell").expect("preset");
-    let sets = [
+/// One bulk flow under the stub over a 10 Mb/s, 20 ms bottleneck with a 200-packet DropTail
+/// queue, 100 Mb/s access links, for 8 s; `text` is added to the preset, `sets` are `--set`s.
+fn dumbbell(text: &str, sets: &[(&str, &str)]) -> Result<Sim, String> {
+    let text = format!("{}\n{text}", hosim::scenario::presets::find("dumbbell").expect("preset"));
+    let base = [
         ("duration_s", "8"),
         ("dumbbell.flows", "1"),
         ("dumbbell.bottleneck_bps", "10e6"),
@@ -225,22 +292,25 @@ fn dumbbell() -> Sim {
         ("tcp.mss_bytes", "1460"),
         ("tcp.header_bytes", "40"),
         ("tcp.initial_window_segments", "10"),
+        ("tcp.cc", "bbr_stub"),
     ];
-    let sets: Vec<(String, String)> = sets.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
-    let s = hosim::scenario::load(text, "dumbbell", &sets).expect("valid scenario");
-    hosim::scenario::build::build(&s, "dumbbell", 1).expect("buildable scenario")
+    let sets: Vec<(String, String)> = base.iter().chain(sets).map(|(k, v)| (k.to_string(), v.to_string())).collect();
+    let registry = registry();
+    let s = load_with(&text, "dumbbell", &sets, &registry).map_err(|e| e.message)?;
+    Ok(build_with(&s, "dumbbell", 1, &registry).expect("buildable scenario"))
 }
 
-fn run_with_stub() -> (Sim, Rc<RefCell<Log>>) {
-    let mut sim = dumbbell();
-    let log = Rc::new(RefCell::new(Log::default()));
-    let iw = 10 * MSS;
-    let stub = BbrStub::new(MSS, iw, log.clone());
-    // The registration line.
-    sim.world.flows[0].sender.set_controller(AnyCc::Other(Box::new(stub)));
+fn run(text: &str, sets: &[(&str, &str)]) -> (Sim, Rc<RefCell<Log>>) {
+    let log = LOG.with(Rc::clone);
+    *log.borrow_mut() = Log::default();
+    let mut sim = dumbbell(text, sets).expect("valid scenario");
     sim.run();
     assert_eq!(check_invariants(&sim), Vec::<String>::new(), "conservation and delivery hold");
     (sim, log)
+}
+
+fn run_with_stub() -> (Sim, Rc<RefCell<Log>>) {
+    run("", &[])
 }
 
 #[test]
@@ -275,4 +345,57 @@ fn paced_sends_are_spaced_at_the_set_rate() {
     let goodput_bps = sim.world.flows[0].delivered_bytes as f64 * 8.0 / 8.0;
     let payload_bps = BOTTLENECK_BPS * MSS as f64 / (MSS + HEADER) as f64;
     assert!(goodput_bps > 0.85 * payload_bps, "goodput {goodput_bps:.0} bit/s");
+}
+
+#[test]
+fn tcp_cc_selects_the_stub_with_the_defaults_of_its_table() {
+    let (sim, log) = run_with_stub();
+    assert_eq!(sim.world.flows[0].sender.cfg.cc.name(), "bbr_stub");
+    assert_eq!(log.borrow().settings, Some(BbrStubSettings::default()));
+}
+
+/// Startup paces at the gain of `[tcp.bbr_stub]`, given in the scenario's TOML.
+#[test]
+fn a_table_in_the_toml_reaches_the_controller() {
+    let (_, log) = run("[tcp.bbr_stub]\nhigh_gain = 2.0\nbw_rounds = 6", &[]);
+    let log = log.borrow();
+    assert_eq!(log.settings, Some(BbrStubSettings { high_gain: 2.0, bw_rounds: 6 }));
+    assert!(!log.startup_gains.is_empty());
+    for g in &log.startup_gains {
+        assert!((g - 2.0).abs() < 1e-5, "Startup paced at {g} x the estimate");
+    }
+}
+
+/// A `--set` wins over the table's key and keeps its others.
+#[test]
+fn an_override_reaches_the_controller_over_the_table() {
+    let (_, log) = run("[tcp.bbr_stub]\nhigh_gain = 2.0\nbw_rounds = 6", &[("tcp.bbr_stub.high_gain", "2.5")]);
+    let log = log.borrow();
+    assert_eq!(log.settings, Some(BbrStubSettings { high_gain: 2.5, bw_rounds: 6 }));
+    let off: Vec<_> = log.startup_gains.iter().filter(|g| (*g - 2.5).abs() >= 1e-5).collect();
+    assert!(off.is_empty(), "{off:?} of {}", log.startup_gains.len());
+}
+
+#[test]
+fn an_unknown_key_of_the_stub_table_is_named() {
+    let e = dumbbell("", &[("tcp.bbr_stub.hi_gain", "2")]).err().expect("refused");
+    assert!(e.starts_with("dumbbell: key `tcp.bbr_stub.hi_gain`: unknown field `hi_gain`"), "{e}");
+    assert!(e.contains("`high_gain`") && !e.contains('\n'), "{e}");
+}
+
+#[test]
+fn a_bad_value_of_the_stub_table_is_named_by_its_validation() {
+    let e = dumbbell("[tcp.bbr_stub]\nhigh_gain = 0.5", &[]).err().expect("refused");
+    assert_eq!(e, "dumbbell: key `tcp.bbr_stub.high_gain`: must be > 1 (Startup must outgrow the pipe), got 0.5");
+}
+
+/// Without its registration line the stub is unknown: as a controller and as a table.
+#[test]
+fn an_unregistered_algorithm_is_refused_by_name() {
+    let text = hosim::scenario::presets::find("dumbbell").expect("preset");
+    let load = |k: &str, v: &str| hosim::scenario::load(text, "d", &[(k.to_string(), v.to_string())]).err();
+    let e = load("tcp.cc", "bbr_stub").expect("refused").message;
+    assert_eq!(e, "d: key `tcp.cc`: unknown variant `bbr_stub`, expected one of `reno`, `cubic`");
+    let e = load("tcp.bbr_stub.high_gain", "2").expect("refused").message;
+    assert_eq!(e, "d: key `tcp.bbr_stub`: unknown table: the congestion controllers' tables are `reno`, `cubic`");
 }

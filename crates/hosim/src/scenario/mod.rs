@@ -32,6 +32,7 @@ pub fn load_with(
         error::apply_override(&mut table, source, path, raw)?;
     }
     check_times(&table, "", &Check { source })?;
+    let tcp_tables = crate::spec::tcp_tables::take(&mut table, registry.algorithms());
     let sections = registry.sections().filter_map(|n| table.remove(n).map(|v| (n.to_string(), v))).collect();
     let value = toml::Value::Table(table);
     let mut scenario: Scenario = serde_path_to_error::deserialize(value).map_err(|e| {
@@ -39,6 +40,7 @@ pub fn load_with(
         ScenarioError::new(source, &path, &e.into_inner().to_string())
     })?;
     scenario.sections = sections;
+    tcp_tables.attach(&mut scenario, registry.algorithms(), &Check { source })?;
     registry.validate(&scenario, &Check { source })?;
     Ok(scenario)
 }

@@ -6,11 +6,13 @@
 //! Adding a mechanism: its folder under `crate::mobility` exporting a `TEMPLATE` (a
 //! [`Sectioned`], `crate::spec::template`) and a `PRESET`, one line for each in
 //! [`Registry::builtin`] and `super::presets::PRESETS`. Tools and tests may add their own
-//! templates with [`Registry::with`].
+//! templates with [`Registry::with`], and congestion controllers (`tcp.cc` and their
+//! `[tcp.<name>]` table) with [`Registry::with_algorithm`].
 
 use super::schema::Scenario;
 use crate::sim::Sim;
 use crate::spec::{Check, Graph, ScenarioError};
+use crate::tcp::cc::Algorithm;
 
 pub use crate::spec::template::{Sectioned, Template};
 
@@ -55,9 +57,10 @@ impl Template for ExplicitGraph {
     }
 }
 
-/// The templates a scenario may name.
+/// The templates a scenario may name, and the congestion controllers (`tcp.cc`).
 pub struct Registry {
     templates: Vec<Box<dyn Template>>,
+    algorithms: Vec<&'static dyn Algorithm>,
 }
 
 impl Default for Registry {
@@ -80,7 +83,19 @@ impl Registry {
                 Box::new(crate::mobility::inter_rat::TEMPLATE),
                 Box::new(crate::mobility::cellular::TEMPLATE),
             ],
+            algorithms: crate::tcp::cc::ALGORITHMS.to_vec(),
         }
+    }
+
+    /// This registry and one more congestion controller.
+    pub fn with_algorithm(mut self, a: &'static dyn Algorithm) -> Registry {
+        self.algorithms.push(a);
+        self
+    }
+
+    /// The congestion controllers, built-in first.
+    pub fn algorithms(&self) -> &[&'static dyn Algorithm] {
+        &self.algorithms
     }
 
     /// This registry and one more template.

@@ -68,12 +68,21 @@ pub enum NewRenoTimerName {
 /// TCP parameters. In `[tcp]` they are defaults for every flow; a flow's `tcp` table
 /// overrides them for that flow. Missing keys keep the profile's values (`profile`, default
 /// "rfc"; `tcp/profile.rs`); a key wins over any profile, and a flow's `profile` keeps the
-/// keys set in `[tcp]`.
+/// keys set in `[tcp]`. A congestion controller's own settings are its `[tcp.<algorithm>]`
+/// table (`tcp/cc/table.rs`), taken out of the TOML before serde reads these keys and put
+/// back in `tables` (`super::tcp_tables`).
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct TcpSection {
     pub profile: Option<Profile>,
-    pub cc: Option<CcKind>,
+    /// The name of a congestion controller (`tcp::cc::ALGORITHMS`, or one a registry adds),
+    /// found in `cc_kind` when the scenario is read.
+    pub cc: Option<String>,
+    #[serde(skip)]
+    pub cc_kind: Option<CcKind>,
+    /// The `[tcp.<algorithm>]` tables given here, in the order of their names.
+    #[serde(skip)]
+    pub tables: Vec<(CcKind, toml::Table)>,
     pub recovery_rate: Option<RecoveryRate>,
     pub loss_detection: Option<LossDetection>,
     pub frto: Option<bool>,
@@ -273,9 +282,19 @@ impl TcpSection {
             };
         }
         let mut set = ProfileKeys::default();
-        if let Some(v) = self.cc {
-            cfg.cc = v;
+        if let Some(name) = &self.cc {
+            cfg.cc = match self.cc_kind.filter(|kind| kind.name() == *name) {
+                Some(kind) => kind,
+                None => super::tcp_tables::algorithm(name, crate::tcp::cc::ALGORITHMS)
+                    .map_err(|problem| c.err(&k("cc"), &problem))?,
+            };
             set.insert(ProfileKeys::CC);
+        }
+        for (kind, layer) in &self.tables {
+            cfg.cc_settings.apply(kind.algorithm(), layer).map_err(|e| {
+                let key = if e.key.is_empty() { k(kind.name()) } else { format!("{prefix}.{}.{}", kind.name(), e.key) };
+                c.err(&key, &e.problem)
+            })?;
         }
         if let Some(v) = self.recovery_rate {
             cfg.recovery_rate = v;

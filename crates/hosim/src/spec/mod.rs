@@ -9,6 +9,7 @@ pub mod error;
 pub mod graph;
 pub mod rate;
 pub mod schema;
+pub mod tcp_tables;
 pub mod template;
 pub mod wifi;
 

@@ -2,6 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::cc::{Algorithm, CcSettings};
 pub use super::profile::{Profile, ProfileKeys};
 use crate::engine::time::SimTime;
 
@@ -51,24 +52,44 @@ impl RecoveryRate {
     }
 }
 
-/// Congestion controller (window growth), independent of loss recovery. One arm per file in
-/// `tcp/cc/`.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum CcKind {
-    /// RFC 5681 slow start and congestion avoidance (AIMD).
-    #[default]
-    Reno,
-    /// RFC 9438 CUBIC.
-    Cubic,
-}
+/// Congestion controller (window growth), independent of loss recovery: one of
+/// `cc::ALGORITHMS` (or a test's), named by `tcp.cc`. Its settings are in
+/// `TcpConfig::cc_settings`.
+#[derive(Clone, Copy)]
+pub struct CcKind(pub &'static dyn Algorithm);
 
 impl CcKind {
+    /// RFC 5681 slow start and congestion avoidance (AIMD).
+    pub const RENO: CcKind = CcKind(&super::cc::RENO);
+    /// RFC 9438 CUBIC.
+    pub const CUBIC: CcKind = CcKind(&super::cc::CUBIC);
+
     pub fn name(self) -> &'static str {
-        match self {
-            CcKind::Reno => "reno",
-            CcKind::Cubic => "cubic",
-        }
+        self.0.name()
+    }
+
+    pub fn algorithm(self) -> &'static dyn Algorithm {
+        self.0
+    }
+}
+
+impl Default for CcKind {
+    fn default() -> Self {
+        CcKind::RENO
+    }
+}
+
+impl PartialEq for CcKind {
+    fn eq(&self, other: &Self) -> bool {
+        self.name() == other.name()
+    }
+}
+
+impl Eq for CcKind {}
+
+impl std::fmt::Debug for CcKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
     }
 }
 
@@ -351,6 +372,9 @@ pub struct TcpConfig {
     /// The fields set by a key rather than by the profile.
     pub explicit: ProfileKeys,
     pub cc: CcKind,
+    /// The `[tcp.<algorithm>]` tables given (`cc/table.rs`), any algorithm's: only `cc`'s
+    /// is read.
+    pub cc_settings: CcSettings,
     pub recovery: Recovery,
     /// RFC 6937 PRR or the classic rules; only SACK recovery reads it.
     pub recovery_rate: RecoveryRate,

@@ -117,7 +117,7 @@ fn growth_gate_cwnd_limited_stops_growth_behind_a_small_receive_window() {
 /// CUBIC in slow start, every segment acknowledged on its own `rtt_ms(k)` after it was sent
 /// (the ACKs of one flight arrive together), until 300 segments are acknowledged.
 fn cubic_slow_start(linux_hystart: bool, rtt_ms: impl Fn(u64) -> u64) -> super::sender::TcpSender {
-    let cfg = TcpConfig { cc: CcKind::Cubic, linux_hystart, ..config(Recovery::Sack) };
+    let cfg = TcpConfig { cc: CcKind::CUBIC, linux_hystart, ..config(Recovery::Sack) };
     let mut s = established(cfg);
     let mut sent_at: Vec<u64> = vec![100; 10];
     let mut now = 0;

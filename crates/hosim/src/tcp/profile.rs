@@ -110,7 +110,8 @@ impl Profile {
         let common = TcpConfig {
             profile: self,
             explicit: ProfileKeys::default(),
-            cc: CcKind::Reno,
+            cc: CcKind::RENO,
+            cc_settings: Default::default(),
             recovery: Recovery::Sack,
             recovery_rate: RecoveryRate::Classic,
             sack_pipe: SackPipe::IsLost,
@@ -220,7 +221,7 @@ impl Profile {
             // net.ipv4.tcp_recovery = 1 (RACK, tcp_recovery.c) with tcp_early_retrans = 3
             // (TLP); net.ipv4.tcp_frto = 2 (SACK-enhanced F-RTO).
             Profile::Linux => TcpConfig {
-                cc: CcKind::Cubic,
+                cc: CcKind::CUBIC,
                 recovery_rate: RecoveryRate::PrrSsrb,
                 loss_detection: LossDetection::RackTlp,
                 frto: true,

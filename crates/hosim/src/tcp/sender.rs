@@ -181,12 +181,15 @@ impl TcpSender {
             .with_formula(cfg.rto_formula);
         let cfg_rack = cfg.loss_detection_in_effect() == LossDetection::RackTlp;
         let cfg_small_queues = cfg.small_queues;
+        let cc = AnyCc::new(&cfg);
+        // A controller that reads delivery-rate samples (`tcp/rate.rs`) gets them from here.
+        let rate = cc.wants_rate_samples().then(Box::default);
         TcpSender {
             log_episodes: true,
             peer_rwnd: cfg.rwnd_bytes,
             snd_wl2: 0,
             persist: None,
-            cc: AnyCc::new(&cfg),
+            cc,
             recovery: AnyRecovery::new(&cfg),
             cfg,
             state: SenderState::Closed,
@@ -216,7 +219,7 @@ impl TcpSender {
             frto: Frto::Off,
             eifel_pipe_prev: 0,
             cwnd_usage: CwndUsage::default(),
-            rate: None,
+            rate,
             small_queues: cfg_small_queues.then(Default::default),
             stats: SenderStats::default(),
         }

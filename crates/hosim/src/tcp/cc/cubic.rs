@@ -4,10 +4,17 @@
 //!
 //! The window functions work in segments and seconds, the units of the RFC's equations;
 //! cwnd and ssthresh are kept in bytes like every controller's.
+//!
+//! Its settings are the `[tcp.cubic]` table ([`CubicSettings`]); the Linux dialect keys
+//! `tcp.cubic_alpha` and `tcp.linux_hystart` stay in `[tcp]`, where the `linux` profile sets
+//! them.
 
-use super::{Controller, NewAck, SlowStartExit, SlowStartExits};
+use serde::{Deserialize, Serialize};
+
+use super::table::{KeyError, Table};
+use super::{AnyCc, Controller, NewAck, SlowStartExit, SlowStartExits};
 use crate::engine::time::SimTime;
-use crate::tcp::config::{CubicAlpha, SlowStartGrowth};
+use crate::tcp::config::{CubicAlpha, SlowStartGrowth, TcpConfig};
 use crate::tcp::rto::RtoEstimator;
 
 /// RFC 9438 §4.1: C = 0.4 (segments / s³).
@@ -18,14 +25,63 @@ pub const BETA_CUBIC: f64 = 0.7;
 /// W_est match Reno's average window under the same loss rate.
 pub const ALPHA_CUBIC: f64 = 3.0 * (1.0 - BETA_CUBIC) / (1.0 + BETA_CUBIC);
 
-/// K = cbrt((W_max - cwnd_epoch) / C) (eq. 2), seconds; windows in segments.
-pub fn k_s(w_max: f64, cwnd_epoch: f64) -> f64 {
-    ((w_max - cwnd_epoch) / C).cbrt()
+/// `[tcp.cubic]`: RFC 9438's constants, each the RFC's value by default in every profile
+/// (ns-3's `TcpCubic` attributes `Beta`, `C` and `FastConvergence` have the same defaults;
+/// Linux's `tcp_cubic.c` module parameters are `beta` = 717/1024, `bic_scale` = 41, that is
+/// C = 41 · 10 / 1024 = 0.4004, and `fast_convergence` = 1).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct CubicSettings {
+    /// β_cubic, the multiplicative decrease factor (RFC 9438 §4.6), in (0, 1). α_cubic
+    /// follows from it (§4.3).
+    pub beta: f64,
+    /// C, segments / s³ (RFC 9438 §4.1), > 0.
+    pub c: f64,
+    /// Fast convergence (RFC 9438 §4.7): a loss below the last W_max lowers W_max to
+    /// cwnd (1 + β_cubic) / 2.
+    pub fast_convergence: bool,
+}
+
+impl Default for CubicSettings {
+    fn default() -> Self {
+        CubicSettings { beta: BETA_CUBIC, c: C, fast_convergence: true }
+    }
+}
+
+/// `tcp.cc = "cubic"` and its `[tcp.cubic]` table.
+pub const ALGORITHM: Table<CubicSettings> = Table { name: "cubic", validate, controller };
+
+fn validate(s: &CubicSettings) -> Result<(), KeyError> {
+    if !(s.beta > 0.0 && s.beta < 1.0) {
+        return Err(KeyError::new("beta", format!("must be in (0, 1) (RFC 9438 §4.6: 0.7), got {}", s.beta)));
+    }
+    if !(s.c.is_finite() && s.c > 0.0) {
+        return Err(KeyError::new("c", format!("must be a finite number > 0 (RFC 9438 §4.1: 0.4), got {}", s.c)));
+    }
+    Ok(())
+}
+
+fn controller(cfg: &TcpConfig, s: &CubicSettings) -> AnyCc {
+    let iw = cfg.initial_window_segments as u64 * cfg.mss_bytes as u64;
+    // Linux's HyStart is CUBIC's (tcp_cubic.c).
+    let exit = SlowStartExit::new(cfg.hystart, cfg.linux_hystart, cfg.initial_ssthresh_bytes, cfg.mss_bytes);
+    AnyCc::Cubic(
+        Cubic::new(cfg.mss_bytes, iw, cfg.initial_ssthresh_bytes)
+            .with_settings(s)
+            .with_rules(cfg.slow_start_growth, cfg.cubic_alpha)
+            .with_slow_start_exit(exit),
+    )
+}
+
+/// K = cbrt((W_max - cwnd_epoch) / C) (eq. 2), seconds; windows in segments, C in
+/// segments / s³.
+pub fn k_s(w_max: f64, cwnd_epoch: f64, c: f64) -> f64 {
+    ((w_max - cwnd_epoch) / c).cbrt()
 }
 
 /// W_cubic(t) = C (t - K)³ + W_max (eq. 1), segments; t and K in seconds.
-pub fn w_cubic(t_s: f64, k_s: f64, w_max: f64) -> f64 {
-    C * (t_s - k_s).powi(3) + w_max
+pub fn w_cubic(t_s: f64, k_s: f64, w_max: f64, c: f64) -> f64 {
+    c * (t_s - k_s).powi(3) + w_max
 }
 
 /// One congestion-avoidance stage (RFC 9438 §4.2): from the first ACK after a reduction to
@@ -57,6 +113,11 @@ pub struct Cubic {
     before_timeout: Option<(f64, f64)>,
     slow_start: SlowStartGrowth,
     alpha: CubicAlpha,
+    /// C (§4.1), β_cubic (§4.6), α_cubic (§4.3) and fast convergence (§4.7).
+    c: f64,
+    beta: f64,
+    alpha_cubic: f64,
+    fast_convergence: bool,
     /// HyStart++ and Linux's HyStart (`slow_start.rs`).
     exit: SlowStartExit,
 }
@@ -73,8 +134,22 @@ impl Cubic {
             before_timeout: None,
             slow_start: SlowStartGrowth::Smss,
             alpha: CubicAlpha::Rfc9438,
+            c: C,
+            beta: BETA_CUBIC,
+            alpha_cubic: ALPHA_CUBIC,
+            fast_convergence: true,
             exit: SlowStartExit::default(),
         }
+    }
+
+    /// The constants of `[tcp.cubic]`.
+    pub fn with_settings(mut self, s: &CubicSettings) -> Self {
+        self.c = s.c;
+        self.beta = s.beta;
+        // §4.3: α_cubic = 3 (1 - β_cubic) / (1 + β_cubic).
+        self.alpha_cubic = 3.0 * (1.0 - s.beta) / (1.0 + s.beta);
+        self.fast_convergence = s.fast_convergence;
+        self
     }
 
     /// The slow-start exits it runs (`tcp.hystart`, `tcp.linux_hystart`).
@@ -115,7 +190,7 @@ impl Cubic {
     fn start_epoch(&mut self, now: SimTime) -> Epoch {
         let cwnd_epoch = self.segs(self.cwnd);
         let k = if cwnd_epoch < self.w_max {
-            k_s(self.w_max, cwnd_epoch)
+            k_s(self.w_max, cwnd_epoch, self.c)
         } else {
             self.w_max = cwnd_epoch;
             0.0
@@ -133,17 +208,18 @@ impl Cubic {
         let acked = self.segs(acked_bytes as f64);
         // §4.3 eq. 4: W_est += α_cubic · segments_acked / cwnd; α_cubic becomes 1 once W_est
         // has reached cwnd_prior (Linux's `tcp_cubic.c` keeps α_cubic: `cubic_alpha = fixed`).
-        let alpha = if e.w_est >= self.cwnd_prior && self.alpha == CubicAlpha::Rfc9438 { 1.0 } else { ALPHA_CUBIC };
+        let alpha =
+            if e.w_est >= self.cwnd_prior && self.alpha == CubicAlpha::Rfc9438 { 1.0 } else { self.alpha_cubic };
         e.w_est += alpha * acked / cwnd;
         let t = (now - e.start_ns) as f64 / 1e9;
         let rtt_s = rtt.srtt_ns().unwrap_or(0) as f64 / 1e9;
-        let next = if w_cubic(t, e.k_s, self.w_max) < e.w_est {
+        let next = if w_cubic(t, e.k_s, self.w_max, self.c) < e.w_est {
             // §4.3: the Reno-friendly region, cwnd = W_est.
             e.w_est
         } else {
             // §4.4/4.5: target = W_cubic(t + RTT), bounded to [cwnd, 1.5 cwnd]; cwnd grows
             // by (target - cwnd) / cwnd per segment acknowledged.
-            let target = w_cubic(t + rtt_s, e.k_s, self.w_max).clamp(cwnd, 1.5 * cwnd);
+            let target = w_cubic(t + rtt_s, e.k_s, self.w_max, self.c).clamp(cwnd, 1.5 * cwnd);
             cwnd + (target - cwnd) / cwnd * acked
         };
         self.cwnd = next.max(cwnd) * self.mss as f64;
@@ -152,12 +228,12 @@ impl Cubic {
 
     /// RFC 9438 §4.6 and §4.7: ssthresh = max(flight_size · β_cubic, 2 SMSS); W_max is the
     /// window before the reduction, lowered to cwnd (1 + β_cubic) / 2 by fast convergence
-    /// when it did not reach the previous W_max; the stage ends.
+    /// when it did not reach the previous W_max (if `fast_convergence`); the stage ends.
     fn reduce(&mut self, flight_size: u64) {
         let cwnd = self.segs(self.cwnd);
         self.cwnd_prior = cwnd;
-        self.w_max = if cwnd < self.w_max { cwnd * (1.0 + BETA_CUBIC) / 2.0 } else { cwnd };
-        self.ssthresh = ((flight_size as f64 * BETA_CUBIC) as u64).max(2 * self.mss);
+        self.w_max = if cwnd < self.w_max && self.fast_convergence { cwnd * (1.0 + self.beta) / 2.0 } else { cwnd };
+        self.ssthresh = ((flight_size as f64 * self.beta) as u64).max(2 * self.mss);
         self.epoch = None;
     }
 }
@@ -262,7 +338,7 @@ mod tests {
     #[test]
     fn k_follows_eq2_for_w_max_100_and_cwnd_epoch_70() {
         // K = cbrt((100 - 70) / 0.4) = cbrt(75) = 4.2172 s.
-        assert!((k_s(100.0, 70.0) - 4.2172).abs() < 1e-4);
+        assert!((k_s(100.0, 70.0, C) - 4.2172).abs() < 1e-4);
         let mut cc = after_loss_at(100);
         cc.on_ack(0, &NewAck::of(MSS), &rtt());
         assert!((cc.k().unwrap() - 4.2172).abs() < 1e-4);
@@ -270,13 +346,13 @@ mod tests {
 
     #[test]
     fn w_cubic_follows_eq1_at_chosen_times() {
-        let k = k_s(100.0, 70.0);
+        let k = k_s(100.0, 70.0, C);
         // t = 0: cwnd_epoch; t = K: W_max; t = 2 s: 0.4 (2 - 4.2172)³ + 100 = 95.640.
-        assert!((w_cubic(0.0, k, 100.0) - 70.0).abs() < 1e-9);
-        assert!((w_cubic(k, k, 100.0) - 100.0).abs() < 1e-9);
-        assert!((w_cubic(2.0, k, 100.0) - 95.640).abs() < 1e-3);
+        assert!((w_cubic(0.0, k, 100.0, C) - 70.0).abs() < 1e-9);
+        assert!((w_cubic(k, k, 100.0, C) - 100.0).abs() < 1e-9);
+        assert!((w_cubic(2.0, k, 100.0, C) - 95.640).abs() < 1e-3);
         // t = 6 s: 0.4 (6 - 4.2172)³ + 100 = 102.267.
-        assert!((w_cubic(6.0, k, 100.0) - 102.267).abs() < 1e-3);
+        assert!((w_cubic(6.0, k, 100.0, C) - 102.267).abs() < 1e-3);
     }
 
     #[test]
@@ -314,7 +390,7 @@ mod tests {
             }
         }
         let w_est = cc.w_est().unwrap();
-        let w_cubic_now = w_cubic(now as f64 / 1e9, cc.k().unwrap(), cc.w_max());
+        let w_cubic_now = w_cubic(now as f64 / 1e9, cc.k().unwrap(), cc.w_max(), C);
         assert!(w_est > w_cubic_now, "W_est {w_est} W_cubic {w_cubic_now}");
         assert_eq!(cc.cwnd(), (w_est * MSS as f64) as u64, "cwnd = W_est (§4.3)");
     }
@@ -337,6 +413,36 @@ mod tests {
         assert_eq!((cc.cwnd(), cc.ssthresh()), (MSS, 35_000), "§4.8");
         cc.on_timeout(0, MSS, false, 0, &rtt());
         assert_eq!((cc.cwnd(), cc.ssthresh()), (MSS, 35_000), "repeated timeout keeps ssthresh");
+    }
+
+    #[test]
+    fn beta_of_the_table_sets_the_decrease_and_the_reno_friendly_alpha() {
+        let s = CubicSettings { beta: 0.5, ..CubicSettings::default() };
+        let mut cc = Cubic::new(MSS as u32, 100 * MSS, u64::MAX).with_settings(&s);
+        assert_eq!(cc.on_congestion_event(0, 100 * MSS, &rtt()), 50_000, "ssthresh = β_cubic flight (§4.6)");
+        // §4.3: α_cubic = 3 (1 - 0.5) / (1 + 0.5) = 1.
+        assert_eq!(cc.alpha_cubic, 1.0);
+    }
+
+    #[test]
+    fn without_fast_convergence_w_max_is_the_window_at_the_loss() {
+        let s = CubicSettings { fast_convergence: false, ..CubicSettings::default() };
+        let mut cc = Cubic::new(MSS as u32, 100 * MSS, u64::MAX).with_settings(&s);
+        cc.on_congestion_event(0, 100 * MSS, &rtt());
+        cc.set_cwnd(80 * MSS);
+        cc.on_congestion_event(0, 80 * MSS, &rtt());
+        assert_eq!(cc.w_max(), 80.0, "not lowered to 68 (§4.7)");
+    }
+
+    #[test]
+    fn c_of_the_table_sets_k() {
+        // K = cbrt((100 - 70) / 0.1) = cbrt(300) = 6.6943 s.
+        let s = CubicSettings { c: 0.1, ..CubicSettings::default() };
+        let mut cc = Cubic::new(MSS as u32, 100 * MSS, u64::MAX).with_settings(&s);
+        let ssthresh = cc.on_congestion_event(0, 100 * MSS, &rtt());
+        cc.set_cwnd(ssthresh);
+        cc.on_ack(0, &NewAck::of(MSS), &rtt());
+        assert!((cc.k().unwrap() - 6.6943).abs() < 1e-4);
     }
 
     #[test]

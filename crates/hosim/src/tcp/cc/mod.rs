@@ -3,26 +3,37 @@
 //! controller only owns cwnd and ssthresh (and whatever state its algorithm needs), and may
 //! set a pacing rate.
 //!
-//! Adding a controller: one file here implementing `Controller`, one arm in `AnyCc`, in
-//! `inner()`/`inner_mut()` and in the `each!` macro, one value in `config::CcKind`. A controller that is not built
-//! in (a test's) sits behind `AnyCc::Other` and is put on a sender with
-//! `TcpSender::set_controller`.
+//! Adding a controller: one file here implementing `Controller` and declaring its settings
+//! (its `[tcp.<name>]` table, `table.rs`) and a `pub const ALGORITHM: Table<..>`, and one line
+//! in [`ALGORITHMS`]. Its controller sits behind `AnyCc::Other` (called through a pointer)
+//! until it earns an arm in `AnyCc`, in `inner()`/`inner_mut()` and in the `each!` macro. A
+//! test's controller registers with `scenario::Registry::with_algorithm`
+//! (`tests/bbr_stub.rs`).
 
 mod cubic;
 pub mod hystart;
 pub mod hystart_linux;
 mod reno;
 mod slow_start;
+pub mod table;
 
-pub use cubic::{Cubic, ALPHA_CUBIC};
-pub use reno::Reno;
+pub use cubic::{Cubic, CubicSettings, ALGORITHM as CUBIC, ALPHA_CUBIC};
+pub use reno::{Reno, RenoSettings, ALGORITHM as RENO};
 pub use slow_start::{GrowthGateState, NewAck, SlowStartExit, SlowStartExits};
+pub use table::{Algorithm, CcSettings, KeyError, Table};
 
-use super::config::{CcKind, TcpConfig};
+use super::config::TcpConfig;
 use super::path::PathChange;
 use super::rate::RateSample;
 use super::rto::RtoEstimator;
 use crate::engine::time::SimTime;
+
+/// The built-in controllers: `tcp.cc` names one, `[tcp.<name>]` holds its settings. One line
+/// per algorithm.
+pub const ALGORITHMS: &[&dyn Algorithm] = &[
+    &RENO,  // RFC 5681
+    &CUBIC, // RFC 9438
+];
 
 /// Hooks named after events. The sender calls them with the time of the event and its RTT
 /// estimator (srtt, rttvar, min and latest sample), and reads `cwnd()` / `ssthresh()`.
@@ -101,22 +112,9 @@ impl std::fmt::Debug for AnyCc {
 }
 
 impl AnyCc {
+    /// The controller `cfg.cc` makes, with its settings (`cfg.cc_settings`).
     pub fn new(cfg: &TcpConfig) -> Self {
-        let iw = cfg.initial_window_segments as u64 * cfg.mss_bytes as u64;
-        // Linux's HyStart is CUBIC's (tcp_cubic.c); Reno has none.
-        let exit = |linux| SlowStartExit::new(cfg.hystart, linux, cfg.initial_ssthresh_bytes, cfg.mss_bytes);
-        match cfg.cc {
-            CcKind::Reno => AnyCc::Reno(
-                Reno::new(cfg.mss_bytes, iw, cfg.initial_ssthresh_bytes, cfg.ca_growth)
-                    .with_slow_start(cfg.slow_start_growth)
-                    .with_slow_start_exit(exit(false)),
-            ),
-            CcKind::Cubic => AnyCc::Cubic(
-                Cubic::new(cfg.mss_bytes, iw, cfg.initial_ssthresh_bytes)
-                    .with_rules(cfg.slow_start_growth, cfg.cubic_alpha)
-                    .with_slow_start_exit(exit(cfg.linux_hystart)),
-            ),
-        }
+        cfg.cc.algorithm().controller(cfg)
     }
 
     /// The variant as a trait object (smoltcp's `AnyController::inner`), for code that

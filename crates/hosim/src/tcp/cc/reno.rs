@@ -1,10 +1,40 @@
 //! Reno/NewReno window growth: the AIMD of RFC 5681, slow start and congestion avoidance.
 //! The same controller serves the Reno, NewReno and SACK loss recoveries.
+//!
+//! Its `[tcp.reno]` table has no keys: RFC 5681 fixes its constants (the halving of §3.1
+//! eq. (4)), and where stacks grow the window differently the choice is the dialect key
+//! `tcp.ca_growth`, which the `ns2` and `ns3` profiles set.
 
-use super::{Controller, NewAck, SlowStartExit, SlowStartExits};
+use serde::{Deserialize, Serialize};
+
+use super::table::{KeyError, Table};
+use super::{AnyCc, Controller, NewAck, SlowStartExit, SlowStartExits};
 use crate::engine::time::SimTime;
-use crate::tcp::config::{CaGrowth, SlowStartGrowth};
+use crate::tcp::config::{CaGrowth, SlowStartGrowth, TcpConfig};
 use crate::tcp::rto::RtoEstimator;
+
+/// `[tcp.reno]`: no keys (an unknown key is refused like anywhere else).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct RenoSettings {}
+
+/// `tcp.cc = "reno"` and its `[tcp.reno]` table.
+pub const ALGORITHM: Table<RenoSettings> = Table { name: "reno", validate, controller };
+
+fn validate(_: &RenoSettings) -> Result<(), KeyError> {
+    Ok(())
+}
+
+fn controller(cfg: &TcpConfig, _: &RenoSettings) -> AnyCc {
+    let iw = cfg.initial_window_segments as u64 * cfg.mss_bytes as u64;
+    // Reno has no Linux HyStart (tcp_cubic.c's); HyStart++ (RFC 9406) if `tcp.hystart`.
+    let exit = SlowStartExit::new(cfg.hystart, false, cfg.initial_ssthresh_bytes, cfg.mss_bytes);
+    AnyCc::Reno(
+        Reno::new(cfg.mss_bytes, iw, cfg.initial_ssthresh_bytes, cfg.ca_growth)
+            .with_slow_start(cfg.slow_start_growth)
+            .with_slow_start_exit(exit),
+    )
+}
 
 #[derive(Clone, Debug)]
 pub struct Reno {
