@@ -119,6 +119,7 @@ pub struct TcpSection {
     pub fast_retransmit_restarts_timer: Option<bool>,
     pub rtt_sampling: Option<RttSampling>,
     pub reno_reentry: Option<RenoReentry>,
+    pub exit_ack_opens_window: Option<bool>,
     // Linux dialect.
     pub rto_rearm: Option<RtoRearm>,
     pub slow_start_growth: Option<SlowStartGrowth>,
@@ -398,6 +399,10 @@ impl TcpSection {
         if let Some(v) = self.reno_reentry {
             cfg.reno_reentry = v;
             set.insert(ProfileKeys::RENO_REENTRY);
+        }
+        if let Some(v) = self.exit_ack_opens_window {
+            cfg.exit_ack_opens_window = v;
+            set.insert(ProfileKeys::EXIT_ACK_OPENS);
         }
         if let Some(v) = self.quickack_segments {
             cfg.quickack_segments = v;

@@ -427,6 +427,10 @@ pub struct TcpConfig {
     pub fast_retransmit_restarts_timer: bool,
     pub rtt_sampling: RttSampling,
     pub reno_reentry: RenoReentry,
+    /// The ACK that ends Reno or NewReno fast recovery also grows cwnd, as any ACK of new
+    /// data (ns-2 `RenoTcpAgent::recv`, `NewRenoTcpAgent::recv`: `recv_newack_helper` calls
+    /// `opencwnd`); RFC 5681 §3.2 step 6 only deflates the window.
+    pub exit_ack_opens_window: bool,
     // Linux dialect (see the enums above).
     pub rto_rearm: RtoRearm,
     pub slow_start_growth: SlowStartGrowth,

@@ -3,8 +3,8 @@
 //! RFC value is checked beside it, so each test fails under the RFC behaviour.
 
 use super::config::{
-    FastRetransmitWindow, NewRenoExit, Recovery, RenoReentry, RttSampling, SackEntry, SackPipe, SackRetransmit,
-    TcpConfig,
+    CaGrowth, FastRetransmitWindow, NewRenoExit, Recovery, RenoReentry, RttSampling, SackEntry, SackPipe,
+    SackRetransmit, TcpConfig,
 };
 use super::fixtures::*;
 use super::sender::TcpSender;
@@ -151,7 +151,11 @@ fn fast_retransmit_cwnd_half_keeps_ssthresh_in_whole_segments() {
 /// the retransmitted 0 brings a partial ACK of 4000 (segment 4 resent, 13 sent), then an ACK
 /// of everything up to 13 leaves one segment in flight. Returns cwnd after it.
 fn newreno_exit_cwnd(exit: NewRenoExit) -> u64 {
-    let mut s = in_fast_recovery(TcpConfig { newreno_exit: exit, ..config(Recovery::NewReno) });
+    newreno_exit_cwnd_with(TcpConfig { newreno_exit: exit, ..config(Recovery::NewReno) })
+}
+
+fn newreno_exit_cwnd_with(cfg: TcpConfig) -> u64 {
+    let mut s = in_fast_recovery(cfg);
     let mut sent = Vec::new();
     for t in 0..5 {
         sent.extend(ack(&mut s, 210 + t, 0));
@@ -172,6 +176,37 @@ fn newreno_exit_keep_window_keeps_the_halved_window_whatever_is_in_flight() {
     // ns-2: dupwnd_ (8000 less the partial ACK's deflation, 5000) dropped, cwnd_ = 5 packets
     // kept, with one in flight: four go at once.
     assert_eq!(newreno_exit_cwnd(NewRenoExit::KeepWindow), 5000);
+}
+
+#[test]
+fn exit_ack_opens_window_grows_cwnd_on_the_ack_that_ends_newreno_recovery() {
+    // ns-2's NewReno with its per-ACK growth (`opencwnd`: cwnd_ += 1/cwnd_).
+    let run = |opens| {
+        newreno_exit_cwnd_with(TcpConfig {
+            newreno_exit: NewRenoExit::KeepWindow,
+            ca_growth: CaGrowth::PerAckExact,
+            exit_ack_opens_window: opens,
+            ..config(Recovery::NewReno)
+        })
+    };
+    // RFC 5681 §3.2 step 6: the ACK that ends recovery only deflates the window.
+    assert_eq!(run(false), 5000);
+    // ns-2 `recv_newack_helper` -> `opencwnd`: cwnd (5000) = ssthresh, congestion
+    // avoidance: + SMSS * SMSS / cwnd = 200 bytes.
+    assert_eq!(run(true), 5200);
+}
+
+#[test]
+fn exit_ack_opens_window_leaves_sack_recovery_alone() {
+    // Sack1 leaves recovery through `newack` only: no growth on that ACK.
+    let run = |opens| {
+        let cfg = TcpConfig { exit_ack_opens_window: opens, ..config(Recovery::Sack) };
+        let (mut s, _, _) = sack_in_recovery_with(cfg, &[0]);
+        ack(&mut s, 300, 10 * MSS);
+        assert!(!s.in_recovery());
+        s.cwnd()
+    };
+    assert_eq!(run(true), run(false));
 }
 
 #[test]

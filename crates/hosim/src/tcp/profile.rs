@@ -71,6 +71,7 @@ impl ProfileKeys {
     // ns-2 dialect
     pub const RTT_SAMPLING: ProfileKeys = ProfileKeys(1 << 35);
     pub const RENO_REENTRY: ProfileKeys = ProfileKeys(1 << 36);
+    pub const EXIT_ACK_OPENS: ProfileKeys = ProfileKeys(1 << 38);
     // Linux dialect
     pub const SMALL_QUEUES: ProfileKeys = ProfileKeys(1 << 37);
 
@@ -149,6 +150,7 @@ impl Profile {
             fast_retransmit_restarts_timer: false,
             rtt_sampling: RttSampling::EveryAck,
             reno_reentry: RenoReentry::Always,
+            exit_ack_opens_window: false,
             // Linux dialect: the RFC behaviour outside `linux`.
             rto_rearm: RtoRearm::NewAck,
             slow_start_growth: SlowStartGrowth::Smss,
@@ -170,7 +172,8 @@ impl Profile {
             // and retransmits only holes below SACKed data (ScoreBoardRQ::GetNextRetran);
             // the fast retransmit restarts the timer (dupack_action: reset_rtx_timer(1, 0));
             // one segment timed per RTT (rtt_active_; timestamps_ false);
-            // Sack1 counts its pipe_ itself.
+            // Sack1 counts its pipe_ itself; the ACK that ends Reno/NewReno recovery opens
+            // cwnd_ (recv_newack_helper -> opencwnd).
             Profile::Ns2 => TcpConfig {
                 mss_bytes: 1000,
                 initial_window_segments: 2,
@@ -194,6 +197,7 @@ impl Profile {
                 fast_retransmit_restarts_timer: true,
                 rtt_sampling: RttSampling::TimedSegment,
                 reno_reentry: RenoReentry::BeyondRecover,
+                exit_ack_opens_window: true,
                 sack_pipe: SackPipe::Ns2Counter,
                 ..common
             },
@@ -303,6 +307,7 @@ impl Profile {
             RTT_SAMPLING => rtt_sampling,
             RENO_REENTRY => reno_reentry,
             SMALL_QUEUES => small_queues,
+            EXIT_ACK_OPENS => exit_ack_opens_window,
         );
         cfg
     }
@@ -355,6 +360,7 @@ mod tests {
             ProfileKeys::RTT_SAMPLING,
             ProfileKeys::RENO_REENTRY,
             ProfileKeys::SMALL_QUEUES,
+            ProfileKeys::EXIT_ACK_OPENS,
         ];
         let mut seen = 0u64;
         for k in keys {

@@ -7,7 +7,9 @@ pub use super::window::WindowControl;
 
 use super::cc::{AnyCc, Controller, GrowthGateState, NewAck, SlowStartExits};
 use super::config::LossDetection;
-use super::config::{FastRetransmitWindow, GrowthGate, RecoveryRate, RtoRearm, RtoSsthresh, RttSampling, TcpConfig};
+use super::config::{
+    FastRetransmitWindow, GrowthGate, Recovery, RecoveryRate, RtoRearm, RtoSsthresh, RttSampling, TcpConfig,
+};
 use super::path::PathChange;
 use super::recovery::{AckInRecovery, AnyRecovery, LossRecovery, NextSeg, Outstanding, Rack};
 use super::rto::RtoEstimator;
@@ -505,19 +507,14 @@ impl TcpSender {
             self.on_new_ack_external(now, ack, out);
             true
         } else if self.recovery.in_recovery() {
-            self.on_new_ack_in_recovery(now, acked, out)
+            let restart = self.on_new_ack_in_recovery(now, acked, out);
+            if self.exit_ack_opens_window() && !self.recovery.in_recovery() {
+                self.grow_window(now, ack, acked, rtt_sample);
+            }
+            restart
         } else {
             self.recovery.reset_dupacks();
-            // RFC 5681 §3.1: slow start or congestion avoidance, after the controller's
-            // slow-start exits (RFC 9406 HyStart++, Linux HyStart).
-            let new_ack = NewAck {
-                bytes: acked,
-                snd_una: ack,
-                snd_max: self.snd_max,
-                rtt_sample_ns: rtt_sample,
-                gate: self.growth_gate(),
-            };
-            self.cc.on_ack(now, &new_ack, &self.rto);
+            self.grow_window(now, ack, acked, rtt_sample);
             true
         };
         if self.snd_una == self.snd_max {
@@ -527,6 +524,29 @@ impl TcpSender {
             // RFC 6298 (5.3): restart the timer on an ACK of new data.
             self.restart_timer(now);
         }
+    }
+
+    /// RFC 5681 §3.1: slow start or congestion avoidance, after the controller's slow-start
+    /// exits (RFC 9406 HyStart++, Linux HyStart).
+    fn grow_window(&mut self, now: SimTime, ack: u64, acked: u64, rtt_sample: Option<u64>) {
+        let new_ack = NewAck {
+            bytes: acked,
+            snd_una: ack,
+            snd_max: self.snd_max,
+            rtt_sample_ns: rtt_sample,
+            gate: self.growth_gate(),
+        };
+        self.cc.on_ack(now, &new_ack, &self.rto);
+    }
+
+    /// ns-2 dialect (`exit_ack_opens_window`): the ACK that ends Reno or NewReno fast
+    /// recovery is then treated as any ACK of new data and grows the window it left
+    /// (`RenoTcpAgent::recv`, `NewRenoTcpAgent::recv`: `recv_newack_helper` -> `opencwnd`).
+    /// Sack1 leaves recovery through `newack` alone, so SACK recovery never does.
+    fn exit_ack_opens_window(&self) -> bool {
+        self.cfg.exit_ack_opens_window
+            && matches!(self.cfg.recovery, Recovery::Reno | Recovery::NewReno)
+            && self.cfg.recovery_rate_in_effect() == RecoveryRate::Classic
     }
 
     /// The recovery answers an ACK of new data. Returns whether the timer restarts.
