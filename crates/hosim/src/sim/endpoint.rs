@@ -61,8 +61,9 @@ impl World {
         let flow = &mut self.flows[f as usize];
         let s = &flow.sender;
         let (rwnd, outstanding) = (s.peer_rwnd(), s.snd_max().saturating_sub(s.snd_una()));
-        let limited = rwnd < s.cwnd()
-            && outstanding + s.cfg.mss_bytes as u64 > rwnd
+        // The window test first: it fails on most flushes and reads no controller.
+        let limited = outstanding + s.cfg.mss_bytes as u64 > rwnd
+            && rwnd < s.cwnd()
             && s.snd_max() < s.app_limit()
             && !s.is_done();
         match (limited, flow.rwnd_limited_since) {

@@ -50,11 +50,53 @@ pub struct Scoreboard {
     sacked_bytes: u64,
     /// Segments SACKed (RFC 8985 RACK.segs_sacked).
     sacked_segs: u32,
+    /// Segments removed from the front so far: `index + popped` names a segment for good.
+    popped: u64,
+    /// Where IsLost() starts to hold, kept between `update_loss` calls.
+    loss_edge: LossEdge,
+    /// The segments below HighRxt, kept between `update_loss` calls.
+    rxt: RxtSpan,
+}
+
+/// RFC 6675 IsLost() as one boundary. IsLost(S) counts the SACKed segments and bytes above S,
+/// which only grow towards the front, so the segments it holds for are exactly the unSACKed
+/// ones below the highest SACKed segment with DupThresh or more SACKed segments (or more than
+/// (DupThresh - 1) * SMSS SACKed bytes) at or above it. New SACKs only move that segment up,
+/// and a cumulative ACK or new data does not move it, so `update_loss` walks each segment past
+/// it once per recovery instead of the whole scoreboard on every ACK.
+#[derive(Clone, Copy, Debug, Default)]
+struct LossEdge {
+    /// Start of that SACKed segment; None while IsLost() holds for no segment.
+    start: Option<u64>,
+    /// Its index plus `Scoreboard::popped`, and its length in bytes.
+    id: u64,
+    len: u64,
+    /// SACKed segments and bytes starting at or above it (while `start` is Some).
+    sacked_segs: u32,
+    sacked_bytes: u64,
+}
+
+/// The segments starting below `end` (HighRxt's end when `update_loss` last ran): the
+/// retransmitted segments, which SetPipe() counts once more unless SACKed. Segments are
+/// contiguous, so their unSACKed bytes are `seg_end` - the front's start - `sacked_bytes`.
+#[derive(Clone, Copy, Debug, Default)]
+struct RxtSpan {
+    end: u64,
+    /// End of the last of them (0 if none).
+    seg_end: u64,
+    /// Index plus `Scoreboard::popped` of the first segment starting at or above `end`.
+    next_id: u64,
+    /// Their SACKed bytes.
+    sacked_bytes: u64,
 }
 
 impl Scoreboard {
     pub fn push_new(&mut self, start: u64, end: u64, now: SimTime) {
         debug_assert!(self.segs.back().is_none_or(|s| s.end == start));
+        if start < self.rxt.end {
+            self.rxt.seg_end = end;
+            self.rxt.next_id += 1;
+        }
         self.segs.push_back(SegRec {
             start,
             end,
@@ -124,6 +166,7 @@ impl Scoreboard {
     /// before), before it is removed.
     pub fn ack_to_with(&mut self, ack: u64, delivered: &mut impl FnMut(&SegRec)) -> AckedInfo {
         let mut info = AckedInfo::default();
+        let len_before = self.segs.len();
         let mut ambiguous = false;
         while let Some(front) = self.segs.front_mut() {
             if front.end <= ack {
@@ -132,6 +175,9 @@ impl Scoreboard {
                 if s.sacked {
                     self.sacked_bytes -= s.len();
                     self.sacked_segs -= 1;
+                    if s.start < self.rxt.end {
+                        self.rxt.sacked_bytes -= s.len();
+                    }
                 } else {
                     delivered(&s);
                 }
@@ -146,9 +192,18 @@ impl Scoreboard {
                     }
                     info.bytes += cut;
                     front.start = ack;
+                    // Both found again from the front at the next `update_loss`.
+                    self.rxt = RxtSpan::default();
+                    self.loss_edge.start = None;
                 }
                 break;
             }
+        }
+        self.popped += (len_before - self.segs.len()) as u64;
+        if self.loss_edge.start.is_some() && self.loss_edge.id < self.popped {
+            // The segment IsLost() started at was acknowledged: every SACKed segment left is
+            // above it, and none of them has enough SACKed above it.
+            self.loss_edge.start = None;
         }
         if ambiguous {
             info.rtt_sample_sent_ns = None;
@@ -169,14 +224,25 @@ impl Scoreboard {
         delivered: &mut impl FnMut(&SegRec),
     ) -> u64 {
         let mut newly = 0;
+        let (edge, rxt) = (&mut self.loss_edge, &mut self.rxt);
         for (start, end) in blocks {
             let mut i = self.segs.partition_point(|s| s.end <= start);
             while i < self.segs.len() && self.segs[i].start < end {
                 let s = &mut self.segs[i];
                 if !s.sacked && s.start >= start && s.end <= end {
                     s.sacked = true;
+                    // A SACKed segment is not lost (every reader of the mark skips SACKed
+                    // segments; `update_loss` then finds the marks it left).
+                    s.lost = false;
                     newly += s.len();
                     self.sacked_segs += 1;
+                    if edge.start.is_some_and(|e| s.start >= e) {
+                        edge.sacked_segs += 1;
+                        edge.sacked_bytes += s.len();
+                    }
+                    if s.start < rxt.end {
+                        rxt.sacked_bytes += s.len();
+                    }
                     delivered(s);
                 }
                 i += 1;
@@ -196,63 +262,150 @@ impl Scoreboard {
         }
         self.sacked_bytes = 0;
         self.sacked_segs = 0;
+        self.loss_edge.start = None;
+        self.rxt = RxtSpan { next_id: self.popped, ..RxtSpan::default() };
     }
 
-    /// Recomputes IsLost for every segment and returns SetPipe (RFC 6675 §4) in bytes.
+    /// Brings IsLost() up to date for every segment and returns SetPipe (RFC 6675 §4) in bytes.
     ///
     /// IsLost(S): DupThresh or more SACKed segments above S, or more than
     /// (DupThresh - 1) * SMSS SACKed bytes above S.
     /// SetPipe: for each unSACKed segment, +len if not lost, and +len again if it was
     /// retransmitted (start below HighRxt).
+    ///
+    /// Kept incrementally ([`LossEdge`], [`RxtSpan`]): pipe = the unSACKed bytes, less the
+    /// lost ones (the unSACKed bytes below the edge), plus the unSACKed bytes below HighRxt.
+    /// Debug builds check it against the walk over every segment (`pipe_by_walk`).
+    /// `dupthresh` and `mss` are the same on every call.
     pub fn update_loss(&mut self, dupthresh: u32, mss: u32, high_rxt_end: u64) -> u64 {
-        self.pipe_with(Some((dupthresh, mss)), high_rxt_end)
+        debug_assert!(dupthresh >= 1, "DupThresh is validated to be at least 1");
+        self.advance_loss_edge(dupthresh, (dupthresh as u64 - 1) * mss as u64);
+        self.advance_rxt(high_rxt_end);
+        let pipe = self.unsacked_bytes() - self.lost_bytes() + self.rxt_unsacked_bytes();
+        debug_assert_eq!(
+            self.pipe_by_walk(dupthresh, mss, high_rxt_end),
+            (pipe, true),
+            "SetPipe kept incrementally against the walk, and the IsLost() marks"
+        );
+        pipe
+    }
+
+    /// Moves the IsLost() edge up to the highest SACKed segment with enough SACKed at or above
+    /// it, marking the unSACKed segments it passes lost.
+    #[inline(always)]
+    fn advance_loss_edge(&mut self, dupthresh: u32, byte_limit: u64) {
+        let edge = &mut self.loss_edge;
+        loop {
+            // SACKed segments and bytes at or above the next SACKed segment up, and the index
+            // it is searched from.
+            let (segs, bytes, mut i) = match edge.start {
+                None => (self.sacked_segs, self.sacked_bytes, 0),
+                Some(_) => (edge.sacked_segs - 1, edge.sacked_bytes - edge.len, (edge.id - self.popped) as usize + 1),
+            };
+            if segs < dupthresh && bytes <= byte_limit {
+                return;
+            }
+            // A SACKed segment is above: `segs` or `bytes` is not 0.
+            while !self.segs[i].sacked {
+                self.segs[i].lost = true;
+                i += 1;
+            }
+            let s = &self.segs[i];
+            let id = i as u64 + self.popped;
+            *edge = LossEdge { start: Some(s.start), id, len: s.len(), sacked_segs: segs, sacked_bytes: bytes };
+        }
+    }
+
+    /// Finds the segments starting below `high_rxt_end`: on from the last ones when HighRxt
+    /// moved up (it does, within a recovery), from the front otherwise.
+    #[inline(always)]
+    fn advance_rxt(&mut self, high_rxt_end: u64) {
+        if high_rxt_end == self.rxt.end {
+            return;
+        }
+        if high_rxt_end < self.rxt.end {
+            self.rxt = RxtSpan { next_id: self.popped, ..RxtSpan::default() };
+        }
+        let rxt = &mut self.rxt;
+        // Segments below `popped` were acknowledged, and so started below `rxt.end`.
+        let mut i = rxt.next_id.saturating_sub(self.popped) as usize;
+        while let Some(s) = self.segs.get(i).filter(|s| s.start < high_rxt_end) {
+            if s.sacked {
+                rxt.sacked_bytes += s.len();
+            }
+            rxt.seg_end = s.end;
+            i += 1;
+        }
+        rxt.next_id = i as u64 + self.popped;
+        rxt.end = high_rxt_end;
+    }
+
+    /// The unSACKed bytes of the segments starting below HighRxt's end.
+    fn rxt_unsacked_bytes(&self) -> u64 {
+        let front = self.segs.front().map_or(u64::MAX, |f| f.start);
+        self.rxt.seg_end.saturating_sub(front) - self.rxt.sacked_bytes
+    }
+
+    /// Bytes outstanding and not SACKed.
+    fn unsacked_bytes(&self) -> u64 {
+        match (self.segs.front(), self.segs.back()) {
+            (Some(f), Some(b)) => b.end - f.start - self.sacked_bytes,
+            _ => 0,
+        }
+    }
+
+    /// Bytes IsLost() holds for: the unSACKed bytes below the edge (segments are contiguous).
+    fn lost_bytes(&self) -> u64 {
+        match (self.loss_edge.start, self.segs.front()) {
+            (Some(e), Some(f)) => (e - f.start) - (self.sacked_bytes - self.loss_edge.sacked_bytes),
+            _ => 0,
+        }
     }
 
     /// SetPipe without IsLost(): no segment is presumed lost, so pipe counts every unSACKed
     /// segment once and every retransmitted one (start below HighRxt) once more
     /// (`SackPipe::SackedOnly`).
     pub fn pipe_without_loss(&mut self, high_rxt_end: u64) -> u64 {
-        self.pipe_with(None, high_rxt_end)
+        let mut pipe = 0u64;
+        for s in self.segs.iter_mut() {
+            s.lost = false;
+            if !s.sacked {
+                pipe += s.len();
+                if s.start < high_rxt_end {
+                    pipe += s.len();
+                }
+            }
+        }
+        // No mark is left: IsLost() holds for no segment.
+        self.loss_edge.start = None;
+        pipe
     }
 
-    /// Inlined at its calls, as the profile-guided build does (bench/decisions.md, "Kept: five
-    /// small functions inlined at their calls").
-    #[inline(always)]
-    fn pipe_with(&mut self, is_lost: Option<(u32, u32)>, high_rxt_end: u64) -> u64 {
-        let (dupthresh, byte_limit) = match is_lost {
-            Some((dupthresh, mss)) => (dupthresh, (dupthresh as u64 - 1) * mss as u64),
-            None => (u32::MAX, u64::MAX),
-        };
-        let mut sacked_bytes_above = 0u64;
-        let mut sacked_segs_above = 0u32;
-        let mut pipe = 0u64;
-        debug_assert!(dupthresh >= 1, "DupThresh is validated to be at least 1");
-        let mut segs = self.segs.iter_mut().rev();
-        for s in segs.by_ref() {
+    /// RFC 6675 §4 IsLost() and SetPipe() by their definitions, walking every segment from the
+    /// top: the pipe, and whether every segment's mark agrees with IsLost(). The reference
+    /// `update_loss` is checked against.
+    pub fn pipe_by_walk(&self, dupthresh: u32, mss: u32, high_rxt_end: u64) -> (u64, bool) {
+        let byte_limit = (dupthresh as u64 - 1) * mss as u64;
+        let (mut sacked_segs_above, mut sacked_bytes_above) = (0u32, 0u64);
+        let (mut pipe, mut marks_agree) = (0u64, true);
+        for s in self.segs.iter().rev() {
             if s.sacked {
-                s.lost = false;
-                sacked_bytes_above += s.len();
                 sacked_segs_above += 1;
-                if sacked_segs_above >= dupthresh || sacked_bytes_above > byte_limit {
-                    break;
-                }
+                sacked_bytes_above += s.len();
+                marks_agree &= !s.lost;
                 continue;
             }
-            s.lost = false;
-            pipe += s.len();
+            // The SACKed segments and bytes above S, S itself unSACKed.
+            let lost = sacked_segs_above >= dupthresh || sacked_bytes_above > byte_limit;
+            marks_agree &= s.lost == lost;
+            if !lost {
+                pipe += s.len();
+            }
             if s.start < high_rxt_end {
                 pipe += s.len();
             }
         }
-        // The SACKed counts above only grow downwards: once IsLost() holds, it holds for every
-        // unSACKed segment below, and only the retransmitted ones (start below HighRxt) count.
-        for s in segs {
-            s.lost = !s.sacked;
-            if !s.sacked && s.start < high_rxt_end {
-                pipe += s.len();
-            }
-        }
-        pipe
+        (pipe, marks_agree)
     }
 }
 
@@ -390,6 +543,67 @@ mod tests {
         assert_eq!(b.first_starting_at(1000), 1);
         assert_eq!(b.first_starting_at(1500), 2);
         assert_eq!(b.first_starting_at(9000), 3);
+    }
+
+    proptest::proptest! {
+        /// SetPipe and the IsLost() marks kept incrementally by `update_loss` equal RFC 6675
+        /// §4's definitions (`pipe_by_walk`) after any sequence of sends, SACKs (whole and
+        /// partial blocks), cumulative ACKs (inside a segment too), SACK resets after a
+        /// timeout, SetPipe() without IsLost(), and HighRxt moving up and back down. An SMSS
+        /// below the segments' size lets the byte rule of IsLost() decide too.
+        #[test]
+        fn incremental_set_pipe_equals_the_walk_over_every_segment(
+            dupthresh in 1u32..5,
+            smss in proptest::sample::select(vec![MSS, MSS / 3]),
+            ops in proptest::collection::vec((0u8..8, 0u64..40, 1u64..40), 1..200),
+        ) {
+            let mut b = Scoreboard::default();
+            let mut next = 0u64;
+            let mut high_rxt_end = 0u64;
+            for (op, x, y) in ops {
+                let (lo, hi) = (b.iter().next().map_or(next, |s| s.start), next);
+                match op {
+                    // New data: x segments, the last one short when y is odd.
+                    0 | 1 => {
+                        for k in 0..x % 6 {
+                            let len = if k + 1 == x % 6 && y % 2 == 1 { 1 + y * 20 } else { MSS as u64 };
+                            b.push_new(next, next + len, 0);
+                            next += len;
+                        }
+                    }
+                    // A SACK block from x to x + y (hundreds of bytes above the front).
+                    2 | 3 => {
+                        let start = lo + x * 250;
+                        b.mark_sacked([(start, start + y * 250)].into_iter());
+                    }
+                    // A cumulative ACK, mostly at a segment boundary.
+                    4 => {
+                        let ack = if y % 5 == 0 { lo + x * 97 } else { lo + x / 4 * MSS as u64 };
+                        b.ack_to(ack.min(hi));
+                    }
+                    // HighRxt moves: up (a retransmission), or anywhere (a new recovery).
+                    5 => {
+                        high_rxt_end = if y % 4 == 0 { lo + x * 300 } else { high_rxt_end.max(lo) + (x % 3) * MSS as u64 };
+                    }
+                    6 if x % 8 == 0 => b.clear_sacked(),
+                    6 => {
+                        // Once per unSACKed segment, once more if retransmitted.
+                        let want: u64 = b
+                            .iter()
+                            .filter(|s| !s.sacked)
+                            .map(|s| if s.start < high_rxt_end { 2 * s.len() } else { s.len() })
+                            .sum();
+                        proptest::prop_assert_eq!(b.pipe_without_loss(high_rxt_end), want);
+                    }
+                    _ => {}
+                }
+                if y % 3 != 0 {
+                    // Sometimes several steps between two SetPipe() calls.
+                    let pipe = b.update_loss(dupthresh, smss, high_rxt_end);
+                    proptest::prop_assert_eq!((pipe, true), b.pipe_by_walk(dupthresh, smss, high_rxt_end));
+                }
+            }
+        }
     }
 
     #[test]
