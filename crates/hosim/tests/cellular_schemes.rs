@@ -131,8 +131,10 @@ fn rearrange_holds_direct_packets_until_the_end_marker_so_the_ue_gets_them_in_or
     let s = summary(&scheduled("rearrange", &[("cellular.end_marker", "false")]), 1);
     let ho = only_handover(&s);
     assert_eq!(ho["reordering_timed_out"], true, "{ho}");
+    // The timer starts with the first direct packet held for the attached UE (here 16 ms
+    // after the path switch: the packets the sender sends after it), not at the switch.
     let waited = f(&ho["reordering_ended_s"]) - f(&ho["path_switch_s"]);
-    assert!((waited - 0.1).abs() < 1e-9, "reorder_timeout_s after the path switch: {ho}");
+    assert!((0.1 + 1e-3..0.13).contains(&waited), "reorder_timeout_s after the first held packet: {ho}");
 }
 
 #[test]

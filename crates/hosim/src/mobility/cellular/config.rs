@@ -96,6 +96,17 @@ pub enum BufferSharing {
     Shared,
 }
 
+/// `forwarding_path`: the way the source's data forwarding takes to the target.
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum ForwardingPath {
+    /// Over the X2/Xn link between the two cells.
+    X2,
+    /// Through the gateway, where forwarded packets queue a second time on the S1 link to the
+    /// target, together with its direct traffic (Pacifico et al., Fig. 1).
+    Core,
+}
+
 /// One entry of `[[cellular.handovers]]`: UE `ue` hands over to cell `target` at `at_s`.
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -138,6 +149,9 @@ pub struct CellularSection {
     pub s1_delay_s: f64,
     #[serde(default = "d_queue_packets")]
     pub s1_queue_packets: u32,
+    /// The queue of a cell's S1 link towards the gateway (ACKs, forwarding through the
+    /// core); unset: `s1_queue_packets`.
+    pub s1_uplink_queue_packets: Option<u32>,
     /// X2/Xn links between neighbouring cells (data forwarding).
     #[serde(default = "d_gbps")]
     pub x2_bps: f64,
@@ -177,6 +191,8 @@ pub struct CellularSection {
     pub ue_spacing_m: f64,
     #[serde(default)]
     pub speed_mps: f64,
+    /// Each UE's first cell, one entry per UE (instead of the cell nearest to its start).
+    pub ue_cells: Option<Vec<u32>>,
     /// If set, UE speeds spread evenly from `speed_mps` (UE 0) to this (the last UE).
     pub speed_max_mps: Option<f64>,
     /// A3-like rule on distance: a neighbour closer than the serving cell by more than the
@@ -198,6 +214,8 @@ pub struct CellularSection {
     pub handovers: Vec<ScheduledHandover>,
     #[serde(default)]
     pub scheme: SchemeName,
+    /// Where forwarded packets go: `core` by default for `forward-via-core`, else `x2`.
+    pub forwarding_path: Option<ForwardingPath>,
     /// Time the UE is served by no cell: 0.03 s for drop and forward, 0 for daps.
     pub interruption_s: Option<f64>,
     /// From the UE's attach (daps: target access) to the gateway switching its path.
@@ -212,14 +230,18 @@ pub struct CellularSection {
     /// The UE's PDCP t-Reordering (TS 38.323 §5.2.2.2).
     #[serde(default = "d_t_reordering_s")]
     pub t_reordering_s: f64,
+    /// The UE's PDCP delivers each packet on arrival (`outOfOrderDelivery`, TS 38.331
+    /// PDCP-Config; TS 38.323 §5.2.2.1) and still discards duplicates.
+    #[serde(default)]
+    pub pdcp_out_of_order_delivery: bool,
     /// The target holds direct packets from the gateway until the end marker has come
     /// through the source (or `reorder_timeout_s` after the path switch): default on for
     /// `rearrange`, off for the other forwarding schemes.
     pub target_reordering: Option<bool>,
-    /// With target reordering: the gateway sends a GTP-U end marker on the old path at the
-    /// path switch (else the target waits for its timeout).
-    #[serde(default = "d_true")]
-    pub end_marker: bool,
+    /// The gateway sends a GTP-U end marker on the old path at the path switch: unset, when
+    /// the target reorders; `true`, at every path switch (as `lte_x2`'s S-GW, TS 36.300
+    /// §10.1.2.2.1); `false`, never (a reordering target then waits for its timeout).
+    pub end_marker: Option<bool>,
     #[serde(default = "d_reorder_timeout_s")]
     pub reorder_timeout_s: f64,
     /// `predicted`: how long before the HO command the path switch is requested.
@@ -312,9 +334,6 @@ fn d_t_reordering_s() -> f64 {
 fn d_rate_update_s() -> f64 {
     0.1
 }
-fn d_true() -> bool {
-    true
-}
 fn d_reorder_timeout_s() -> f64 {
     0.1
 }
@@ -356,6 +375,14 @@ impl CellularSection {
         self.interruption_s.unwrap_or(match self.scheme {
             SchemeName::Daps => 0.0,
             _ => HARD_INTERRUPTION_S,
+        })
+    }
+
+    /// The forwarding path: the key's value, else `core` for `forward-via-core` only.
+    pub fn forwarding_path(&self) -> ForwardingPath {
+        self.forwarding_path.unwrap_or(match self.scheme {
+            SchemeName::ForwardViaCore => ForwardingPath::Core,
+            _ => ForwardingPath::X2,
         })
     }
 
@@ -463,6 +490,28 @@ impl CellularSection {
                 c.err(&k("target_reordering"), &format!("needs a scheme that forwards (not {})", self.scheme.name()))
             );
         }
+        if self.forwarding_path.is_some() && !(self.scheme.forwards() || self.scheme == SchemeName::Daps) {
+            return Err(
+                c.err(&k("forwarding_path"), &format!("needs a scheme that forwards (not {})", self.scheme.name()))
+            );
+        }
+        if self.forwarding_path() == ForwardingPath::X2 && self.scheme == SchemeName::ForwardViaCore {
+            return Err(c.err(&k("forwarding_path"), "forward-via-core forwards through the core (use forward for x2)"));
+        }
+        if let Some(cells) = &self.ue_cells {
+            if cells.len() != self.ues as usize {
+                return Err(c.err(
+                    &k("ue_cells"),
+                    &format!("must list one cell per UE ({} UEs), got {}", self.ues, cells.len()),
+                ));
+            }
+            if let Some((i, &cell)) = cells.iter().enumerate().find(|(_, &cell)| cell >= self.cells) {
+                return Err(c.err(
+                    &format!("cellular.ue_cells[{i}]"),
+                    &format!("must be a cell index below cells ({}), got {cell}", self.cells),
+                ));
+            }
+        }
         if self.target_reordering == Some(true) && self.scheme == SchemeName::Cho {
             return Err(c.err(&k("target_reordering"), "is not available with cho"));
         }
@@ -481,6 +530,7 @@ impl CellularSection {
             ("s1_queue_packets", self.s1_queue_packets),
             ("x2_queue_packets", self.x2_queue_packets),
             ("core_queue_packets", self.core_queue_packets),
+            ("s1_uplink_queue_packets", self.s1_uplink_queue_packets.unwrap_or(1)),
             ("server_queue_packets", self.server_queue_packets),
         ] {
             c.at_least(&k(name), v as u64, 1)?;
@@ -538,6 +588,14 @@ impl CellularSection {
     /// Start position of UE `u`, in metres.
     pub fn ue_x0_m(&self, u: usize) -> f64 {
         self.ue_start_m + u as f64 * self.ue_spacing_m
+    }
+
+    /// UE `u`'s first cell: its `ue_cells` entry, else the cell nearest to its start.
+    pub fn ue_first_cell(&self, u: usize) -> usize {
+        match &self.ue_cells {
+            Some(cells) => cells[u] as usize,
+            None => self.nearest_cell(self.ue_x0_m(u)),
+        }
     }
 
     /// The cell nearest to position `x` (the lower index on a tie).

@@ -9,10 +9,11 @@
 //! as with a predicted path switch, sends one behind what it forwards at the HO command). Its
 //! arrival at the target ends the hold. Without the gateway's marker (`end_marker = false`),
 //! or with a marker lost in a full queue, the target stops holding `reorder_timeout_s` after
-//! it has both the UE attached and the path switched.
+//! it first holds a direct packet with the UE attached (or, if it holds none, after it has
+//! both the UE attached and the path switched).
 
 use super::handover::{step, Step};
-use super::{Cellular, SchemeName, Timer};
+use super::{Cellular, Timer};
 use crate::mobility::ran::gtp;
 use crate::net::PacketKind;
 use crate::sim::Cx;
@@ -26,7 +27,7 @@ impl Cellular {
         let (from, to, teid) = if from_gw {
             (self.gw, cells[source].node, gtp::s1u_teid(source, u))
         } else {
-            let to = if self.p.scheme == SchemeName::ForwardViaCore { self.gw } else { cells[target].node };
+            let to = if self.p.via_core { self.gw } else { cells[target].node };
             (cells[source].node, to, gtp::x2_teid(h))
         };
         let flow = self.ue_flows[u].first().copied().unwrap_or(0);
@@ -55,14 +56,25 @@ impl Cellular {
         }
     }
 
-    /// Once the UE is attached and the path switched, the target waits at most the
-    /// reordering timeout for the end marker.
+    /// The target waits at most the reordering timeout for the end marker, counted from when
+    /// it both holds a direct packet and has the UE attached (as `lte_x2`'s eNodeB): this
+    /// bounds the extra delay of a held packet. Called when the UE attaches or the path
+    /// switches: once both have happened, a target that holds direct packets starts the
+    /// timer; one that holds none yet starts it with the first, and stops waiting if none
+    /// has come within the timeout (so that the UE may hand over again).
     pub(super) fn arm_reorder_timeout(&mut self, cx: &mut Cx<Timer>, h: usize) {
         let ho = &self.handovers[h];
         if ho.reorder_wait && ho.attach_ns.is_some() && ho.path_switch_ns.is_some() {
             let at = cx.now() + self.p.reorder_timeout_ns;
-            step(cx, h, at, Step::ReorderTimeout);
+            let s = if ho.held_direct > 0 { Step::ReorderTimeout } else { Step::ReorderIdle };
+            step(cx, h, at, s);
         }
+    }
+
+    /// The first direct packet held for an attached UE starts the reordering timer.
+    pub(super) fn arm_reorder_timer(&mut self, cx: &mut Cx<Timer>, h: usize) {
+        let at = cx.now() + self.p.reorder_timeout_ns;
+        step(cx, h, at, Step::ReorderTimeout);
     }
 
     /// The target releases the direct packets it held, behind the forwarded ones.

@@ -77,6 +77,10 @@ pub enum Step {
     BicastStart,
     /// The target stops waiting for the end marker and releases the direct packets it held.
     ReorderTimeout,
+    /// The target has held no direct packet within the reordering timeout of the UE's attach
+    /// and path switch: the handover may end, and the target goes on waiting for the end
+    /// marker (a packet it holds later starts the timer).
+    ReorderIdle,
     /// `cho`: the HO request acks are back; the UE has its candidates (CHO command).
     Prepared,
     /// `cho`: the source learns that the UE accessed the target (HANDOVER SUCCESS).
@@ -196,6 +200,8 @@ pub struct Handover {
     pub end_marker_at_target_ns: Option<SimTime>,
     pub reordering_ended_ns: Option<SimTime>,
     pub reordering_timed_out: bool,
+    /// No direct packet came within the reordering timeout of the attach and path switch.
+    pub reorder_idle: bool,
     pub(super) snap_start: FlowSnap,
     snd_max_at_attach: Vec<u64>,
     /// Events inside the window, once it has closed, and when it closed.
@@ -370,6 +376,7 @@ impl Cellular {
             end_marker_at_target_ns: None,
             reordering_ended_ns: None,
             reordering_timed_out: false,
+            reorder_idle: false,
             snap_start,
             snd_max_at_attach: Vec::new(),
             result: None,
@@ -395,6 +402,12 @@ impl Cellular {
                 if self.handovers[h].reordering_ended_ns.is_none() {
                     self.handovers[h].reordering_timed_out = true;
                     self.stop_reordering(cx, h);
+                }
+            }
+            Step::ReorderIdle => {
+                if self.handovers[h].held_direct == 0 && self.handovers[h].reordering_ended_ns.is_none() {
+                    self.handovers[h].reorder_idle = true;
+                    self.end_if_done(cx, h);
                 }
             }
             Step::Prepared => self.cho_prepared(cx, h),
@@ -555,7 +568,7 @@ impl Cellular {
         self.handovers[h].path_switch_ns = Some(cx.now());
         // Bicasting ends: the gateway sends to the target only.
         self.handovers[h].bicasting = false;
-        if self.handovers[h].reorder_wait && self.p.end_marker {
+        if self.p.end_marker && (self.handovers[h].reorder_wait || self.p.end_marker_always) {
             self.send_end_marker(cx, h, true);
         }
         self.arm_reorder_timeout(cx, h);
@@ -568,7 +581,7 @@ impl Cellular {
         let ho = &self.handovers[h];
         let released = ho.scheme != SchemeName::Daps || ho.release_ns.is_some();
         let cancelled = ho.scheme != SchemeName::Cho || ho.cancelled;
-        let settled = ho.attach_ns.is_some() && !ho.reorder_wait && released && cancelled;
+        let settled = ho.attach_ns.is_some() && (!ho.reorder_wait || ho.reorder_idle) && released && cancelled;
         if ho.path_switch_ns.is_none() || !settled || self.state[ho.ue].active != Some(h) {
             return;
         }

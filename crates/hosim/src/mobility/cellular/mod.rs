@@ -19,7 +19,8 @@
 //! UE's path cell. Numbering at the gateway stands for the source's numbering continued by
 //! the target after the SN status transfer (TS 38.300 §9.2.3.2.1): SNs run on unbroken
 //! across a handover. Packets reaching a UE node pass its PDCP, which hands them to the UE's
-//! TCP in SN order. Every scheme keeps reordering at the UE; with `target_reordering` (on for
+//! TCP in SN order (or on arrival, with `pdcp_out_of_order_delivery`). Every scheme keeps
+//! reordering at the UE; with `target_reordering` (on for
 //! `rearrange`) the target also holds direct packets back until the end marker, as `lte_x2`'s
 //! eNodeB does.
 
@@ -31,7 +32,9 @@ pub mod pdcp;
 mod report;
 mod template;
 
-pub use config::{BufferSharing, CellularSection, ChoForwarding, ScheduledHandover, SchedulerName, SchemeName};
+pub use config::{
+    BufferSharing, CellularSection, ChoForwarding, ForwardingPath, ScheduledHandover, SchedulerName, SchemeName,
+};
 pub use report::{CellEntry, CellularEntry, HandoverEntry};
 pub use template::{expand, install, HIGHWAY_PRESET, PRESET, TEMPLATE};
 
@@ -62,9 +65,13 @@ pub struct Params {
     /// The target holds direct packets until the end marker (or its timeout).
     pub target_reordering: bool,
     pub end_marker: bool,
+    /// `end_marker = true`: sent at every path switch, whether the target reorders or not.
+    pub end_marker_always: bool,
     pub reorder_timeout_ns: SimTime,
     pub prediction_lead_ns: SimTime,
     pub bicast_lead_ns: SimTime,
+    /// Forwarded packets go through the gateway (`forwarding_path = "core"`), not over X2.
+    pub via_core: bool,
     pub cho_candidates: usize,
     pub cho_prepare_offset_m: f64,
     pub cho_early: bool,
@@ -144,7 +151,14 @@ pub struct Cellular {
 }
 
 impl Cellular {
-    pub fn new(p: Params, gw: NodeId, ran: Ran, ue_flows: Vec<Vec<FlowId>>, motion: Vec<Motion>) -> Cellular {
+    pub fn new(
+        p: Params,
+        gw: NodeId,
+        ran: Ran,
+        ue_flows: Vec<Vec<FlowId>>,
+        motion: Vec<Motion>,
+        pdcp_out_of_order: bool,
+    ) -> Cellular {
         let n = ran.ues.len();
         let state = ran.ues.iter().map(|ue| UeState { serving: ue.path, ..UeState::default() }).collect();
         let gw_tunnelled = vec![0; ran.cells.len()];
@@ -156,7 +170,7 @@ impl Cellular {
             motion,
             state,
             handovers: Vec::new(),
-            pdcp: (0..n).map(|_| PdcpRx::default()).collect(),
+            pdcp: (0..n).map(|_| PdcpRx::new(pdcp_out_of_order)).collect(),
             next_sn: vec![0; n],
             sn_of: HashMap::new(),
             gw_tunnelled,
@@ -240,8 +254,13 @@ impl Cellular {
             };
             let ho = &self.handovers[h];
             let live = st.active == Some(h);
-            if live && ho.target == c && direct && ho.reorder_wait {
+            // A target still waiting for the end marker holds direct packets, also once the
+            // handover has ended without one (`reorder_idle`), until another begins.
+            if (live || st.active.is_none()) && ho.target == c && direct && ho.reorder_wait {
                 self.handovers[h].held_direct += 1;
+                if self.handovers[h].held_direct == 1 && self.ran.ues[u].cells.contains(c) {
+                    self.arm_reorder_timer(cx, h);
+                }
                 return self.hold(cx, c, u, pkt);
             }
             if live && ho.target == c && st.serving != c {
@@ -332,7 +351,7 @@ impl Cellular {
             }
         }
         let from = self.ran.cells[c].node;
-        let to = if self.p.scheme == SchemeName::ForwardViaCore { self.gw } else { self.ran.cells[to].node };
+        let to = if self.p.via_core { self.gw } else { self.ran.cells[to].node };
         gtp::forward(cx, (from, to), gtp::x2_teid(ho), false, pkt);
     }
 

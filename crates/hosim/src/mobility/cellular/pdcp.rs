@@ -12,6 +12,12 @@
 //! though, never stalls longer than t-Reordering: `max_stall_ns` is the longest time packets
 //! were held without RX_DELIV advancing, measured apart from the timer.
 //!
+//! With `outOfOrderDelivery` (TS 38.331 PDCP-Config; §5.2.2.1 "if outOfOrderDelivery is
+//! configured, deliver the resulting PDCP SDU to upper layers") each new packet goes up on
+//! arrival; the state variables and t-Reordering run as before, so that duplicates are still
+//! discarded and a gap is given up at an expiry, and `seen` keeps the SNs above RX_DELIV
+//! delivered so far.
+//!
 //! The struct takes `now` and returns what to deliver and whether to (re)start the timer:
 //! the agent owns the clock and the timer, so the rules can be tested without a scenario.
 
@@ -41,6 +47,9 @@ pub struct PdcpRx<T> {
     buffer: BTreeMap<u64, (T, SimTime)>,
     /// SNs given up at an expiry and not received since.
     skipped: BTreeSet<u64>,
+    /// `outOfOrderDelivery`: packets go up on arrival; the SNs at or above RX_DELIV so far.
+    out_of_order: bool,
+    seen: BTreeSet<u64>,
     /// Packets discarded as duplicates of a received SN (§5.2.2.1).
     pub duplicates: u64,
     /// Packets discarded because their SN had been given up (§5.2.2.1, COUNT < RX_DELIV).
@@ -54,6 +63,13 @@ pub struct PdcpRx<T> {
 
 impl<T> Default for PdcpRx<T> {
     fn default() -> Self {
+        PdcpRx::new(false)
+    }
+}
+
+impl<T> PdcpRx<T> {
+    /// A receiver that delivers in SN order, or (`out_of_order`) on arrival.
+    pub fn new(out_of_order: bool) -> Self {
         PdcpRx {
             rx_next: 0,
             rx_deliv: 0,
@@ -62,6 +78,8 @@ impl<T> Default for PdcpRx<T> {
             generation: 0,
             buffer: BTreeMap::new(),
             skipped: BTreeSet::new(),
+            out_of_order,
+            seen: BTreeSet::new(),
             duplicates: 0,
             late: 0,
             max_wait_ns: 0,
@@ -82,7 +100,7 @@ impl<T> PdcpRx<T> {
         let mut out = Outcome { deliver: Vec::new(), start_timer: false, discarded: false };
         // "if RCVD_COUNT < RX_DELIV, or if the PDCP Data PDU with COUNT = RCVD_COUNT has been
         // received before: discard the PDCP Data PDU".
-        if sn < self.rx_deliv || self.buffer.contains_key(&sn) {
+        if sn < self.rx_deliv || self.buffer.contains_key(&sn) || self.seen.contains(&sn) {
             if self.skipped.remove(&sn) {
                 self.late += 1;
             } else {
@@ -91,13 +109,20 @@ impl<T> PdcpRx<T> {
             out.discarded = true;
             return out;
         }
-        self.buffer.insert(sn, (pkt, now));
         // "if RCVD_COUNT >= RX_NEXT: update RX_NEXT to RCVD_COUNT + 1".
         self.rx_next = self.rx_next.max(sn + 1);
-        // "if RCVD_COUNT = RX_DELIV: deliver ... all stored SDUs with consecutive COUNT values
-        // starting from COUNT = RX_DELIV".
-        if sn == self.rx_deliv {
-            self.deliver_consecutive(now, &mut out);
+        if self.out_of_order {
+            // "if outOfOrderDelivery is configured: deliver the resulting PDCP SDU".
+            out.deliver.push((pkt, 0));
+            self.seen.insert(sn);
+            self.advance_seen();
+        } else {
+            self.buffer.insert(sn, (pkt, now));
+            // "if RCVD_COUNT = RX_DELIV: deliver ... all stored SDUs with consecutive COUNT
+            // values starting from COUNT = RX_DELIV".
+            if sn == self.rx_deliv {
+                self.deliver_consecutive(now, &mut out);
+            }
         }
         self.note_stall(now);
         // "if t-Reordering is running, and if RX_DELIV >= RX_REORD: stop and reset it".
@@ -133,15 +158,31 @@ impl<T> PdcpRx<T> {
         }
         // "... and all stored SDUs with consecutive COUNT values starting from RX_REORD";
         // "update RX_DELIV to the COUNT of the first SDU not delivered with COUNT >= RX_REORD".
-        self.skipped.extend(next..self.rx_reord);
-        self.rx_deliv = self.rx_deliv.max(self.rx_reord);
-        self.deliver_consecutive(now, &mut out);
+        if self.out_of_order {
+            // Delivered already: only the gaps below RX_REORD are given up.
+            let later = self.seen.split_off(&self.rx_reord);
+            let below = std::mem::replace(&mut self.seen, later);
+            self.skipped.extend((next..self.rx_reord).filter(|sn| !below.contains(sn)));
+            self.rx_deliv = self.rx_deliv.max(self.rx_reord);
+            self.advance_seen();
+        } else {
+            self.skipped.extend(next..self.rx_reord);
+            self.rx_deliv = self.rx_deliv.max(self.rx_reord);
+            self.deliver_consecutive(now, &mut out);
+        }
         self.note_stall(now);
         // "if RX_DELIV < RX_NEXT: set RX_REORD to RX_NEXT and start t-Reordering".
         if self.rx_deliv < self.rx_next {
             self.start_timer(&mut out);
         }
         out
+    }
+
+    /// `outOfOrderDelivery`: RX_DELIV moves past the consecutive SNs delivered already.
+    fn advance_seen(&mut self) {
+        while self.seen.remove(&self.rx_deliv) {
+            self.rx_deliv += 1;
+        }
     }
 
     fn deliver_consecutive(&mut self, now: SimTime, out: &mut Outcome<T>) {
@@ -244,5 +285,24 @@ mod tests {
         assert_eq!((rx.late, rx.duplicates), (1, 0), "SN 1 came after it was given up");
         assert_eq!(rx.max_wait_ns, 80, "SN 5 waited two timer runs (from 30 to 110)");
         assert_eq!(rx.max_stall_ns, 50, "delivery stalled at most one t-Reordering (60 -> 110)");
+    }
+
+    #[test]
+    fn out_of_order_delivery_passes_packets_on_arrival_and_still_discards_copies() {
+        let mut rx = PdcpRx::new(true);
+        rx.receive(0, 0, 0);
+        let o = rx.receive(2, 2, 5);
+        assert_eq!((sns(&o), o.start_timer), (vec![2], true), "SN 1 missing: 2 goes up at once");
+        assert!(rx.receive(2, 2, 6).discarded, "a copy of a delivered SN above the gap");
+        assert_eq!(sns(&rx.receive(1, 1, 8)), vec![1]);
+        assert!(rx.receive(1, 1, 9).discarded && rx.receive(0, 0, 9).discarded);
+        assert_eq!((rx.duplicates, rx.held()), (3, 0));
+        // A gap that never closes is given up at the expiry; its late copy is discarded.
+        rx.receive(4, 4, 10);
+        let o = rx.expire(rx.generation, 60);
+        assert!(o.deliver.is_empty() && !o.start_timer, "nothing held, nothing past RX_REORD");
+        assert!(rx.receive(3, 3, 61).discarded);
+        assert_eq!(rx.late, 1);
+        assert_eq!(sns(&rx.receive(5, 5, 62)), vec![5]);
     }
 }

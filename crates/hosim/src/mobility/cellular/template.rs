@@ -12,7 +12,7 @@
 //! link carries half the server RTT each way. Flows `ue{u}.f{k}` are bulk downloads
 //! `srv{u}` -> `ue{u}`, each starting at a random time in `[0, start_window_s)`.
 
-use super::config::{BufferSharing, CellularSection, ChoForwarding, SchedulerName};
+use super::config::{BufferSharing, CellularSection, ChoForwarding, ForwardingPath, SchedulerName};
 use super::{Cellular, Motion, Params, Timer};
 use crate::engine::time::s_to_ns;
 use crate::mobility::ran::{self, BufferLimit, Cell, CellSet, Ran, Scheduler, SchedulerKind, Ue};
@@ -49,7 +49,14 @@ pub fn expand(d: &CellularSection) -> Graph {
     for c in 0..d.cells as usize {
         let name = cell_name(c);
         g.nodes.push(node(name.clone(), NodeKindName::Router));
-        g.links.push(link("gw", &name, d.s1_bps, d.s1_delay_s, d.s1_queue_packets));
+        // The two directions of S1, in the order a bidirectional link makes them.
+        let mut down = link("gw", &name, d.s1_bps, d.s1_delay_s, d.s1_queue_packets);
+        down.bidirectional = false;
+        g.links.push(down);
+        let up_queue = d.s1_uplink_queue_packets.unwrap_or(d.s1_queue_packets);
+        let mut up = link(&name, "gw", d.s1_bps, d.s1_delay_s, up_queue);
+        up.bidirectional = false;
+        g.links.push(up);
         if c > 0 {
             g.links.push(link(&cell_name(c - 1), &name, d.x2_bps, d.x2_delay_s, d.x2_queue_packets));
         }
@@ -131,7 +138,7 @@ fn system(d: &CellularSection, cx: &mut Cx<Timer>) -> Cellular {
         let name = ue_name(u);
         let n = id(cx, &name);
         cx.own(n);
-        let start = d.nearest_cell(d.ue_x0_m(u));
+        let start = d.ue_first_cell(u);
         let uplinks: Vec<Option<u32>> =
             (0..n_cells).map(|c| cx.link_id(&format!("{name}->{}", cell_name(c)))).collect();
         ran::route_uplink(cx, n, uplinks[start].expect("uplink to every cell"));
@@ -154,10 +161,12 @@ fn system(d: &CellularSection, cx: &mut Cx<Timer>) -> Cellular {
         time_to_trigger_ns: s_to_ns(d.time_to_trigger_s),
         cell_x_m: (0..n_cells).map(|c| d.cell_x_m(c)).collect(),
         target_reordering: d.target_reordering(),
-        end_marker: d.end_marker,
+        end_marker: d.end_marker.unwrap_or(true),
+        end_marker_always: d.end_marker == Some(true),
         reorder_timeout_ns: s_to_ns(d.reorder_timeout_s),
         prediction_lead_ns: s_to_ns(d.prediction_lead_s),
         bicast_lead_ns: s_to_ns(d.bicast_lead_s),
+        via_core: d.forwarding_path() == ForwardingPath::Core,
         cho_candidates: d.cho_candidates as usize,
         cho_prepare_offset_m: d.cho_prepare_offset_m,
         cho_early: d.cho_forwarding == ChoForwarding::Early,
@@ -166,7 +175,7 @@ fn system(d: &CellularSection, cx: &mut Cx<Timer>) -> Cellular {
         radio_rate_table: d.radio_rate_table.clone(),
         rate_update_ns: s_to_ns(d.rate_update_s).max(1),
     };
-    Cellular::new(params, gw, Ran::new(cells, ues, cx.nodes().len()), ue_flows, motion)
+    Cellular::new(params, gw, Ran::new(cells, ues, cx.nodes().len()), ue_flows, motion, d.pdcp_out_of_order_delivery)
 }
 
 /// `topology = "cellular"` with its `[cellular]` section: the one line of this mechanism in
