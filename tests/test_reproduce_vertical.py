@@ -40,6 +40,15 @@ def test_ratios_are_per_seed_with_a_student_t_interval():
     assert vertical.ratio_ci(None, _point([1.0]), "jitter_mean_s_after_handoff") is None
 
 
+def test_a_ratio_from_one_run_has_no_interval_and_no_verdict():
+    r = vertical.ratio_ci(_point([3.5]), _point([1.0]), "jitter_mean_s_after_handoff")
+    assert r == {"mean": 3.5, "lo": None, "hi": None, "n": 1}
+    assert vertical.verdict_at_least(r, 3.0) == vertical.ONE_RUN
+    assert vertical.verdict_lower(r) == vertical.ONE_RUN
+    assert vertical._grows(r, {"mean": 5.0, "lo": 4.0, "hi": 6.0, "n": 3}) == vertical.ONE_RUN
+    assert vertical._fmt_ratio(r) == "3.50 (1 run)"
+
+
 def test_verdict_reads_the_claim_literally_against_the_interval():
     def ci(lo: float, hi: float) -> dict:
         return {"mean": (lo + hi) / 2, "lo": lo, "hi": hi, "n": 5}

@@ -188,8 +188,15 @@ def ratio_ci(num: dict[str, Any] | None, den: dict[str, Any] | None, key: str) -
         return None
     ratios = [a / b for a, b in pairs]
     mean = statistics.fmean(ratios)
+    if len(ratios) < 2:
+        # One run has no interval: a zero-width one would pass for certainty.
+        return {"mean": mean, "lo": None, "hi": None, "n": 1}
     half = ci95_half_width(ratios)
     return {"mean": mean, "lo": mean - half, "hi": mean + half, "n": len(ratios)}
+
+
+#: The verdict of a ratio measured in one run (or seed) only.
+ONE_RUN = "one run, no interval"
 
 
 def verdict_at_least(r: dict[str, Any] | None, claimed: float) -> str:
@@ -198,6 +205,8 @@ def verdict_at_least(r: dict[str, Any] | None, claimed: float) -> str:
     below it, and "interval straddles" otherwise."""
     if r is None:
         return "no data"
+    if r["lo"] is None:
+        return ONE_RUN
     if r["lo"] >= claimed:
         return "reproduced"
     if r["hi"] < claimed:
@@ -209,6 +218,8 @@ def verdict_lower(r: dict[str, Any] | None) -> str:
     """"Lower with CLAH": NR/CLAH above 1 with 95 % confidence."""
     if r is None:
         return "no data"
+    if r["lo"] is None:
+        return ONE_RUN
     if r["lo"] > 1.0:
         return "reproduced"
     if r["hi"] < 1.0:
@@ -256,6 +267,8 @@ def claims(points: dict[str, dict[str, Any]], ns3: dict[str, dict[str, Any]]) ->
 def _grows(a: dict[str, Any] | None, b: dict[str, Any] | None) -> str:
     if a is None or b is None:
         return "no data"
+    if a["lo"] is None or b["lo"] is None:
+        return ONE_RUN
     if b["lo"] > a["hi"]:
         return "reproduced"
     if b["hi"] < a["lo"]:
@@ -326,6 +339,8 @@ def _fmt_ratio(r: Any) -> str:
         return "–"
     if isinstance(r, list):
         return ", ".join(_fmt_ratio(x) for x in r)
+    if r["lo"] is None:
+        return f"{r['mean']:.2f} (1 run)"
     return f"{r['mean']:.2f} [{r['lo']:.2f}, {r['hi']:.2f}]"
 
 
