@@ -49,6 +49,15 @@ def test_a_ratio_from_one_run_has_no_interval_and_no_verdict():
     assert vertical._fmt_ratio(r) == "3.50 (1 run)"
 
 
+def test_claims_of_points_measured_in_one_run_say_so():
+    one = {f"2e+07|{a}": vertical.aggregate([vertical.reduce_run(_summary([j, j], [0.0]))])
+           for a, j in (("none", 4.0), ("clah", 1.0))}
+    rows = vertical.claims({}, one)
+    assert {r["verdict_ns3"] for r in rows if r["claim"].startswith(("jitter NR/CLAH at 20", "throughput", "RTT",
+                                                                         "queue"))} == {vertical.ONE_RUN}
+    assert all(r["verdict_hosim"] == "no data" for r in rows if r["paper"] != "(not claimed)")
+
+
 def test_verdict_reads_the_claim_literally_against_the_interval():
     def ci(lo: float, hi: float) -> dict:
         return {"mean": (lo + hi) / 2, "lo": lo, "hi": hi, "n": 5}
