@@ -40,6 +40,24 @@ def test_ratios_are_per_seed_with_a_student_t_interval():
     assert vertical.ratio_ci(None, _point([1.0]), "jitter_mean_s_after_handoff") is None
 
 
+def test_a_ratio_from_one_run_has_no_interval_and_no_verdict():
+    r = vertical.ratio_ci(_point([3.5]), _point([1.0]), "jitter_mean_s_after_handoff")
+    assert r == {"mean": 3.5, "lo": None, "hi": None, "n": 1}
+    assert vertical.verdict_at_least(r, 3.0) == vertical.ONE_RUN
+    assert vertical.verdict_lower(r) == vertical.ONE_RUN
+    assert vertical._grows(r, {"mean": 5.0, "lo": 4.0, "hi": 6.0, "n": 3}) == vertical.ONE_RUN
+    assert vertical._fmt_ratio(r) == "3.50 (1 run)"
+
+
+def test_claims_of_points_measured_in_one_run_say_so():
+    one = {f"2e+07|{a}": vertical.aggregate([vertical.reduce_run(_summary([j, j], [0.0]))])
+           for a, j in (("none", 4.0), ("clah", 1.0))}
+    rows = vertical.claims({}, one)
+    assert {r["verdict_ns3"] for r in rows if r["claim"].startswith(("jitter NR/CLAH at 20", "throughput", "RTT",
+                                                                         "queue"))} == {vertical.ONE_RUN}
+    assert all(r["verdict_hosim"] == "no data" for r in rows if r["paper"] != "(not claimed)")
+
+
 def test_verdict_reads_the_claim_literally_against_the_interval():
     def ci(lo: float, hi: float) -> dict:
         return {"mean": (lo + hi) / 2, "lo": lo, "hi": hi, "n": 5}
@@ -81,3 +99,23 @@ def test_profile_replaces_the_presets_whole_tcp_table(monkeypatch: pytest.Monkey
     task = vertical._task(1, {"vertical.adaptation": "clah"})
     assert "[tcp]" not in task.scenario and "mss_bytes" not in task.scenario
     assert ("tcp.profile", '"linux"') in task.overrides
+
+
+def test_ns3_points_keep_the_runs_with_and_without_the_reno_sack_reset_apart(tmp_path):
+    import json
+
+    def row(run: int, reset: bool | None, jitter: float) -> dict:
+        r = vertical.reduce_run(_summary([jitter, jitter], [0.0]))
+        r.pop("series")
+        r.update({"rate_bps": 2e7, "tcp": "newreno", "run": run})
+        if reset is not None:
+            r["reno_sack_reset"] = reset
+        return r
+
+    (tmp_path / "data").mkdir()
+    rows = [row(1, None, 9.0), row(2, False, 7.0), row(1, True, 1.0), row(2, True, 3.0)]
+    (tmp_path / vertical.NS3_DATA).write_text(json.dumps(rows), encoding="utf-8")
+    fixed = vertical.ns3_points(tmp_path)["2e+07|none"]
+    assert fixed["seeds"] == 2 and fixed["jitter_mean_s_after_handoff"] == pytest.approx(2.0)
+    as_is = vertical.ns3_points(tmp_path, reno_sack_reset=False)["2e+07|none"]
+    assert as_is["jitter_mean_s_after_handoff"] == pytest.approx(8.0), "rows from before the flag ran without it"

@@ -35,6 +35,14 @@ cumulatively acknowledged (hosim's `DupackResume::PreHandoffAcked`). It is not a
 control subclass: CLAH changes the RTO estimator and the dupack threshold, which belong to the
 socket.
 
+`--reno-sack-reset` works around an ns-3 defect: on a connection without SACK, ns-3 emulates SACKs
+from duplicate ACKs (TcpTxBuffer::AddRenoSack) and clears them only at a timeout; left over at
+the end of a fast recovery, they mark the new head lost, and the next single duplicate ACK starts
+another fast recovery (TcpSocketBase::DupAck, IsLost). The option clears them
+(TcpTxBuffer::ResetRenoSack) at the ACK that ends a fast recovery, before the socket processes it.
+`--trace FROM TO` logs every segment and ACK at both ends and each state change with the
+scoreboard (docs/reproductions/vertical-handoff.md, "ns-3's repeated fast recoveries").
+
 Measured on the NewReno (or CLAH) flow as hosim's `vertical` agent measures it: per 0.1 s bin,
 from every data packet reaching dest, the count, mean one-way delay (LocalDeliver at dest minus
 SendOutgoing at the mobile, per transmission: FlowMonitor's byte tag numbers each), the
@@ -48,7 +56,7 @@ so run this with a Python that has both ns-3 and hosim.
 
 Usage: python bench/ns3/papers/vertical.py [--rates 10e6 15e6 20e6] [--tcp newreno clah]
            [--runs 1 2 3 4 5] [--duration 100] [--jobs 2] [--json vertical-ns3.json]
-           [--series vertical-ns3-series.json]
+           [--series vertical-ns3-series.json] [--reno-sack-reset] [--trace FROM_S TO_S]
 """
 
 import argparse
@@ -76,6 +84,8 @@ PROBE = r"""
 #include <map>
 #include <vector>
 #include <cmath>
+#include <cstdio>
+#include <string>
 namespace vref {
 using namespace ns3;
 
@@ -86,6 +96,7 @@ struct Clah : TcpSocketBase {
     static Ptr<RttEstimator> Rtt(TcpSocketBase* s) { return s->*(&Clah::m_rtt); }
     static TracedValue<Time>& Rto(TcpSocketBase* s) { return s->*(&Clah::m_rto); }
     static uint32_t& RetxThresh(TcpSocketBase* s) { return s->*(&Clah::m_retxThresh); }
+    static SequenceNumber32 Recover(TcpSocketBase* s) { return s->*(&Clah::m_recover); }
 };
 
 // FlowMonitor's Ipv4FlowProbeTag (ipv4-flow-probe.cc; not in a header), a byte tag, read only: its first
@@ -132,6 +143,31 @@ struct Probe {
 Probe probe;
 void Reset() { probe = Probe(); }
 
+// Event log between traceFrom and traceTo (--trace): one line per segment sent or delivered,
+// ACK sent or delivered, and congestion state change, for tracing the sender against hosim's.
+double traceFrom = -1, traceTo = -1;
+std::vector<std::string> traceLog;
+static bool Tracing() {
+    double t = Simulator::Now().GetSeconds();
+    return t >= traceFrom && t < traceTo;
+}
+static void Log(const char* what, const TcpHeader& th, uint32_t len, uint32_t iface) {
+    char line[160];
+    std::snprintf(line, sizeof line, "%.6f %s seq=%u len=%u ack=%u win=%u if=%u",
+                  Simulator::Now().GetSeconds(), what, th.GetSequenceNumber().GetValue(), len,
+                  th.GetAckNumber().GetValue(), th.GetWindowSize(), iface);
+    traceLog.push_back(line);
+}
+// The segments dest sends (ACKs) and the mobile receives (ACKs), for --trace.
+void OnTrace(std::string what, const Ipv4Header& h, Ptr<const Packet> p, uint32_t iface) {
+    if (h.GetProtocol() != 6 || !Tracing()) return;
+    TcpHeader th;
+    p->PeekHeader(th);
+    Log(what.c_str(), th, p->GetSize() - th.GetSerializedSize(), iface);
+}
+void AckSent(const Ipv4Header& h, Ptr<const Packet> p, uint32_t i) { OnTrace("dest-send", h, p, i); }
+void AckDelivered(const Ipv4Header& h, Ptr<const Packet> p, uint32_t i) { OnTrace("mobile-recv", h, p, i); }
+
 static uint32_t DataBytes(Ptr<const Packet> p, uint32_t& seq) {
     TcpHeader th;
     p->PeekHeader(th);
@@ -139,8 +175,9 @@ static uint32_t DataBytes(Ptr<const Packet> p, uint32_t& seq) {
     return p->GetSize() - th.GetSerializedSize();
 }
 
-void OnSend(const Ipv4Header& h, Ptr<const Packet> p, uint32_t) {
+void OnSend(const Ipv4Header& h, Ptr<const Packet> p, uint32_t iface) {
     if (h.GetProtocol() != 6) return;
+    OnTrace("mobile-send", h, p, iface);
     uint32_t seq;
     uint32_t len = DataBytes(p, seq);
     if (len == 0) return;
@@ -154,8 +191,9 @@ void OnSend(const Ipv4Header& h, Ptr<const Packet> p, uint32_t) {
     probe.sentAt[tag.Key()] = Simulator::Now().GetSeconds();
 }
 
-void OnDeliver(const Ipv4Header& h, Ptr<const Packet> p, uint32_t) {
+void OnDeliver(const Ipv4Header& h, Ptr<const Packet> p, uint32_t iface) {
     if (h.GetProtocol() != 6) return;
+    OnTrace("dest-recv", h, p, iface);
     uint32_t seq;
     if (DataBytes(p, seq) == 0) return;
     FlowTag tag;
@@ -182,6 +220,16 @@ void OnDeliver(const Ipv4Header& h, Ptr<const Packet> p, uint32_t) {
 }
 
 void OnCongState(TcpSocketState::TcpCongState_t, TcpSocketState::TcpCongState_t now) {
+    if (Tracing()) {
+        Ptr<TcpSocketState> tcb = Clah::Tcb(PeekPointer(probe.sock));
+        char line[160];
+        Ptr<TcpTxBuffer> tx = probe.sock->GetTxBuffer();
+        std::snprintf(line, sizeof line, "%.6f state=%s cwnd=%u ssthresh=%u una=%u sacked=%u lost=%u head_lost=%d",
+                      Simulator::Now().GetSeconds(), TcpSocketState::TcpCongStateName[now], tcb->m_cWnd.Get(),
+                      tcb->m_ssThresh.Get(), tx->HeadSequence().GetValue(), tx->GetSacked(), tx->GetLost(),
+                      (int)tx->IsLost(tx->HeadSequence()));
+        traceLog.push_back(line);
+    }
     if (now == TcpSocketState::CA_RECOVERY) {
         probe.recoveries++;
         probe.recoveryAt.push_back(Simulator::Now().GetSeconds());
@@ -200,8 +248,23 @@ void OnRxAck(Ptr<const Packet>, const TcpHeader& th, Ptr<const TcpSocketBase>) {
     if (probe.hold && (th.GetFlags() & TcpHeader::ACK)) probe.heldAcks++;
 }
 
+// --reno-sack-reset: at the ACK that ends a fast recovery, before the socket processes it, clear
+// the SACKs ns-3 emulates from duplicate ACKs on a connection without SACK (TcpTxBuffer::
+// AddRenoSack); ns-3 clears them only at a timeout (TcpSocketBase::ReTxTimeout).
+bool renoSackReset = false;
+uint64_t renoSackResets = 0;
+void OnRxReset(Ptr<const Packet>, const TcpHeader& th, Ptr<const TcpSocketBase>) {
+    if (!renoSackReset || !(th.GetFlags() & TcpHeader::ACK)) return;
+    TcpSocketBase* s = PeekPointer(probe.sock);
+    if (Clah::Tcb(s)->m_congState.Get() != TcpSocketState::CA_RECOVERY) return;
+    if (th.GetAckNumber() < Clah::Recover(s)) return;
+    s->GetTxBuffer()->ResetRenoSack();
+    renoSackResets++;
+}
+
 void Attach(Ptr<Socket> s) {
     probe.sock = DynamicCast<TcpSocketBase>(s);
+    probe.sock->TraceConnectWithoutContext("Rx", MakeCallback(&OnRxReset));
     probe.sock->TraceConnectWithoutContext("CongState", MakeCallback(&OnCongState));
     probe.sock->TraceConnectWithoutContext("HighestRxAck", MakeCallback(&OnHighestAck));
 }
@@ -275,7 +338,8 @@ def configure_tcp(ns) -> None:
     D("ns3::RttEstimator::InitialEstimation", ns.TimeValue(ns.Seconds(1.0)))
 
 
-def run(ns, cppyy, rate: float, tcp: str, run_no: int, duration: float) -> dict:
+def run(ns, cppyy, rate: float, tcp: str, run_no: int, duration: float, trace=None,
+        reno_sack_reset: bool = False) -> dict:
     ns.RngSeedManager.SetSeed(1)
     ns.RngSeedManager.SetRun(run_no)
     configure_tcp(ns)
@@ -349,6 +413,7 @@ def run(ns, cppyy, rate: float, tcp: str, run_no: int, duration: float) -> dict:
 
     v = cppyy.gbl.vref
     v.Reset()
+    v.renoSackReset = reno_sack_reset
     probe = v.probe
     probe.bin = BIN_S
     for dev in (sta1, sta2):
@@ -360,6 +425,10 @@ def run(ns, cppyy, rate: float, tcp: str, run_no: int, duration: float) -> dict:
     fmh = ns.FlowMonitorHelper()
     monitor = fmh.InstallAll()
     ipv4[mobile].TraceConnectWithoutContext("SendOutgoing", ns.MakeCallback(v.OnSend))
+    if trace:
+        v.traceFrom, v.traceTo = trace
+        ipv4[dest].TraceConnectWithoutContext("SendOutgoing", ns.MakeCallback(v.AckSent))
+        ipv4[mobile].TraceConnectWithoutContext("LocalDeliver", ns.MakeCallback(v.AckDelivered))
 
     now = APP_START_S + 1e-6  # the application has created its socket
     ns.Simulator.Stop(ns.Seconds(now))
@@ -427,10 +496,12 @@ def run(ns, cppyy, rate: float, tcp: str, run_no: int, duration: float) -> dict:
     return {"rate_bps": rate, "tcp": tcp, "run": run_no, "summary": summary,
             "flowmonitor_jitter_s": fm_jitter, "flowmonitor_rx_packets": int(fm_rx),
             "segments_sent": int(probe.segments), "probe_missed": int(probe.missed),
-            "recovery_at_s": [round(x, 3) for x in probe.recoveryAt]}
+            "recovery_at_s": [round(x, 3) for x in probe.recoveryAt],
+            "reno_sack_reset": reno_sack_reset, "reno_sack_resets": int(v.renoSackResets),
+            "trace": [str(line) for line in v.traceLog]}
 
 
-def one(rate: float, tcp: str, run_no: int, duration: float) -> dict:
+def one(rate: float, tcp: str, run_no: int, duration: float, trace=None, reno_sack_reset: bool = False) -> dict:
     """One run in this process, reduced by hosim's code (ns-3 runs one simulation per process
     here: a second one in the same process after Simulator::Destroy crashed in cppyy)."""
     import cppyy
@@ -440,7 +511,7 @@ def one(rate: float, tcp: str, run_no: int, duration: float) -> dict:
 
     cppyy.cppdef(PROBE)
     t0 = time.time()
-    r = run(ns, cppyy, rate, tcp, run_no, duration)
+    r = run(ns, cppyy, rate, tcp, run_no, duration, trace, reno_sack_reset)
     reduced = reduce_run(r.pop("summary"))
     r["series"] = reduced.pop("series")
     r["wall_s"] = round(time.time() - t0, 1)
@@ -457,10 +528,16 @@ def main() -> None:
     p.add_argument("--jobs", type=int, default=1, help="runs at once, each in a process of its own")
     p.add_argument("--json", help="write the results here (replacing runs it holds already)")
     p.add_argument("--series", help="write the per-bin series of run 1 here")
+    p.add_argument("--reno-sack-reset", action="store_true",
+                   help="clear ns-3's emulated SACKs at the ACK that ends a fast recovery")
+    p.add_argument("--trace", type=float, nargs=2, metavar=("FROM_S", "TO_S"),
+                   help="log every segment and ACK between these times")
+    p.add_argument("--trace-dir", default=".", help="where --trace writes RATE-TCP-RUN.log")
     p.add_argument("--one", nargs=3, metavar=("RATE", "TCP", "RUN"), help=argparse.SUPPRESS)
     a = p.parse_args()
     if a.one:
-        print(json.dumps(one(float(a.one[0]), a.one[1], int(a.one[2]), a.duration)), flush=True)
+        print(json.dumps(one(float(a.one[0]), a.one[1], int(a.one[2]), a.duration, a.trace,
+                             a.reno_sack_reset)), flush=True)
         # The probe's pointers outlive Simulator::Destroy; their destructors at interpreter exit
         # corrupted the heap in one run of 18 (SIGABRT after the result was printed).
         os._exit(0)
@@ -478,17 +555,31 @@ def main() -> None:
         rate, tcp, run_no = spec
         cmd = [sys.executable, os.path.abspath(__file__), "--duration", str(a.duration),
                "--one", repr(rate), tcp, str(run_no)]
-        out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
-        return json.loads(out.strip().splitlines()[-1])
+        if a.trace:
+            cmd += ["--trace", *map(str, a.trace)]
+        if a.reno_sack_reset:
+            cmd.append("--reno-sack-reset")
+        done = subprocess.run(cmd, capture_output=True, text=True)
+        if done.returncode != 0:
+            print(f"run {spec} failed (exit {done.returncode}): {done.stderr.strip()[-300:]}", file=sys.stderr)
+            return None
+        return json.loads(done.stdout.strip().splitlines()[-1])
 
     with ThreadPoolExecutor(a.jobs) as pool:
         for r in pool.map(launch, specs):
-            key = (r["rate_bps"], r["tcp"], r["run"])
+            if r is None:
+                continue
+            key = _key(r)
             s = r.pop("series")
+            log = r.pop("trace")
+            if a.trace:
+                name = f"{r['rate_bps']:g}-{r['tcp']}-{r['run']}" + ("-reset" if r["reno_sack_reset"] else "")
+                with open(os.path.join(a.trace_dir, name + ".log"), "w") as f:
+                    f.write("\n".join(log) + "\n")
             if r["run"] == 1:
-                series[f"{r['rate_bps']:g}|{r['tcp']}"] = s
-            rows = [x for x in rows if (x["rate_bps"], x["tcp"], x["run"]) != key] + [r]
-            rows.sort(key=lambda x: (x["rate_bps"], x["tcp"], x["run"]))
+                series[f"{r['rate_bps']:g}|{r['tcp']}" + ("|reno-sack-reset" if r["reno_sack_reset"] else "")] = s
+            rows = [x for x in rows if _key(x) != key] + [r]
+            rows.sort(key=_key)
             print(json.dumps({k: r[k] for k in BRIEF}), flush=True)
             if a.json:
                 with open(a.json, "w") as f:
@@ -498,9 +589,14 @@ def main() -> None:
                     json.dump(series, f, sort_keys=True)
 
 
-BRIEF = ("rate_bps", "tcp", "run", "wall_s", "goodput_bps", "retransmits", "fast_recoveries", "timeouts",
-         "jitter_overall_s", "flowmonitor_jitter_s", "jitter_mean_s_after_handoff", "rtt_mean_s_after_handoff",
-         "queue_mean_pkts_after_handoff")
+def _key(row: dict) -> tuple:
+    """A run's identity in the data file (rows written before --reno-sack-reset existed ran without it)."""
+    return (row["rate_bps"], row["tcp"], row["run"], row.get("reno_sack_reset", False))
+
+
+BRIEF = ("rate_bps", "tcp", "run", "reno_sack_reset", "wall_s", "goodput_bps", "retransmits", "fast_recoveries",
+         "timeouts", "jitter_overall_s", "flowmonitor_jitter_s", "jitter_mean_s_after_handoff",
+         "rtt_mean_s_after_handoff", "queue_mean_pkts_after_handoff")
 
 
 if __name__ == "__main__":
