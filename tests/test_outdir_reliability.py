@@ -712,3 +712,28 @@ def test_a_run_left_behind_on_ctrl_c_stages_nothing_after_the_directory_was_clea
     time.sleep(0.1)
     assert sorted(p.name for p in out.iterdir()) == []
     assert len(refused) == 1
+
+
+def test_ctrl_c_once_a_no_traces_capture_is_in_place_still_writes_the_manifest(tmp_path, monkeypatch):
+    # bench/fuzz_outdir.py (final run, seed 301, case 491: fresh, 5 s, --pcap all --no-traces,
+    # SIGINT at 0.32 s): exit 130 with capture.pcapng in DIR and no manifest. With
+    # --no-traces the run's capture is moved into DIR after its first commit() and before
+    # the tables; the second commit() saw the cancel of the Ctrl-C that came in between and
+    # stopped the rest. Here the cancel comes exactly there.
+    from hosim import api
+    from hosim.cli import run as run_command
+
+    real_run_raw = api.run_raw
+
+    def run_then_ctrl_c(*args, **kwargs):
+        result = real_run_raw(*args, **kwargs)
+        api.cancel_runs()  # what the main thread does on Ctrl-C
+        return result
+
+    monkeypatch.setattr(api, "run_raw", run_then_ctrl_c)
+    out = tmp_path / "run"
+    _, written = run_command._run_into("dumbbell", None, [("duration_s", "0.2")], [], out, False, True, "all",
+                                       None, None)
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert "capture.pcapng" in manifest["files"]
+    assert sorted(p.name for p in out.iterdir()) == sorted([*manifest["files"], "manifest.json"])

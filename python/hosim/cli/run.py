@@ -160,6 +160,12 @@ def _run_into(scenario: str, seed: int | None, overrides: Sequence[tuple[str, st
         main thread may be gone, and nothing is written (bench/fuzz_outdir.py found an empty
         DIR made so)."""
         with api.staging_lock:  # either committing (and waited for) or abandoned, never both
+            if committing.is_set():
+                # Called again, after the capture was moved into place (`--no-traces`: once
+                # by the run before its capture is moved, once before the tables): a Ctrl-C
+                # since must not stop the rest, or DIR would hold the new capture beside no
+                # manifest (bench/fuzz_outdir.py).
+                return
             if api.cancel_count() != started:
                 raise KeyboardInterrupt("interrupted")
             committing.set()
