@@ -737,3 +737,40 @@ def test_ctrl_c_once_a_no_traces_capture_is_in_place_still_writes_the_manifest(t
     manifest = json.loads((out / "manifest.json").read_text())
     assert "capture.pcapng" in manifest["files"]
     assert sorted(p.name for p in out.iterdir()) == sorted([*manifest["files"], "manifest.json"])
+
+
+def test_ctrl_c_while_the_worker_thread_starts_cancels_its_run(tmp_path, monkeypatch):
+    # bench/fuzz_outdir.py (seed 406, case 565: a foreign directory, --no-traces --force,
+    # SIGTERM at 0.28 s): exit 130 with a summary.json and no manifest. The signal came while
+    # `Thread.start` waited for the worker to run, outside the guard that cancels the run, so
+    # the run went on and wrote its first file as the process ended.
+    import threading
+
+    from hosim import api
+    from hosim.cli import run as run_command
+
+    out = tmp_path / "run"
+    out.mkdir()
+    started = api.cancel_count()
+
+    def run() -> None:
+        time.sleep(0.3)
+        if api.cancel_count() != started:  # what commit() checks before any file is written
+            raise KeyboardInterrupt("interrupted")
+        (out / "summary.json").write_text("{}\n")
+
+    real_start = threading.Thread.start
+
+    def start_then_ctrl_c(self: threading.Thread) -> None:
+        real_start(self)
+        if self.name == "hosim-run":
+            raise KeyboardInterrupt
+
+    monkeypatch.setattr(threading.Thread, "start", start_then_ctrl_c)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            run_command._interruptible(run, out, threading.Event())
+    finally:
+        run_command.ABANDONED.clear()
+    time.sleep(0.6)
+    assert list(out.iterdir()) == []

@@ -218,8 +218,12 @@ def _interruptible(run: Callable[[], T], out: Path | None, committing: threading
         finally:
             done.set()
 
-    threading.Thread(target=target, name="hosim-run", daemon=True).start()
+    worker = threading.Thread(target=target, name="hosim-run", daemon=True)
     try:
+        # Inside the guard: Ctrl-C while `start` waits for the thread to run must cancel it
+        # too, or the run goes on and writes its files as the process ends
+        # (bench/fuzz_outdir.py: a summary.json left without a manifest).
+        worker.start()
         while not done.wait(0.1):
             pass
     except KeyboardInterrupt:
