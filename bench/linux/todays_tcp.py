@@ -26,6 +26,7 @@ written after each variant, and a markdown table per reproduction on stdout.
 Usage:
   sudo nice -n 5 /path/to/venv/bin/python bench/linux/todays_tcp.py            # everything
   sudo python bench/linux/todays_tcp.py --only lte-x2 --repeats 3 --time-bound 600
+  python bench/linux/todays_tcp.py --hosim-only     # redo hosim's `linux` rows, keep the kernel runs
 """
 
 from __future__ import annotations
@@ -218,6 +219,26 @@ def report_table(data: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def rerun_hosim(name: str, path: str) -> None:
+    """Redo hosim's `linux` rows of one data file with the current code (same overrides and seeds),
+    keep its kernel runs, note the date of the hosim re-run, and print the table."""
+    with open(path) as fh:
+        data = json.load(fh)
+    text = scenario_text(CASES[name])
+    for v in data["variants"].values():
+        if "skipped" in v:
+            continue
+        seeds = [r["seed"] for r in v["linux"]]
+        v["linux"] = [hosim_run(text, s, v["overrides"]) for s in seeds]
+    data["hosim_rerun"] = {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+                           "command": "bench/linux/todays_tcp.py " + " ".join(sys.argv[1:])}
+    with open(path, "w") as fh:
+        json.dump(data, fh, indent=1)
+        fh.write("\n")
+    click.echo(f"\n### {name}: hosim rows re-run {data['hosim_rerun']['date']}; kernel runs of {data['date']}\n")
+    click.echo(report_table(data))
+
+
 @click.command(help=__doc__)
 @click.option("--only", multiple=True, type=click.Choice(sorted(CASES)), help="Reproductions to run (default: all).")
 @click.option("--repeats", default=3, show_default=True, type=click.IntRange(1, 50), help="Seeds / kernel repeats.")
@@ -226,7 +247,19 @@ def report_table(data: dict[str, Any]) -> str:
 @click.option("--time-bound", default=3600.0, show_default=True, type=float,
               help="Stop starting new variants after this many seconds (the variant under way finishes).")
 @click.option("--report", is_flag=True, help="Run nothing: print the tables of the data files in --out-dir.")
-def main(only: tuple[str, ...], repeats: int, stacks: str, out_dir: str, time_bound: float, report: bool) -> None:
+@click.option("--hosim-only", is_flag=True,
+              help="Re-run only hosim's `linux` rows of the data files in --out-dir (their seeds), keep the "
+                   "kernel runs, and print the tables; no root needed.")
+def main(only: tuple[str, ...], repeats: int, stacks: str, out_dir: str, time_bound: float, report: bool,
+         hosim_only: bool) -> None:
+    if hosim_only:
+        for name in only or tuple(CASES):
+            path = os.path.join(out_dir, f"{name}-kernel.json")
+            if not os.path.exists(path):
+                click.echo(f"todays_tcp.py: {path}: no data file to update", err=True)
+                sys.exit(2)
+            rerun_hosim(name, path)
+        return
     if report:
         for name in only or tuple(CASES):
             path = os.path.join(out_dir, f"{name}-kernel.json")
