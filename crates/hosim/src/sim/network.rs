@@ -150,12 +150,14 @@ impl World {
         }
         let Some(done) = done else { return };
         // Scheduled before the arrival, so that on a link without delay the transmission ends
-        // first; none where departures are computed, unless the end wakes a sender.
-        if !(link.departs_at_start && self.computed_departures) || link.wakes_senders {
-            self.events.schedule(done, Event::LinkTxDone(l));
-        }
+        // first; none where departures are computed, unless the end wakes a sender. One test
+        // of `departs_at_start` for both decisions.
         if !link.departs_at_start {
+            self.events.schedule(done, Event::LinkTxDone(l));
             return;
+        }
+        if !self.computed_departures || link.wakes_senders {
+            self.events.schedule(done, Event::LinkTxDone(l));
         }
         // The arrival is known now: into the pipeline at once.
         link.tx_done_ns = done;
