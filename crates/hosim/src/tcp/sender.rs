@@ -503,20 +503,21 @@ impl TcpSender {
         if !self.recovery.in_recovery() && ack >= self.timeout_recover_end {
             self.close_episode(now);
         }
-        let restart = if self.window.is_external() {
+        // One call site for `grow_window`, so that the controller's `on_ack` stays inlined
+        // (two sites left it out of line: +1.2 M instructions, bench/decisions.md).
+        let (restart, grow) = if self.window.is_external() {
             self.on_new_ack_external(now, ack, out);
-            true
+            (true, false)
         } else if self.recovery.in_recovery() {
             let restart = self.on_new_ack_in_recovery(now, acked, out);
-            if self.exit_ack_opens_window() && !self.recovery.in_recovery() {
-                self.grow_window(now, ack, acked, rtt_sample);
-            }
-            restart
+            (restart, self.exit_ack_opens_window() && !self.recovery.in_recovery())
         } else {
             self.recovery.reset_dupacks();
-            self.grow_window(now, ack, acked, rtt_sample);
-            true
+            (true, true)
         };
+        if grow {
+            self.grow_window(now, ack, acked, rtt_sample);
+        }
         if self.snd_una == self.snd_max {
             // RFC 6298 (5.2): all outstanding data acknowledged: stop the timer.
             self.rto_deadline = None;
@@ -528,6 +529,7 @@ impl TcpSender {
 
     /// RFC 5681 §3.1: slow start or congestion avoidance, after the controller's slow-start
     /// exits (RFC 9406 HyStart++, Linux HyStart).
+    #[inline(always)]
     fn grow_window(&mut self, now: SimTime, ack: u64, acked: u64, rtt_sample: Option<u64>) {
         let new_ack = NewAck {
             bytes: acked,
