@@ -101,11 +101,7 @@ impl Red {
             self.count = 0;
             return Early::Drop;
         };
-        match (congested, p.ecn && pkt.ecn != Ecn::NotEct) {
-            (false, _) => Early::Pass,
-            (true, true) => Early::Mark,
-            (true, false) => Early::Drop,
-        }
+        early_verdict(congested, p.ecn && pkt.ecn != Ecn::NotEct)
     }
 
     /// [`Red::decide`] in ns-2.35's byte mode (`queue_in_bytes_`, `bytes_`; queue/red.cc,
@@ -162,10 +158,16 @@ impl Red {
             self.count = 0;
             return Early::Drop;
         };
-        match (congested, p.ecn && pkt.ecn != Ecn::NotEct) {
-            (false, _) => Early::Pass,
-            (true, true) => Early::Mark,
-            (true, false) => Early::Drop,
-        }
+        early_verdict(congested, p.ecn && pkt.ecn != Ecn::NotEct)
+    }
+}
+
+/// What an arrival RED chose (`congested`) gets: marked if it and the queue are ECN-capable
+/// (RFC 3168 §7), else dropped.
+fn early_verdict(congested: bool, ecn_capable: bool) -> Early {
+    match (congested, ecn_capable) {
+        (false, _) => Early::Pass,
+        (true, true) => Early::Mark,
+        (true, false) => Early::Drop,
     }
 }
