@@ -13,6 +13,12 @@ random moment (or none). It checks:
 - and that the state fits the exit code: 0 → complete, 2 → as before, 130 → as before or, for
   a signal that came once the files were in place, complete.
 
+Signals that land before any code of hosim runs are counted apart, as classes of their own:
+"python start-up" (Python died of it or reported it before hosim's entry ran; the directory
+must be as before) and "signal lost in python start-up" (CPython took it inside its import
+system's module-lock callback, reported it as "Exception ignored" and went on; the run's exit
+and directory are then checked as for any case, with that report taken out of stderr).
+
 Kinds of directory: ``fresh`` (does not exist), ``used`` (an earlier run of the same
 scenario), ``foreign`` (holds another program's file: refused without ``--force``),
 ``readonly`` (an earlier run on a file system remounted read-only) and ``full`` (an earlier
@@ -202,6 +208,33 @@ def run_case(case: Case, hosim: list[str], work: Path, full_fs: Path | None, tim
 #: it was exiting, after hosim's last line ran.
 STARTUP = "python start-up"
 KILLED = "signal's default action"
+#: A SIGINT that CPython took inside its import system's module-lock callback while it loaded
+#: the console script's modules, before `_hosim_entry`'s first statement (so before hosim's
+#: unraisable hook exists): Python prints "Exception ignored in: <function
+#: _get_module_lock.<locals>.cb ...>" with frozen frames only, and goes on as if the signal had
+#: not come. The run's own exit and directory are then checked as for any case.
+LOST = "signal lost in python start-up"
+
+
+def lost_in_start_up(err: str) -> str | None:
+    """``err`` without CPython's report of a KeyboardInterrupt it ignored in the import system
+    before hosim ran, or ``None`` if ``err`` holds no such report.
+
+    The report is the block from "Exception ignored in:" to its "KeyboardInterrupt" line; every
+    frame in it must be the frozen import system's (a frame of hosim's code would mean hosim's
+    own hook missed it: that stays a failure)."""
+    lines = err.splitlines(keepends=True)
+    for start, line in enumerate(lines):
+        if not line.startswith("Exception ignored in: <function _get_module_lock"):
+            continue
+        for end in range(start + 1, len(lines)):
+            if lines[end].startswith("KeyboardInterrupt"):
+                frames = [f for f in lines[start + 1:end] if f.strip().startswith("File ")]
+                if frames and all('File "<frozen ' in f for f in frames):
+                    return "".join(lines[:start] + lines[end + 1:])
+                return None
+        return None
+    return None
 
 
 def before_hosim(err: str) -> bool:
@@ -215,7 +248,9 @@ def before_hosim(err: str) -> bool:
 
 
 def outcome(code: int, err: str) -> str:
-    """The exit class of a case: its code, ``STARTUP`` or ``KILLED``."""
+    """The exit class of a case: its code, ``STARTUP``, ``LOST`` or ``KILLED``."""
+    if lost_in_start_up(err) is not None:
+        return LOST
     if code in (-signal.SIGINT, -signal.SIGTERM) and not err.strip():
         return KILLED  # before Python installed its handlers, or after it restored them at exit
     if code in (1, -signal.SIGINT) and before_hosim(err):
@@ -226,6 +261,12 @@ def outcome(code: int, err: str) -> str:
 def check(code: int, err: str, before: dict[str, str] | None, after: dict[str, str] | None, out: Path,
           foreign: set[str]) -> str | None:
     kind = outcome(code, err)
+    if kind == LOST:
+        rest = lost_in_start_up(err)
+        assert rest is not None
+        if outcome(code, rest) == LOST:
+            return "two signals lost in Python's start-up"
+        return check(code, rest, before, after, out, foreign)
     if kind == STARTUP:
         return None if after == before else f"exit {code} during start-up and the directory changed"
     if kind == KILLED:

@@ -60,3 +60,26 @@ def test_only_tracebacks_before_hosim_runs_count_as_python_start_up() -> None:
               '  File "/v/site-packages/hosim/__init__.py", line 19, in <module>\nKeyboardInterrupt\n')
     assert fuzz.outcome(-2, inside) == "-2"
     assert fuzz.check(-2, inside, None, None, Path("/nonexistent"), set()) is not None
+
+
+#: What CPython printed in the 11,000-case run (seed 532, case 236) when SIGINT landed in its
+#: import system's module-lock callback before `_hosim_entry` ran, and then went on.
+_LOST = ("Exception ignored in: <function _get_module_lock.<locals>.cb at 0x7f3a2c1b0d60>\n"
+         "Traceback (most recent call last):\n"
+         '  File "<frozen importlib._bootstrap>", line 445, in cb\n'
+         "KeyboardInterrupt: \n")
+
+
+def test_a_signal_lost_in_pythons_start_up_is_its_own_class_and_the_run_is_still_checked(tmp_path: Path) -> None:
+    fuzz = load_fuzzer()
+    assert fuzz.outcome(0, _LOST) == fuzz.LOST
+    # The run went on to its end: exit 0 needs its complete output, as for any case.
+    assert fuzz.check(0, _LOST, None, None, tmp_path / "none", set()) == "exit 0 and no directory"
+    # Other stderr after the report is checked as usual: one error line for exit 2.
+    two = _LOST + "hosim: error: one\nhosim: error: two\n"
+    assert "2 error lines" in fuzz.check(2, two, None, None, tmp_path / "none", set())
+    assert fuzz.check(2, _LOST + "hosim: error: DIR is not empty\n", None, None, tmp_path / "none", set()) is None
+    # A frame of hosim's own code in the report means hosim's hook missed it: a failure.
+    ours = _LOST.replace('  File "<frozen importlib._bootstrap>"', '  File "/v/site-packages/hosim/api.py"')
+    assert fuzz.outcome(0, ours) == "0"
+    assert "traceback" in fuzz.check(0, ours, None, None, tmp_path / "none", set())
