@@ -312,19 +312,23 @@ def main() -> int:
     table: collections.Counter[tuple[str, str, str]] = collections.Counter()
     failures = []
     started = time.monotonic()
-    with tempfile.TemporaryDirectory(prefix="hosim-fuzz-outdir-") as tmp:
+    interrupted = False
+    with tempfile.TemporaryDirectory(prefix="hosim-fuzz-outdir-", ignore_cleanup_errors=True) as tmp:
         work = Path(tmp)
         with contextlib.ExitStack() as stack:
             full_fs = stack.enter_context(tmpfs(work / "full", "size=1m")) if root else None
-            for index in range(options.count):
-                if options.time_limit is not None and time.monotonic() - started > options.time_limit:
-                    break
-                case = Case(rng, kinds)
-                code, problem = run_case(case, hosim, work, full_fs, options.timeout)
-                table[(case.kind, case.signal, code)] += 1
-                if problem is not None:
-                    failures.append(f"case {index} ({case}): {problem}")
-                    print(failures[-1], file=sys.stderr, flush=True)
+            try:
+                for index in range(options.count):
+                    if options.time_limit is not None and time.monotonic() - started > options.time_limit:
+                        break
+                    case = Case(rng, kinds)
+                    code, problem = run_case(case, hosim, work, full_fs, options.timeout)
+                    table[(case.kind, case.signal, code)] += 1
+                    if problem is not None:
+                        failures.append(f"case {index} ({case}): {problem}")
+                        print(failures[-1], file=sys.stderr, flush=True)
+            except KeyboardInterrupt:  # Ctrl-C or SIGTERM: the table of the cases that finished
+                interrupted = True
     took = time.monotonic() - started
     ran = sum(table.values())
     print(f"{ran} cases (seed {options.seed}{'' if ran == options.count else f', of {options.count} asked'})"
@@ -337,6 +341,9 @@ def main() -> int:
     print(f"failures: {len(failures)}")
     for failure in failures:
         print(f"- {failure}")
+    if interrupted:
+        print("interrupted: the table covers the cases that finished")
+        return 130
     return 1 if failures else 0
 
 
