@@ -774,3 +774,19 @@ def test_ctrl_c_while_the_worker_thread_starts_cancels_its_run(tmp_path, monkeyp
         run_command.ABANDONED.clear()
     time.sleep(0.6)
     assert list(out.iterdir()) == []
+
+
+@pytest.mark.parametrize("pcap", [False, True])
+def test_a_run_left_behind_on_ctrl_c_does_not_make_a_new_directory_again(tmp_path, pcap):
+    # bench/fuzz_outdir.py (seed 613, case 243, at load 35: a new DIR, `duration_s=0.1 --pcap
+    # all`, SIGINT at 1.55 s): exit 130 and an empty DIR where there was none. The worker, left
+    # behind, made DIR (`run_to_dir`, or the staged capture) after the main thread removed it.
+    from hosim import api
+
+    out = tmp_path / "new" / "run"
+    with api.staging_lock:
+        api.abandon_staging(out)  # what `hosim run`'s main thread does on Ctrl-C
+    capture = api.Capture(out, None, None) if pcap else None
+    with pytest.raises(KeyboardInterrupt):
+        api.run_to_dir("dumbbell", out, overrides=[("duration_s", "0.1")], capture=capture)
+    assert not out.exists()

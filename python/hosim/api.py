@@ -350,9 +350,9 @@ class _StagedCapture:
     def __enter__(self) -> _StagedCapture:
         import tempfile
 
-        self.final.mkdir(parents=True, exist_ok=True)
-        with staging_lock:
+        with staging_lock:  # a run left behind makes no directory either (DIR was removed)
             _check_not_abandoned(self.final)
+            self.final.mkdir(parents=True, exist_ok=True)
             self.dir = Path(tempfile.mkdtemp(prefix=f"{_STAGING_PREFIX}{os.getpid()}-", dir=self.final))
         return self
 
@@ -402,7 +402,11 @@ def run_to_dir(
     out = Path(out_dir)
     writers: dict[str, Any] = {}
     cancels = _cancels
-    out.mkdir(parents=True, exist_ok=True)
+    with staging_lock:
+        # A run that `hosim run` left behind on Ctrl-C must not make DIR again after the main
+        # thread removed it (bench/fuzz_outdir.py: exit 130 and an empty new DIR, at load 35).
+        _check_not_abandoned(out)
+        out.mkdir(parents=True, exist_ok=True)
 
     def sink(name: str, columns: Mapping[str, Sequence[Any]]) -> None:
         if _cancels != cancels:
