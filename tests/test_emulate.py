@@ -261,3 +261,60 @@ def test_two_interfaces_carry_an_mptcp_connection_over_both_paths(root: None, tm
     mobile = s["emulation"]["hosts"][0]
     assert mobile["addresses"] == ["198.18.0.1", "198.18.1.1"]
     assert mobile["nstat"].get("MPTcpExtMPJoinSynRx", 0) >= 1, "a second subflow joined"
+
+
+def _pcap_records(path: Path) -> list[tuple[float, bytes]]:
+    """(timestamp in s, packet) of each record of a classic pcap file."""
+    data = path.read_bytes()
+    order = "big" if data[:4] in (b"\xa1\xb2\xc3\xd4", b"\xa1\xb2\x3c\x4d") else "little"
+    nano = data[:4] in (b"\xa1\xb2\x3c\x4d", b"\x4d\x3c\xb2\xa1")
+    out, at = [], 24
+    while at + 16 <= len(data):
+        sec, frac, incl = (int.from_bytes(data[at + i:at + i + 4], order) for i in (0, 4, 8))
+        out.append((sec + frac / (1e9 if nano else 1e6), data[at + 16:at + 16 + incl]))
+        at += 16 + incl
+    return out
+
+
+def test_hard_handoff_mptcp_moves_to_the_new_interface_at_once_and_delivers_every_byte(
+        root: None, tmp_path: Path) -> None:
+    # The mobile uploads with an MPTCP socket (it opens the connection, so its path manager opens
+    # the new subflow). WiFi and cellular at 4 Mb/s each, one hard handoff WiFi -> cellular at
+    # 1.5 s: the transfer cannot end on WiFi (1 MB), and continues on cellular.
+    handoff, nbytes = 1.5, 1_000_000
+    s = hosim.emulate(
+        "vertical",
+        overrides={"duration_s": 6.0, "vertical.mode": "hard", "vertical.interval_s": handoff,
+                   "vertical.links": "p2p", "vertical.wifi_bps": 4e6, "vertical.cellular_bps": 4e6},
+        server=f"{PY} -m hosim.netapps push {{client}} --mptcp --timeout 10 --bytes {nbytes}",
+        client=f"{PY} -m hosim.netapps sink --mptcp --timeout 10", client_delay_s=0.0,
+        app_output_dir=tmp_path, capture_dir=tmp_path, capture_links=["mobile->bs", "bs->dest"], multipath=True,
+    )
+    # Bounded: the receiver got every byte, intact, and exited before the run's 6 s.
+    lines = (tmp_path / "client.out").read_text().strip().splitlines()
+    assert lines, "the transfer did not end within the run (stalled)"
+    got = json.loads(lines[-1])
+    assert got["intact"] and got["bytes"] == nbytes, got
+    emu = s["emulation"]
+    assert emu["ended_by"] == "client"
+    # The mobile's cellular interface is down, without an endpoint, until the handoff; then the
+    # WiFi interface goes down and the cellular one comes up, at the handoff's time.
+    ifaces = {(i["host"], i["device"]): i["up_at_start"] for i in emu["interfaces"]}
+    assert ifaces == {("mobile", "hosim0"): True, ("mobile", "hosim1"): False,
+                      ("dest", "hosim0"): True, ("dest", "hosim1"): True}
+    first = emu["attachments"][:2]
+    assert [(a["device"], a["up"], a["at_s"]) for a in first] == [("hosim0", False, handoff), ("hosim1", True, handoff)]
+    for a in first:
+        assert a["errors"] == [] and a["host"] == "mobile", a
+        assert 0 <= a["late_us"] <= emu["lateness"]["bound_p99_us"], a
+    assert first[1]["endpoint"] == "add 198.18.1.1 dev hosim1 id 2 subflow"
+    # Nothing left by the cellular interface before the handoff (the old behaviour: a join SYN
+    # at the start, retried with backoff); after it, the new subflow carries data within 0.5 s.
+    up = _pcap_records(tmp_path / "mobile-_bs.pcap")
+    assert up and up[0][0] >= handoff, up[:1]
+    data = [t for t, p in _pcap_records(tmp_path / "bs-_dest.pcap") if len(p) > 100]
+    assert data and data[0] < handoff + 0.5, data[:1]
+    mobile = emu["hosts"][0]
+    assert mobile["nstat"].get("MPTcpExtMPJoinSynAckRx", 0) >= 1, "the cellular subflow joined"
+    assert s["invariants"]["ok"]
+    assert _namespaces(os.getpid()) == []

@@ -66,6 +66,7 @@ def emulate(
     realtime: bool = True,
     multipath: bool = False,
     traces: bool = False,
+    follow_attachment: bool = True,
 ) -> tuple[str, dict[str, dict[str, list[Any]]]]:
     """Linux only (absent elsewhere): the scenario in real time with the kernel's TCP at the
     chosen flows' hosts (crates/hosim-emulate); the summary as JSON text, and with ``traces``

@@ -36,6 +36,7 @@ def emulate(
     capture_links: Sequence[str] = (),
     realtime: bool = True,
     multipath: bool = False,
+    follow_attachment: bool = True,
     out_dir: str | os.PathLike[str] | None = None,
 ) -> dict[str, Any]:
     """Run ``scenario`` in real time with the kernel's TCP at the hosts of ``flows`` (default:
@@ -52,6 +53,9 @@ def emulate(
     capture_dir, capture_links: a pcap file of the real bytes per captured link (or ``"all"``).
     multipath: a host with several links (the mobile of ``vertical``) gets one interface per
         link, 198.18.i.(k+1), its packets pinned to that link, and MPTCP endpoints on them.
+    follow_attachment: with ``multipath``, an interface is down while the scenario's mechanism
+        has its host detached from that link's network (a hard handoff), and its MPTCP endpoint
+        is removed; both come back when the host re-attaches. False: interfaces stay up.
     out_dir: write ``summary.json`` and every non-empty trace as ``<name>.parquet`` there, as
         ``hosim run --out`` does (the same writer and columns). An emulated flow's endpoints are
         kernels, not hosim senders: it has no cwnd, ssthresh, rtt, rto or inflight rows, and its
@@ -72,7 +76,7 @@ def emulate(
         text, source, seed, override_pairs(overrides), list(flows), server, client, client_delay_s, time_limit_s,
         None if app_output_dir is None else os.fspath(app_output_dir),
         None if capture_dir is None else os.fspath(capture_dir), list(capture_links), realtime, multipath,
-        out_dir is not None,
+        out_dir is not None, follow_attachment,
     )
     summary: dict[str, Any] = json.loads(out)
     if out_dir is not None:

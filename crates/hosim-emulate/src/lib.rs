@@ -15,6 +15,7 @@
 //! of the write minus the simulated time at which the network delivered it (`lateness`).
 
 mod apps;
+mod attach;
 mod capture;
 mod rt;
 pub mod safety;
@@ -80,6 +81,11 @@ pub struct EmulateOptions {
     /// 198.18.i.(k+1), packets pinned to that link) and MPTCP endpoints on them; else every
     /// host has one interface and the scenario's routes choose the link.
     pub multipath: bool,
+    /// With `multipath`: each pinned interface follows its host's attachment to the network
+    /// of its link (attach.rs): down while a mechanism has the host detached from it (a
+    /// `hard` vertical handoff), up again when it re-attaches, its MPTCP endpoint removed and
+    /// added with it. False: every interface stays up throughout (the behaviour before).
+    pub follow_attachment: bool,
     /// Record the traces `hosim run` records (`EmulateOutput::traces`).
     pub traces: bool,
 }
@@ -99,6 +105,7 @@ impl Default for EmulateOptions {
             capture_links: Vec::new(),
             realtime: true,
             multipath: false,
+            follow_attachment: true,
             traces: false,
         }
     }
@@ -240,6 +247,14 @@ fn plan(sim: &Sim, names: &[String], multipath: bool, source: &str) -> Result<Pl
     Ok(Plan { hosts, ifaces, flows: chosen, route })
 }
 
+impl Plan {
+    /// The interface of emulated host `node` pinned to its link `link`, if there is one.
+    fn iface_on(&self, node: NodeId, link: LinkId) -> Option<usize> {
+        let k = self.hosts.iter().position(|&h| h == node)?;
+        self.ifaces.iter().position(|&(h, _, l)| h == k && l == Some(link))
+    }
+}
+
 /// Lateness figures of a run, in microseconds.
 fn lateness_stats(mut ns: Vec<u64>) -> Value {
     ns.sort_unstable();
@@ -295,24 +310,58 @@ pub fn emulate(text: &str, source: &str, opts: &EmulateOptions) -> Result<Emulat
     let signals = SignalGuard::register(&stop);
     let stale = safety::remove_stale();
     let ns = safety::Namespaces::create(plan.hosts.len()).map_err(Error::Input)?;
+    // The interfaces whose host is not attached to their network at the start (what the
+    // mechanism said while the scenario was built): configured down, without an endpoint.
+    let follow = opts.multipath && opts.follow_attachment;
+    let mut up_at_start = vec![true; plan.ifaces.len()];
+    if follow {
+        for a in &sim.world.attachments {
+            if let Some(g) = plan.iface_on(a.node, a.link) {
+                up_at_start[g] = a.attached;
+            }
+        }
+    }
     let mut tuns: Vec<OwnedFd> = Vec::new();
-    for &(k, i, _) in &plan.ifaces {
+    for (g, &(k, i, _)) in plan.ifaces.iter().enumerate() {
         let dev = format!("{DEV}{i}");
         tuns.push(tun::open_in(&ns.names[k], &dev).map_err(Error::Input)?);
         let only = plan.ifaces.iter().filter(|f| f.0 == k).count() == 1;
-        ns.configure(k, &dev, safety::host_addr(k, i), only).map_err(Error::Input)?;
+        ns.configure(k, &dev, safety::host_addr(k, i), only, up_at_start[g]).map_err(Error::Input)?;
     }
+    // Each pinned interface up at the start is an MPTCP endpoint that opens subflows (the first
+    // one's address is also the connection's own, which the path manager counts as used), with
+    // id its index + 1; `endpoint`: whether it has one now.
+    let mut endpoint = vec![false; plan.ifaces.len()];
     if opts.multipath {
         for k in 0..plan.hosts.len() {
-            let extra: Vec<(String, [u8; 4])> = plan
-                .ifaces
-                .iter()
-                .filter(|f| f.0 == k && f.1 > 0)
-                .map(|f| (format!("{DEV}{}", f.1), safety::host_addr(k, f.1)))
-                .collect();
+            let mut extra: Vec<(String, [u8; 4], usize)> = Vec::new();
+            for (g, f) in plan.ifaces.iter().enumerate().filter(|(_, f)| f.0 == k && f.2.is_some()) {
+                if up_at_start[g] {
+                    extra.push((format!("{DEV}{}", f.1), safety::host_addr(k, f.1), f.1 + 1));
+                    endpoint[g] = true;
+                }
+            }
             ns.mptcp(k, &extra).map_err(Error::Input)?;
         }
     }
+    // Per host with pinned interfaces: its netlink socket, and each interface's index.
+    let mut links: Vec<Option<attach::LinkControl>> = (0..plan.hosts.len()).map(|_| None).collect();
+    let mut ifindex = vec![0i32; plan.ifaces.len()];
+    if follow {
+        for (k, slot) in links.iter_mut().enumerate() {
+            let mine: Vec<usize> = (0..plan.ifaces.len()).filter(|&g| plan.ifaces[g].0 == k).collect();
+            if mine.iter().all(|&g| plan.ifaces[g].2.is_none()) {
+                continue;
+            }
+            let devs: Vec<String> = mine.iter().map(|&g| format!("{DEV}{}", plan.ifaces[g].1)).collect();
+            let (ctl, idx) = attach::LinkControl::open_in(&ns.names[k], &devs).map_err(Error::Input)?;
+            for (&g, i) in mine.iter().zip(idx) {
+                ifindex[g] = i;
+            }
+            *slot = Some(ctl);
+        }
+    }
+    let mut ifstate = IfState { links: Some(links), ifindex, endpoint, applied: sim.world.attachments.len(), follow };
     let payloads: Payloads = Rc::new(RefCell::new(HashMap::new()));
     sim.world.obs.add(Box::new(capture::ForgetDropped(payloads.clone())));
     let mut capture_files = Vec::new();
@@ -334,10 +383,24 @@ pub fn emulate(text: &str, source: &str, opts: &EmulateOptions) -> Result<Emulat
     // `ss -tin` sampled every 200 ms by a thread of ordinary priority (started before the loop
     // takes SCHED_FIFO): a connection that closed before the end still shows its last state.
     let sampler = apps::SsSampler::start(ns.names.clone(), Duration::from_millis(200));
-    let result = drive(&mut sim, &plan, &ns, &tuns, &payloads, opts, end_ns, &stop);
+    let result = drive(&mut sim, &plan, &ns, &tuns, &payloads, opts, end_ns, &stop, &mut ifstate);
     drop(signals);
     let last_ss = sampler.finish();
     let (mut report, mut apps, spawner) = result?;
+    let interfaces: Vec<Value> = plan
+        .ifaces
+        .iter()
+        .enumerate()
+        .map(|(g, &(k, i, l))| {
+            json!({
+                "host": sim.world.nodes[plan.hosts[k] as usize].name,
+                "device": format!("{DEV}{i}"),
+                "address": safety::fmt_addr(safety::host_addr(k, i)),
+                "link": l.map(|l| sim.world.links[l as usize].name.clone()),
+                "up_at_start": up_at_start[g],
+            })
+        })
+        .collect();
     // Started after the loop ended (a client due after a short --time): stopped with the rest.
     apps.extend(spawner.started().unwrap_or_default());
     // The kernel's view, before the applications are stopped and their sockets closed.
@@ -422,6 +485,9 @@ pub fn emulate(text: &str, source: &str, opts: &EmulateOptions) -> Result<Emulat
         "warning": warning,
         "flows": flows,
         "hosts": kernel,
+        "interfaces": interfaces,
+        "attachments": report.attachments,
+        "packets_to_down_interfaces": report.to_down,
         "unrouted_packets": report.unrouted,
         "packets_without_bytes": report.no_bytes,
         "apps": apps.iter().map(|a| json!({"role": a.role, "exit_status": a.status})).collect::<Vec<_>>(),
@@ -525,6 +591,10 @@ struct Report {
     per_s: HashMap<FlowId, Vec<u64>>,
     unrouted: u64,
     no_bytes: u64,
+    /// Packets the network delivered to an interface that was down (the kernel refused them).
+    to_down: u64,
+    /// The attachment changes applied to interfaces (`IfState::apply`), for the summary.
+    attachments: Vec<Value>,
     stopped_at_ns: u64,
     wall_s: f64,
     ended_by: &'static str,
@@ -556,6 +626,7 @@ fn drive(
     opts: &EmulateOptions,
     end_ns: u64,
     stop: &AtomicBool,
+    ifs: &mut IfState,
 ) -> Result<(Report, Vec<App>, apps::Spawner), Error> {
     let addr = |k: usize| safety::fmt_addr(safety::host_addr(k, 0));
     let first = &sim.world.flows[plan.flows[0] as usize];
@@ -587,6 +658,8 @@ fn drive(
         per_s: HashMap::new(),
         unrouted: 0,
         no_bytes: 0,
+        to_down: 0,
+        attachments: Vec::new(),
         stopped_at_ns: 0,
         wall_s: 0.0,
         ended_by: "duration",
@@ -605,6 +678,7 @@ fn drive(
     let cpu0 = thread_cpu_s();
     let t0 = Instant::now();
     let spawner = apps::Spawner::start(t0, specs);
+    let follower = attach::Follower::start(t0, ifs.links.take().unwrap_or_default(), opts.realtime);
     let clock = |t0: Instant| t0.elapsed().as_nanos() as u64;
     let mut next_check = 0u64;
     let interval_ns = sim.world.trace_interval_ns;
@@ -640,6 +714,10 @@ fn drive(
             }
         }
         sim.run_until(now).map_err(|e| Error::Run(hosim::Error::Internal(format!("{e:?}"))))?;
+        // Hosts that left or joined an access network: their interfaces follow.
+        if ifs.applied < sim.world.attachments.len() {
+            ifs.apply(sim, plan, ns, &follower);
+        }
         // Out: what the network delivered to emulated hosts.
         out_buf.extend(sim.world.tap.as_mut().expect("emulation has a tap").drain());
         if !out_buf.is_empty() {
@@ -671,7 +749,10 @@ fn drive(
                 let g = addr_iface.get(&dst).copied().filter(|&g| plan.ifaces[g].0 == k).unwrap_or(first_iface[k]);
                 let fd = tuns[g].as_raw_fd();
                 // SAFETY: writes `bytes` to a TUN descriptor this run owns.
-                unsafe { libc::write(fd, bytes.as_ptr().cast(), bytes.len()) };
+                if unsafe { libc::write(fd, bytes.as_ptr().cast(), bytes.len()) } < 0 {
+                    // EIO: the interface is down (its host has left that network).
+                    report.to_down += 1;
+                }
                 report.lateness_ns.push(clock(t0).saturating_sub(t.at_ns));
             }
         }
@@ -722,7 +803,58 @@ fn drive(
     report.wall_s = t0.elapsed().as_secs_f64();
     report.loop_cpu_s = thread_cpu_s() - cpu0;
     drop(rt);
+    report.attachments = follower.finish();
     Ok((report, apps, spawner))
+}
+
+/// The interfaces that follow their host's attachment (attach.rs), during the run.
+struct IfState {
+    /// Per emulated host: its netlink socket (hosts with pinned interfaces), until the
+    /// [`attach::Follower`] takes them.
+    links: Option<Vec<Option<attach::LinkControl>>>,
+    /// Per interface: its index in its namespace, and whether it has an MPTCP endpoint now.
+    ifindex: Vec<i32>,
+    endpoint: Vec<bool>,
+    /// The entries of `World::attachments` handled so far.
+    applied: usize,
+    follow: bool,
+}
+
+impl IfState {
+    /// Files the new attachment changes of emulated interfaces with the follower, which applies
+    /// them at once, and their endpoints' removal or addition after them.
+    fn apply(&mut self, sim: &Sim, plan: &Plan, ns: &safety::Namespaces, follower: &attach::Follower) {
+        let w = &sim.world;
+        let mut batch = Vec::new();
+        for a in &w.attachments[self.applied..] {
+            let Some(g) = plan.iface_on(a.node, a.link).filter(|_| self.follow) else { continue };
+            let (k, i, _) = plan.ifaces[g];
+            let (addr, dev, id) = (safety::host_addr(k, i), format!("{DEV}{i}"), (i + 1).to_string());
+            let endpoint = if a.attached && !self.endpoint[g] {
+                self.endpoint[g] = true;
+                Some(["add", &safety::fmt_addr(addr), "dev", &dev, "id", &id, "subflow"].map(String::from).to_vec())
+            } else if !a.attached && self.endpoint[g] {
+                self.endpoint[g] = false;
+                Some(["delete", "id", &id].map(String::from).to_vec())
+            } else {
+                None
+            };
+            batch.push(attach::Change {
+                host: w.nodes[a.node as usize].name.clone(),
+                k,
+                ns: ns.names[k].clone(),
+                ifindex: self.ifindex[g],
+                dev,
+                addr,
+                prefix: safety::MULTI_PREFIX,
+                attached: a.attached,
+                at_ns: a.at_ns,
+                endpoint,
+            });
+        }
+        follower.file(batch);
+        self.applied = w.attachments.len();
+    }
 }
 
 /// The simulated packet for a real one of flow `f` (`fwd`: towards its receiver): addresses,

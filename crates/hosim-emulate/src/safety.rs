@@ -2,8 +2,9 @@
 //!
 //! - Addresses come only from 198.18.0.0/15 (RFC 2544 §C.2.2, the benchmarking range), one per
 //!   emulated host, on the TUN device of a network namespace this run creates.
-//! - Each namespace has one route, 198.18.0.0/15 through its TUN device, and no default route:
-//!   a packet to any other address has no route and never leaves the namespace. What the TUN
+//! - Each namespace has one route, 198.18.0.0/15 through its TUN device (with several
+//!   interfaces, 198.18.i.0/24 through interface i), and no default route: a packet to any
+//!   other address has no route and never leaves the namespace. What the TUN
 //!   device gives hosim goes into the simulated network and comes out only at another of the
 //!   run's TUN devices.
 //! - The namespaces are named `hosim-emu-<pid>-<k>`. They are deleted, with every process left
@@ -21,6 +22,10 @@ pub const PREFIX: &str = "hosim-emu-";
 
 /// The most hosts one run emulates (198.18.0.1 to 198.18.0.250).
 pub const MAX_HOSTS: usize = 250;
+
+/// The prefix length of the addresses of a host's several interfaces: 198.18.i.0/24 is the
+/// network of interface `i`.
+pub const MULTI_PREFIX: u8 = 24;
 
 /// The most interfaces one emulated host has.
 pub const MAX_IFACES: usize = 8;
@@ -134,28 +139,48 @@ impl Namespaces {
         Ok(ns)
     }
 
-    /// Gives namespace `k`'s TUN device `dev` its address and its route, and brings it up. The
-    /// route is 198.18.0.0/15 for a host's only interface; interface `i` of several gets
-    /// 198.18.i.0/24, the addresses of the other hosts' interface `i` (the same network).
-    pub fn configure(&self, k: usize, dev: &str, addr: [u8; 4], only: bool) -> Result<(), String> {
+    /// Gives namespace `k`'s TUN device `dev` its address and its route, and brings it up;
+    /// unless its host is not `attached` to that interface's network at the start: then it
+    /// stays down, without an address, until the host joins (attach.rs). A host's only
+    /// interface gets its address as /32 and the route 198.18.0.0/15; interface `i` of several
+    /// gets 198.18.i.(k+1)/[`MULTI_PREFIX`], whose prefix route (the other hosts' interface
+    /// `i`, the same network) the kernel adds whenever the address is there and the link up.
+    pub fn configure(&self, k: usize, dev: &str, addr: [u8; 4], only: bool, attached: bool) -> Result<(), String> {
         assert!(in_benchmark_range(addr));
         let name = &self.names[k];
+        if !attached {
+            ip(&["-n", name, "link", "set", dev, "down", "mtu", "1500"])?;
+            return Ok(());
+        }
         let a = fmt_addr(addr);
-        ip(&["-n", name, "addr", "add", &format!("{a}/32"), "dev", dev])?;
+        ip(&["-n", name, "addr", "add", &format!("{a}/{}", if only { 32 } else { MULTI_PREFIX }), "dev", dev])?;
         ip(&["-n", name, "link", "set", dev, "up", "mtu", "1500"])?;
-        let net = if only { "198.18.0.0/15".to_string() } else { format!("198.18.{}.0/24", addr[2]) };
-        ip(&["-n", name, "route", "add", &net, "dev", dev, "src", &a])?;
+        if only {
+            ip(&["-n", name, "route", "add", "198.18.0.0/15", "dev", dev, "src", &a])?;
+        }
         Ok(())
     }
 
     /// MPTCP in namespace `k` (RFC 8684; the kernel's in-kernel path manager): up to 8
-    /// subflows and accepted addresses, and each extra interface's address an endpoint that
-    /// opens subflows, bound to its device.
-    pub fn mptcp(&self, k: usize, extra: &[(String, [u8; 4])]) -> Result<(), String> {
+    /// subflows and accepted addresses, and each of `endpoints` (device, address, endpoint id)
+    /// an endpoint that opens subflows, bound to its device.
+    pub fn mptcp(&self, k: usize, endpoints: &[(String, [u8; 4], usize)]) -> Result<(), String> {
         let name = &self.names[k];
         ip(&["-n", name, "mptcp", "limits", "set", "subflow", "8", "add_addr_accepted", "8"])?;
-        for (dev, addr) in extra {
-            ip(&["-n", name, "mptcp", "endpoint", "add", &fmt_addr(*addr), "dev", dev, "subflow"])?;
+        for (dev, addr, id) in endpoints {
+            ip(&[
+                "-n",
+                name,
+                "mptcp",
+                "endpoint",
+                "add",
+                &fmt_addr(*addr),
+                "dev",
+                dev,
+                "id",
+                &id.to_string(),
+                "subflow",
+            ])?;
         }
         Ok(())
     }

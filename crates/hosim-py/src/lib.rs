@@ -234,7 +234,7 @@ fn summary_to_py<'v>(py: Python<'_>, v: &'v Value, keys: &mut HashMap<&'v str, P
 /// kernel's TCP at the chosen flows' hosts (crates/hosim-emulate). Linux only; needs root.
 #[cfg(target_os = "linux")]
 #[pyfunction]
-#[pyo3(signature = (scenario_toml, source, seed, overrides, flows, server=None, client=None, client_delay_s=0.2, time_limit_s=None, app_output_dir=None, capture_dir=None, capture_links=Vec::new(), realtime=true, multipath=false, traces=false))]
+#[pyo3(signature = (scenario_toml, source, seed, overrides, flows, server=None, client=None, client_delay_s=0.2, time_limit_s=None, app_output_dir=None, capture_dir=None, capture_links=Vec::new(), realtime=true, multipath=false, traces=false, follow_attachment=true))]
 #[allow(clippy::too_many_arguments)]
 fn emulate(
     py: Python<'_>,
@@ -253,6 +253,7 @@ fn emulate(
     realtime: bool,
     multipath: bool,
     traces: bool,
+    follow_attachment: bool,
 ) -> PyResult<(String, PyObject)> {
     let opts = hosim_emulate::EmulateOptions {
         seed,
@@ -267,6 +268,7 @@ fn emulate(
         capture_links,
         realtime,
         multipath,
+        follow_attachment,
         traces,
     };
     let (text, src) = (scenario_toml.to_string(), source.to_string());

@@ -178,6 +178,24 @@ fn hard_handoff_loses_the_old_interface_queue() {
 }
 
 #[test]
+fn a_hard_handoff_detaches_the_mobile_from_the_old_network_and_a_soft_one_does_not() {
+    use hosim::sim::Attachment;
+    // BASE: first = cellular, one handoff at 3 s. `World::attachments` is what `hosim emulate
+    // --multipath` brings the mobile's real interfaces down and up by.
+    let w = world(&[("vertical.mode", "hard")]);
+    let node = |n: &str| w.world.nodes.iter().position(|x| x.name == n).unwrap() as u32;
+    let link = |n: &str| w.world.links.iter().position(|l| l.name == n).unwrap() as u32;
+    let (mobile, wifi, cell) = (node("mobile"), link("mobile->ap"), link("mobile->bs"));
+    let at = |at_ns, link, attached| Attachment { at_ns, node: mobile, link, attached };
+    assert_eq!(
+        w.world.attachments,
+        vec![at(0, wifi, false), at(3_000_000_000, cell, false), at(3_000_000_000, wifi, true)],
+        "not on WiFi from the start; at the handoff off cellular, then onto WiFi"
+    );
+    assert!(world(&[]).world.attachments.is_empty(), "soft: both networks reach the mobile throughout");
+}
+
+#[test]
 fn clah_notification_sets_cwnd_to_s_times_n_of_the_route_and_resets_rto() {
     let w = world(&[("vertical.adaptation", "clah"), ("vertical.first", "wifi")]);
     let h = &handoffs(&w)[0];

@@ -50,11 +50,15 @@ NSTAT_SHOWN = ("TcpOutSegs", "TcpRetransSegs", "TcpExtTCPSackRecovery", "TcpExtT
 @click.option("--no-realtime", is_flag=True, help="Do not ask for SCHED_FIFO and a cpu_dma_latency request.")
 @click.option("--multipath", is_flag=True,
               help="A host with several links gets an interface on each (198.18.i.k, packets pinned to that "
-                   "link) and MPTCP endpoints: e.g. the mobile of `vertical`, WiFi and cellular.")
+                   "link) and MPTCP endpoints: e.g. the mobile of `vertical`, WiFi and cellular. An "
+                   "interface is down while a hard handoff has its host detached from that link's network.")
+@click.option("--interfaces-stay-up", is_flag=True,
+              help="With --multipath: keep every interface up and its MPTCP endpoint, whatever the host's "
+                   "attachment (the behaviour before interfaces followed it).")
 def emulate_command(scenario: str, seed: int | None, sets: tuple[str, ...], flows: tuple[str, ...],
                     server: str | None, client: str | None, client_delay: float, time_limit: float | None,
                     out: Path | None, no_traces: bool, pcap: str | None, as_json: bool, no_realtime: bool,
-                    multipath: bool) -> None:
+                    multipath: bool, interfaces_stay_up: bool) -> None:
     """Run SCENARIO in real time with the kernel's TCP at the emulated flow's hosts.
 
     Each host becomes a network namespace with a TUN device and an address in 198.18.0.0/15;
@@ -77,6 +81,7 @@ def emulate_command(scenario: str, seed: int | None, sets: tuple[str, ...], flow
                               client_delay_s=client_delay, time_limit_s=time_limit,
                               capture_dir=out if pcap else None, capture_links=pcap.split(",") if pcap else (),
                               realtime=not no_realtime, multipath=multipath,
+                              follow_attachment=not interfaces_stay_up,
                               out_dir=None if out is None or no_traces else out)
     except ScenarioError as exc:
         fail(str(exc))

@@ -47,8 +47,8 @@ __all__ = [
 F = TypeVar("F", bound=Callable[..., Any])
 
 #: The committed numbers that ``--check`` compares with, shipped in the package: copies of the
-#: files of ``docs/reproductions`` that the checks read (``COMMITTED_FILES``), kept equal to them
-#: by ``tests/test_reproduce_outputs.py``.
+#: files of ``docs/reproductions`` that the checks read, and of the MPTCP kernel runs of
+#: vertical-handoff.md (``COMMITTED_FILES``), kept equal to them by ``tests/test_reproduce_outputs.py``.
 COMMITTED = Path(__file__).resolve().parent / "committed"
 
 #: The files under ``COMMITTED``, by their path relative to ``docs/reproductions``.
@@ -58,6 +58,7 @@ COMMITTED_FILES = (
     "data/inter-rat-linux.json",
     "data/inter-rat.json",
     "data/lte-intra-handover.json",
+    "data/vertical-handoff-mptcp.json",
     "data/vertical-handoff-ns3.json",
     "figures/hsdpa-results.json",
 )

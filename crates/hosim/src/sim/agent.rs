@@ -262,6 +262,16 @@ impl<'a, T> Cx<'a, T> {
         self.world.advertise_window(f, rwnd_bytes, copies);
     }
 
+    /// Host `node` is attached (`attached`), or no longer, to the access network its link `link`
+    /// leads into: a break-before-make handoff leaves one network before it joins the next.
+    /// The simulation does not act on it (the mechanism drops what the host can no longer
+    /// receive); it is kept in `World::attachments`, where an emulation with a real interface
+    /// per link (`hosim emulate --multipath`) reads it and brings that interface down or up.
+    pub fn set_attached(&mut self, node: NodeId, link: LinkId, attached: bool) {
+        let at_ns = self.world.now;
+        self.world.attachments.push(super::Attachment { at_ns, node, link, attached });
+    }
+
     /// Cross-layer notification: flow `f`'s packets now take another path. The sender's
     /// controller, recovery and path reaction answer it (`TcpSender::on_path_change`), then it
     /// sends what its window allows.

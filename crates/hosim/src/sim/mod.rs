@@ -16,7 +16,7 @@ mod world;
 
 pub use agent::{Agent, Cx, DynAgent, HandoverRecord, Hosted, Report};
 pub use flow::{DropRules, Flow};
-pub use tap::{Tap, Tapped};
+pub use tap::{Attachment, Tap, Tapped};
 pub use timer::TimerSlab;
 pub use world::{Counters, Event, World};
 

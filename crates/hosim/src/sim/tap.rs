@@ -18,6 +18,16 @@ pub struct Tapped {
     pub at_ns: SimTime,
 }
 
+/// Host `node` attached to (`attached`) or left the access network its link `link` leads into,
+/// at `at_ns` ([`Cx::set_attached`](super::Cx::set_attached), kept in `World::attachments`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Attachment {
+    pub at_ns: SimTime,
+    pub node: NodeId,
+    pub link: crate::net::LinkId,
+    pub attached: bool,
+}
+
 #[derive(Debug, Default)]
 pub struct Tap {
     /// Per node: does it leave the simulation?

@@ -141,6 +141,11 @@ pub struct World {
     /// Emulation only: the hosts whose packets leave the simulation for real network stacks
     /// (`hosim-emulate`), and what reached them. `None` in every simulated run.
     pub tap: Option<Box<super::Tap>>,
+    /// Hosts attaching to and detaching from access networks, in the order the mechanisms
+    /// said so ([`Cx::set_attached`](super::Cx::set_attached)). Nothing in the simulation
+    /// reads it (a mechanism decides itself what reaches a host); `hosim-emulate` brings the
+    /// real interface of each such link down and up.
+    pub attachments: Vec<super::Attachment>,
 }
 
 impl World {
@@ -166,6 +171,7 @@ impl World {
             static_routes: false,
             media: Vec::new(),
             tap: None,
+            attachments: Vec::new(),
         }
     }
 

@@ -173,6 +173,10 @@ impl VerticalHandoff {
             cx.own(n);
         }
         self.attach_routes(cx, self.at);
+        if self.cfg.mode == Mode::Hard {
+            // Break before make: one network at a time reaches the mobile.
+            cx.set_attached(self.mobile, self.up[self.at.other().index()], false);
+        }
         let first = s_to_ns(self.cfg.interval_s);
         cx.schedule(first, Timer::Handoff);
         self.schedule_freeze(cx, first);
@@ -247,6 +251,9 @@ impl VerticalHandoff {
                 dropped.extend(lost.iter().map(|p| p.uid));
             }
             cx.counters_mut().dropped_handover += dropped.len() as u64;
+            // The mobile has left `from` and joins `to` (what a real host's interfaces show).
+            cx.set_attached(self.mobile, self.up[from.index()], false);
+            cx.set_attached(self.mobile, self.up[to.index()], true);
         }
         let sender = &cx.flows()[flow as usize].sender;
         let (cwnd_before, rto_before) = (sender.cwnd(), sender.rto_ns());
