@@ -210,15 +210,24 @@ pub struct Handover {
 
 impl Cellular {
     /// Schedules the handovers of the scenario and the UEs' first measurements.
-    pub(super) fn start(&mut self, cx: &mut Cx<Timer>, d: &super::CellularSection) {
+    pub(super) fn start(&mut self, cx: &mut Cx<Timer>, d: &super::CellularSection, trace: &[super::TraceRow]) {
         for h in &d.handovers {
             cx.schedule(s_to_ns(h.at_s), Timer::Scheduled { ue: h.ue as usize, target: h.target as usize });
         }
+        // A movement trace's rows after time 0, within the run (those at 0 gave first cells).
+        let end = cx.end_ns();
+        for r in trace.iter().filter(|r| r.at_s > 0.0 && s_to_ns(r.at_s) < end) {
+            cx.schedule(s_to_ns(r.at_s), Timer::Scheduled { ue: r.ue as usize, target: r.cell as usize });
+        }
         for u in 0..self.ran.ues.len() {
-            if self.motion[u].speed_mps != 0.0 {
+            let moves = self.motion[u].speed_mps != 0.0;
+            if self.p.two_d && (moves || !self.walks.is_empty()) {
+                cx.schedule(0, Timer::Measure2d { ue: u });
+            } else if moves {
                 cx.schedule(0, Timer::Measure { ue: u });
             }
         }
+        self.start_rates(cx);
         if !self.p.radio_rate_table.is_empty() {
             self.radio_rates(cx);
         }
@@ -298,6 +307,9 @@ impl Cellular {
     pub(super) fn triggered(&mut self, cx: &mut Cx<Timer>, u: usize, source: usize, target: usize) {
         if self.p.scheme == SchemeName::Cho && self.state[u].serving == source {
             return self.cho_execution_condition(cx, u, target);
+        }
+        if self.p.two_d && !self.a3_held(u, target, cx.now()) {
+            return; // the condition broke off, or started anew later
         }
         if self.state[u].active.is_none() && self.state[u].serving == source {
             self.decide(cx, u, target);
@@ -587,7 +599,9 @@ impl Cellular {
         }
         let u = ho.ue;
         self.state[u].active = None;
-        if self.motion[u].speed_mps != 0.0 {
+        if self.p.two_d {
+            self.a3_reset(u);
+        } else if self.motion[u].speed_mps != 0.0 {
             let now = cx.now();
             cx.schedule(now, Timer::Measure { ue: u });
         }
