@@ -212,3 +212,20 @@ fn bad_movement_input_is_refused_by_key_and_line() {
         run(&[("cellular.movement", "\"trace\""), ("cellular.movement_trace", &format!("{bad:?}"))], 1).unwrap_err();
     assert!(e.contains(&bad), "names the file: {e}");
 }
+
+#[test]
+fn the_grid_and_random_waypoint_example_of_the_docs_runs() {
+    let doc = include_str!("../../../docs/scenarios.md");
+    let start = doc.find("```toml\nname = \"grid-walk\"").expect("the example in docs/scenarios.md") + 8;
+    let text = &doc[start..start + doc[start..].find("```").unwrap()];
+    let overrides = vec![("duration_s".to_string(), "15".to_string())];
+    let opts = RunOptions { seed: Some(3), overrides, traces: false, ..Default::default() };
+    let s = hosim::run(text, "docs/scenarios.md", &opts).unwrap_or_else(|e| panic!("{e}")).summary;
+    let hos = s["handovers"].as_array().unwrap();
+    assert!(!hos.is_empty() && hos.iter().all(|h| h["scheme"] == "daps"), "{}", hos.len());
+    let cells = s["cellular"]["cells"].as_array().unwrap();
+    assert_eq!(cells.len(), 9);
+    assert!(cells.iter().all(|c| c["capacity_mean_bps"].as_f64().is_some_and(|m| m > 20e6 && m < 50e6)));
+    let delivered: u64 = s["flows"].as_array().unwrap().iter().map(|f| f["bytes_delivered"].as_u64().unwrap()).sum();
+    assert!(delivered > 10_000_000, "{delivered} bytes");
+}

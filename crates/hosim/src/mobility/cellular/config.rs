@@ -5,7 +5,7 @@
 use serde::Deserialize;
 
 use crate::net::rate::RateModel;
-use crate::spec::rate::RateSpec;
+use crate::spec::rate::{RateChange, RateSpec};
 use crate::spec::{Check, ScenarioError};
 
 #[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
@@ -704,6 +704,9 @@ impl CellularSection {
         let k = |name: &str| format!("cellular.{name}");
         if self.capacity.is_some() && self.capacity_traces.is_some() {
             return Err(c.err(&k("capacity_traces"), "give capacity or capacity_traces, not both"));
+        }
+        if self.capacity.as_ref().is_some_and(|c| c.rate_change != RateChange::Reschedule) {
+            return Err(c.err(&k("capacity.rate_change"), "does not apply: a change acts on the packet in service"));
         }
         if let Some(t) = &self.capacity_traces {
             if t.len() != self.cells as usize {

@@ -9,7 +9,9 @@
 //!   direction of travel becomes better than the serving one when it is closer by more than
 //!   the hysteresis; once that has held for the time to trigger, the serving cell decides.
 //!   With a constant speed the entry time is known in closed form: the UE enters at the
-//!   midpoint between the two cells moved on by half the hysteresis.
+//!   midpoint between the two cells moved on by half the hysteresis. Off the line (a grid,
+//!   random waypoint) the same rule is applied to measured distances (`movement.rs`);
+//! - a movement trace: its rows are decisions, as a schedule's (`movement.rs`).
 //!
 //! The procedure, for decision time t0 and X2 latency L (TS 38.300 §9.2.3.2, §9.2.3.2.1):
 //! - t0: the source sends the HO request over X2; t0 + L: the target admits the UE and

@@ -1,5 +1,5 @@
-//! The `cellular` template's network: N cells in a line, M UEs moving along it, and the
-//! handover schemes side by side in one key (issue 37).
+//! The `cellular` template's network: N cells in a line or a grid, M UEs moving among them,
+//! and the handover schemes side by side in one key (issue 37).
 //!
 //! - the RAN kit (`mobility/ran/`): the cells (buffers per UE or shared, in packets or bytes;
 //!   a WFQ or round-robin scheduler; the radio), the UEs and their cell sets, GTP-U tunnels
@@ -11,6 +11,9 @@
 //!   `rearrange`, `fast-path-switch`, `predicted`, `bicast`, `daps`); `cho.rs`: conditional
 //!   handover (TS 38.300 §9.2.3.4) and its radio link failure path; `end_marker.rs`: the
 //!   target's reordering until the GTP-U end marker;
+//! - `movement.rs`: movement off the line (a grid, random waypoint) with decisions by
+//!   measurement, and movement from a trace of (time, UE, cell); `rates.rs`: a cell's capacity
+//!   from a rate process or trace, a UE's radio rate from a trace;
 //! - `config.rs`, `template.rs`, `report.rs`: the `[cellular]` section, the graph, the agent's
 //!   installation, and the per-handover and per-cell summary entries.
 //!

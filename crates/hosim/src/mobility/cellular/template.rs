@@ -1,4 +1,4 @@
-//! The `cellular` template: N cells in a line, M UEs, and the network around them.
+//! The `cellular` template: N cells in a line or a grid, M UEs, and the network around them.
 //!
 //! ```text
 //!  srv0 ─┐                       ┌─ cell0 ═X2═ cell1 ═X2═ cell2 ...
@@ -8,11 +8,12 @@
 //!
 //! Node and link names: servers `srv{u}`, the core router `core`, the gateway `gw`, cells
 //! `cell{i}`, UEs `ue{u}`; the core's queue is `core->gw`, the S1 links `gw<->cell{i}`, the X2
-//! links `cell{i}<->cell{i+1}`, radio links `cell{i}->ue{u}` and `ue{u}->cell{i}`. A server's
-//! link carries half the server RTT each way. Flows `ue{u}.f{k}` are bulk downloads
+//! links `cell{i}<->cell{i+1}` (a grid: between neighbours in a row and in a column), radio
+//! links `cell{i}->ue{u}` and `ue{u}->cell{i}`. A server's link carries half the server RTT
+//! each way. Flows `ue{u}.f{k}` are bulk downloads
 //! `srv{u}` -> `ue{u}`, each starting at a random time in `[0, start_window_s)`.
 
-use super::config::{BufferSharing, CellularSection, ChoForwarding, ForwardingPath, Movement, SchedulerName};
+use super::config::{BufferSharing, CellularSection, ChoForwarding, ForwardingPath, Layout, Movement, SchedulerName};
 use super::movement::{TraceRow, Walk, WALK_STREAM};
 use super::{Cellular, Motion, Params, Rates, Timer};
 use crate::engine::rng::{stream_rng, StreamKind};
@@ -61,8 +62,15 @@ pub fn expand(d: &CellularSection) -> Graph {
         let mut up = link(&name, "gw", d.s1_bps, d.s1_delay_s, up_queue);
         up.bidirectional = false;
         g.links.push(up);
-        if c > 0 {
+        // X2/Xn to the neighbour before it in the line, or in its row and its column.
+        let cols = d.grid_columns() as usize;
+        let grid = d.layout == Layout::Grid;
+        let left = if grid { c % cols > 0 } else { c > 0 };
+        if left {
             g.links.push(link(&cell_name(c - 1), &name, d.x2_bps, d.x2_delay_s, d.x2_queue_packets));
+        }
+        if grid && c >= cols {
+            g.links.push(link(&cell_name(c - cols), &name, d.x2_bps, d.x2_delay_s, d.x2_queue_packets));
         }
     }
     for u in 0..d.ues as usize {
