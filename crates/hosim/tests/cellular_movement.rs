@@ -201,7 +201,15 @@ fn bad_movement_input_is_refused_by_key_and_line() {
             vec![("cellular.movement", "\"random-waypoint\"".into())],
             "`cellular.speed_mps`: random waypoint needs a speed > 0",
         ),
-        (vec![("cellular.measure_period_s", "0".into())], "`cellular.measure_period_s`"),
+        (vec![("cellular.measure_period_s", "0".into())], "`cellular.measure_period_s`: must be >= 0.001 s"),
+        (
+            vec![
+                ("cellular.movement", "\"random-waypoint\"".into()),
+                ("cellular.speed_mps", "1".into()),
+                ("cellular.speed_max_mps", "1e9".into()),
+            ],
+            "`cellular.speed_max_mps`: random waypoint speeds must be <= 1000 m/s",
+        ),
     ];
     for (kv, want) in cases {
         let kv: Vec<(&str, &str)> = kv.iter().map(|(k, v)| (*k, v.as_str())).collect();

@@ -412,6 +412,11 @@ fn d_rlf_interruption_s() -> f64 {
     0.2
 }
 
+/// Shortest measurement period off the line (an LTE TTI), and fastest random waypoint leg:
+/// bounds on the events a run makes.
+const MIN_MEASURE_PERIOD_S: f64 = 0.001;
+const MAX_WALK_SPEED_MPS: f64 = 1000.0;
+
 /// Default hard-handover interruption (drop, forward).
 pub const HARD_INTERRUPTION_S: f64 = 0.03;
 /// Most cells and UEs.
@@ -645,7 +650,13 @@ impl CellularSection {
         } else if self.grid_columns.is_some() {
             return Err(c.err(&k("grid_columns"), "is for layout = \"grid\""));
         }
-        c.positive(&k("measure_period_s"), self.measure_period_s)?;
+        c.finite(&k("measure_period_s"), self.measure_period_s)?;
+        if self.measure_period_s < MIN_MEASURE_PERIOD_S {
+            return Err(c.err(
+                &k("measure_period_s"),
+                &format!("must be >= {MIN_MEASURE_PERIOD_S} s (one TTI), got {}", self.measure_period_s),
+            ));
+        }
         c.non_negative(&k("pause_s"), self.pause_s)?;
         if self.scheme == SchemeName::Cho && self.two_d() {
             return Err(c.err(
@@ -665,6 +676,14 @@ impl CellularSection {
                     return Err(
                         c.err(&k("speed_max_mps"), &format!("must be >= speed_mps ({}), got {max}", self.speed_mps))
                     );
+                }
+                for (name, v) in [("speed_mps", self.speed_mps), ("speed_max_mps", self.speed_max_mps.unwrap_or(0.0))] {
+                    if v > MAX_WALK_SPEED_MPS {
+                        return Err(c.err(
+                            &k(name),
+                            &format!("random waypoint speeds must be <= {MAX_WALK_SPEED_MPS} m/s, got {v}"),
+                        ));
+                    }
                 }
             }
             Movement::Trace => {
