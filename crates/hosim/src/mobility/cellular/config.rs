@@ -4,6 +4,8 @@
 
 use serde::Deserialize;
 
+use crate::net::rate::RateModel;
+use crate::spec::rate::{RateChange, RateSpec};
 use crate::spec::{Check, ScenarioError};
 
 #[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
@@ -84,6 +86,32 @@ pub enum SchedulerName {
     #[default]
     Wfq,
     Rr,
+    /// Proportional fair: the UE with the largest r_i(t) / R_i(t) (`ran/scheduler.rs`).
+    Pf,
+}
+
+/// `layout`: where the cells stand.
+#[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum Layout {
+    /// Along the x axis: `cell_spacing_m` apart, or at `cell_positions_m`.
+    #[default]
+    Line,
+    /// Row by row, `grid_columns` to a row, `cell_spacing_m` apart in x and y.
+    Grid,
+}
+
+/// `movement`: how the UEs move.
+#[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum Movement {
+    /// Along the x axis at `speed_mps` (y = 0).
+    #[default]
+    Line,
+    /// Random waypoint over the cells' area (`movement.rs`).
+    RandomWaypoint,
+    /// The cells a `movement_trace` file names, at its times.
+    Trace,
 }
 
 #[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
@@ -133,6 +161,20 @@ pub struct CellularSection {
     /// Each cell's downlink radio capacity, shared by the UEs it serves.
     #[serde(default = "d_cell_bps")]
     pub cell_bps: f64,
+    /// `line` (default) or `grid` (`grid_columns` cells to a row).
+    #[serde(default)]
+    pub layout: Layout,
+    pub grid_columns: Option<u32>,
+    /// Every cell's capacity from a rate process (`[cellular.capacity]`, the keys of a graph
+    /// link's `rate_model`), each cell with its own random stream.
+    pub capacity: Option<RateSpec>,
+    /// One Mahimahi trace per cell: its capacity (instead of `cell_bps` or `capacity`).
+    pub capacity_traces: Option<Vec<String>>,
+    /// Mahimahi traces of the UEs' radio rates: one per UE, or one for every UE.
+    pub ue_rate_traces: Option<Vec<String>>,
+    /// Proportional fair: the time constant of each UE's average served rate.
+    #[serde(default = "d_pf_time_constant_s")]
+    pub pf_time_constant_s: f64,
     #[serde(default)]
     pub buffer: BufferSharing,
     /// Downlink buffer limit in packets (default 200) or bytes, per UE or per cell (`buffer`).
@@ -191,6 +233,17 @@ pub struct CellularSection {
     pub ue_spacing_m: f64,
     #[serde(default)]
     pub speed_mps: f64,
+    /// `line` (default), `random-waypoint` or `trace`.
+    #[serde(default)]
+    pub movement: Movement,
+    /// Random waypoint: the pause at each waypoint.
+    #[serde(default)]
+    pub pause_s: f64,
+    /// `movement = "trace"`: a CSV file of `time_s,ue,cell` rows.
+    pub movement_trace: Option<String>,
+    /// Off the line (a grid, random waypoint): how often a UE measures its distances.
+    #[serde(default = "d_measure_period_s")]
+    pub measure_period_s: f64,
     /// Each UE's first cell, one entry per UE (instead of the cell nearest to its start).
     pub ue_cells: Option<Vec<u32>>,
     /// If set, UE speeds spread evenly from `speed_mps` (UE 0) to this (the last UE).
@@ -313,6 +366,12 @@ fn d_start_window_s() -> f64 {
 fn d_flows_per_ue() -> u32 {
     1
 }
+fn d_pf_time_constant_s() -> f64 {
+    0.1
+}
+fn d_measure_period_s() -> f64 {
+    0.04
+}
 fn d_hysteresis_m() -> f64 {
     20.0
 }
@@ -352,6 +411,11 @@ fn d_cho_prepare_offset_m() -> f64 {
 fn d_rlf_interruption_s() -> f64 {
     0.2
 }
+
+/// Shortest measurement period off the line (an LTE TTI), and fastest random waypoint leg:
+/// bounds on the events a run makes.
+const MIN_MEASURE_PERIOD_S: f64 = 0.001;
+const MAX_WALK_SPEED_MPS: f64 = 1000.0;
 
 /// Default hard-handover interruption (drop, forward).
 pub const HARD_INTERRUPTION_S: f64 = 0.03;
@@ -543,6 +607,11 @@ impl CellularSection {
             (None, Some(b)) => c.at_least(&k("buffer_bytes"), b, 1600)?,
             (None, None) => {}
         }
+        self.validate_movement(c)?;
+        self.validate_rates(c)?;
+        if self.scheduler == SchedulerName::Pf {
+            c.positive(&k("pf_time_constant_s"), self.pf_time_constant_s)?;
+        }
         for (i, h) in self.handovers.iter().enumerate() {
             let hk = |name: &str| format!("cellular.handovers[{i}].{name}");
             c.non_negative(&hk("at_s"), h.at_s)?;
@@ -562,6 +631,178 @@ impl CellularSection {
             }
         }
         Ok(())
+    }
+
+    /// The layout, the movement and its trace.
+    fn validate_movement(&self, c: &Check) -> Result<(), ScenarioError> {
+        let k = |name: &str| format!("cellular.{name}");
+        if self.layout == Layout::Grid {
+            if self.cell_positions_m.is_some() {
+                return Err(c.err(
+                    &k("cell_positions_m"),
+                    "is for layout = \"line\" (a grid is set by cell_spacing_m and grid_columns)",
+                ));
+            }
+            let cols = self.grid_columns();
+            if cols == 0 || cols > self.cells {
+                return Err(c.err(&k("grid_columns"), &format!("must be 1 to cells ({}), got {cols}", self.cells)));
+            }
+        } else if self.grid_columns.is_some() {
+            return Err(c.err(&k("grid_columns"), "is for layout = \"grid\""));
+        }
+        c.finite(&k("measure_period_s"), self.measure_period_s)?;
+        if self.measure_period_s < MIN_MEASURE_PERIOD_S {
+            return Err(c.err(
+                &k("measure_period_s"),
+                &format!("must be >= {MIN_MEASURE_PERIOD_S} s (one TTI), got {}", self.measure_period_s),
+            ));
+        }
+        c.non_negative(&k("pause_s"), self.pause_s)?;
+        if self.scheme == SchemeName::Cho && self.two_d() {
+            return Err(c.err(
+                &k("scheme"),
+                "cho needs UEs moving along a line of cells (layout = \"line\", movement = \"line\")",
+            ));
+        }
+        match self.movement {
+            Movement::RandomWaypoint => {
+                if self.speed_mps <= 0.0 {
+                    return Err(c.err(
+                        &k("speed_mps"),
+                        &format!("random waypoint needs a speed > 0 (the lowest of the range), got {}", self.speed_mps),
+                    ));
+                }
+                if let Some(max) = self.speed_max_mps.filter(|&m| m < self.speed_mps) {
+                    return Err(
+                        c.err(&k("speed_max_mps"), &format!("must be >= speed_mps ({}), got {max}", self.speed_mps))
+                    );
+                }
+                for (name, v) in [("speed_mps", self.speed_mps), ("speed_max_mps", self.speed_max_mps.unwrap_or(0.0))] {
+                    if v > MAX_WALK_SPEED_MPS {
+                        return Err(c.err(
+                            &k(name),
+                            &format!("random waypoint speeds must be <= {MAX_WALK_SPEED_MPS} m/s, got {v}"),
+                        ));
+                    }
+                }
+            }
+            Movement::Trace => {
+                if self.speed_mps != 0.0 {
+                    return Err(c.err(
+                        &k("speed_mps"),
+                        "movement = \"trace\" takes the cells from the trace: leave speed_mps at 0",
+                    ));
+                }
+                if !self.radio_rate_table.is_empty() {
+                    return Err(
+                        c.err(&k("radio_rate_table"), "needs UE positions, which movement = \"trace\" does not have")
+                    );
+                }
+                self.movement_rows(c)?;
+            }
+            Movement::Line => {}
+        }
+        if self.movement != Movement::Trace && self.movement_trace.is_some() {
+            return Err(c.err(&k("movement_trace"), "is for movement = \"trace\""));
+        }
+        Ok(())
+    }
+
+    /// The rows of `movement_trace` (`movement = "trace"`), checked against the cells and UEs.
+    pub fn movement_rows(&self, c: &Check) -> Result<Vec<super::movement::TraceRow>, ScenarioError> {
+        let key = "cellular.movement_trace";
+        let Some(path) = &self.movement_trace else {
+            return Err(c.err(key, "required with movement = \"trace\" (a CSV file of time_s,ue,cell rows)"));
+        };
+        let text = std::fs::read_to_string(path).map_err(|e| c.err(key, &format!("cannot read \"{path}\": {e}")))?;
+        super::movement::parse_trace(&text, self.ues, self.cells).map_err(|e| c.err(key, &format!("\"{path}\" {e}")))
+    }
+
+    /// Cell capacities and UE rates from rate processes and traces.
+    fn validate_rates(&self, c: &Check) -> Result<(), ScenarioError> {
+        let k = |name: &str| format!("cellular.{name}");
+        if self.capacity.is_some() && self.capacity_traces.is_some() {
+            return Err(c.err(&k("capacity_traces"), "give capacity or capacity_traces, not both"));
+        }
+        if self.capacity.as_ref().is_some_and(|c| c.rate_change != RateChange::Reschedule) {
+            return Err(c.err(&k("capacity.rate_change"), "does not apply: a change acts on the packet in service"));
+        }
+        if let Some(t) = &self.capacity_traces {
+            if t.len() != self.cells as usize {
+                return Err(c.err(
+                    &k("capacity_traces"),
+                    &format!("must list one trace per cell ({} cells), got {}", self.cells, t.len()),
+                ));
+            }
+        }
+        if let Some(t) = &self.ue_rate_traces {
+            if t.len() != 1 && t.len() != self.ues as usize {
+                return Err(c.err(
+                    &k("ue_rate_traces"),
+                    &format!("must list one trace, or one per UE ({} UEs), got {}", self.ues, t.len()),
+                ));
+            }
+        }
+        self.capacity_models(c)?;
+        self.ue_rate_models(c)?;
+        Ok(())
+    }
+
+    /// Each cell's capacity model (None: fixed at `cell_bps`).
+    pub fn capacity_models(&self, c: &Check) -> Result<Vec<Option<RateModel>>, ScenarioError> {
+        let n = self.cells as usize;
+        if let Some(spec) = &self.capacity {
+            let m = spec.params().to_model(spec.model, c, "cellular.capacity", "cellular.capacity.model")?;
+            return Ok(vec![Some(m); n]);
+        }
+        match &self.capacity_traces {
+            Some(files) => files
+                .iter()
+                .enumerate()
+                .map(|(i, f)| trace_model(c, &format!("cellular.capacity_traces[{i}]"), f).map(Some))
+                .collect(),
+            None => Ok(vec![None; n]),
+        }
+    }
+
+    /// Each UE's radio rate model from its trace (None: no trace).
+    pub fn ue_rate_models(&self, c: &Check) -> Result<Vec<Option<RateModel>>, ScenarioError> {
+        let n = self.ues as usize;
+        match &self.ue_rate_traces {
+            Some(files) => {
+                let models: Vec<RateModel> = (files.iter().enumerate())
+                    .map(|(i, f)| trace_model(c, &format!("cellular.ue_rate_traces[{i}]"), f))
+                    .collect::<Result<_, _>>()?;
+                Ok((0..n).map(|u| Some(models[u.min(models.len() - 1)].clone())).collect())
+            }
+            None => Ok(vec![None; n]),
+        }
+    }
+
+    /// Some radio rate changes with time (a capacity process or trace, UE rate traces).
+    pub fn variable_rates(&self) -> bool {
+        self.capacity.is_some() || self.capacity_traces.is_some() || self.ue_rate_traces.is_some()
+    }
+
+    /// Cells and UEs off a line: a grid, or random waypoint (decisions by measurement).
+    pub fn two_d(&self) -> bool {
+        self.layout == Layout::Grid || self.movement == Movement::RandomWaypoint
+    }
+
+    /// Cells to a row of the grid: `grid_columns`, else the ceiling of the square root.
+    pub fn grid_columns(&self) -> u32 {
+        self.grid_columns.unwrap_or_else(|| (self.cells as f64).sqrt().ceil() as u32)
+    }
+
+    /// Position of cell `c` in the plane, in metres.
+    pub fn cell_xy_m(&self, c: usize) -> (f64, f64) {
+        match self.layout {
+            Layout::Line => (self.cell_x_m(c), 0.0),
+            Layout::Grid => {
+                let cols = self.grid_columns().max(1) as usize;
+                ((c % cols) as f64 * self.cell_spacing_m, (c / cols) as f64 * self.cell_spacing_m)
+            }
+        }
     }
 
     /// The radio rate of a UE `d_m` from a cell (the table's step, else `cell_bps`).
@@ -590,12 +831,23 @@ impl CellularSection {
         self.ue_start_m + u as f64 * self.ue_spacing_m
     }
 
-    /// UE `u`'s first cell: its `ue_cells` entry, else the cell nearest to its start.
+    /// UE `u`'s first cell: its `ue_cells` entry, else the cell nearest to its start (on a
+    /// line along y = 0).
     pub fn ue_first_cell(&self, u: usize) -> usize {
         match &self.ue_cells {
             Some(cells) => cells[u] as usize,
+            None if self.layout == Layout::Grid => self.nearest_cell_xy((self.ue_x0_m(u), 0.0)),
             None => self.nearest_cell(self.ue_x0_m(u)),
         }
+    }
+
+    /// The cell nearest to point `p` of the plane (the lower index on a tie).
+    pub fn nearest_cell_xy(&self, p: (f64, f64)) -> usize {
+        let d = |c: usize| {
+            let (x, y) = self.cell_xy_m(c);
+            (p.0 - x).hypot(p.1 - y)
+        };
+        (0..self.cells as usize).min_by(|&a, &b| d(a).total_cmp(&d(b))).unwrap_or(0)
     }
 
     /// The cell nearest to position `x` (the lower index on a tie).
@@ -607,6 +859,12 @@ impl CellularSection {
         let i = (x / self.cell_spacing_m).round();
         i.clamp(0.0, (self.cells - 1) as f64) as usize
     }
+}
+
+/// A Mahimahi trace file as a rate model; errors name `key`, the file and the line.
+fn trace_model(c: &Check, key: &str, path: &str) -> Result<RateModel, ScenarioError> {
+    let text = std::fs::read_to_string(path).map_err(|e| c.err(key, &format!("cannot read \"{path}\": {e}")))?;
+    RateModel::from_mahimahi(&text).map_err(|e| c.err(key, &format!("\"{path}\": {e}")))
 }
 
 /// The rate of the last row of `table` not beyond `d_m` (`fixed_bps` for an empty table).

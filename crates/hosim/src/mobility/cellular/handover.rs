@@ -9,7 +9,9 @@
 //!   direction of travel becomes better than the serving one when it is closer by more than
 //!   the hysteresis; once that has held for the time to trigger, the serving cell decides.
 //!   With a constant speed the entry time is known in closed form: the UE enters at the
-//!   midpoint between the two cells moved on by half the hysteresis.
+//!   midpoint between the two cells moved on by half the hysteresis. Off the line (a grid,
+//!   random waypoint) the same rule is applied to measured distances (`movement.rs`);
+//! - a movement trace: its rows are decisions, as a schedule's (`movement.rs`).
 //!
 //! The procedure, for decision time t0 and X2 latency L (TS 38.300 §9.2.3.2, §9.2.3.2.1):
 //! - t0: the source sends the HO request over X2; t0 + L: the target admits the UE and
@@ -210,15 +212,24 @@ pub struct Handover {
 
 impl Cellular {
     /// Schedules the handovers of the scenario and the UEs' first measurements.
-    pub(super) fn start(&mut self, cx: &mut Cx<Timer>, d: &super::CellularSection) {
+    pub(super) fn start(&mut self, cx: &mut Cx<Timer>, d: &super::CellularSection, trace: &[super::TraceRow]) {
         for h in &d.handovers {
             cx.schedule(s_to_ns(h.at_s), Timer::Scheduled { ue: h.ue as usize, target: h.target as usize });
         }
+        // A movement trace's rows after time 0, within the run (those at 0 gave first cells).
+        let end = cx.end_ns();
+        for r in trace.iter().filter(|r| r.at_s > 0.0 && s_to_ns(r.at_s) < end) {
+            cx.schedule(s_to_ns(r.at_s), Timer::Scheduled { ue: r.ue as usize, target: r.cell as usize });
+        }
         for u in 0..self.ran.ues.len() {
-            if self.motion[u].speed_mps != 0.0 {
+            let moves = self.motion[u].speed_mps != 0.0;
+            if self.p.two_d && (moves || !self.walks.is_empty()) {
+                cx.schedule(0, Timer::Measure2d { ue: u });
+            } else if moves {
                 cx.schedule(0, Timer::Measure { ue: u });
             }
         }
+        self.start_rates(cx);
         if !self.p.radio_rate_table.is_empty() {
             self.radio_rates(cx);
         }
@@ -298,6 +309,9 @@ impl Cellular {
     pub(super) fn triggered(&mut self, cx: &mut Cx<Timer>, u: usize, source: usize, target: usize) {
         if self.p.scheme == SchemeName::Cho && self.state[u].serving == source {
             return self.cho_execution_condition(cx, u, target);
+        }
+        if self.p.two_d && !self.a3_held(u, target, cx.now()) {
+            return; // the condition broke off, or started anew later
         }
         if self.state[u].active.is_none() && self.state[u].serving == source {
             self.decide(cx, u, target);
@@ -587,7 +601,9 @@ impl Cellular {
         }
         let u = ho.ue;
         self.state[u].active = None;
-        if self.motion[u].speed_mps != 0.0 {
+        if self.p.two_d {
+            self.a3_reset(u);
+        } else if self.motion[u].speed_mps != 0.0 {
             let now = cx.now();
             cx.schedule(now, Timer::Measure { ue: u });
         }

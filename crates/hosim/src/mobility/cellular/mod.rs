@@ -1,5 +1,5 @@
-//! The `cellular` template's network: N cells in a line, M UEs moving along it, and the
-//! handover schemes side by side in one key (issue 37).
+//! The `cellular` template's network: N cells in a line or a grid, M UEs moving among them,
+//! and the handover schemes side by side in one key (issue 37).
 //!
 //! - the RAN kit (`mobility/ran/`): the cells (buffers per UE or shared, in packets or bytes;
 //!   a WFQ or round-robin scheduler; the radio), the UEs and their cell sets, GTP-U tunnels
@@ -11,6 +11,9 @@
 //!   `rearrange`, `fast-path-switch`, `predicted`, `bicast`, `daps`); `cho.rs`: conditional
 //!   handover (TS 38.300 §9.2.3.4) and its radio link failure path; `end_marker.rs`: the
 //!   target's reordering until the GTP-U end marker;
+//! - `movement.rs`: movement off the line (a grid, random waypoint) with decisions by
+//!   measurement, and movement from a trace of (time, UE, cell); `rates.rs`: a cell's capacity
+//!   from a rate process or trace, a UE's radio rate from a trace;
 //! - `config.rs`, `template.rs`, `report.rs`: the `[cellular]` section, the graph, the agent's
 //!   installation, and the per-handover and per-cell summary entries.
 //!
@@ -28,13 +31,18 @@ mod cho;
 mod config;
 mod end_marker;
 pub mod handover;
+mod movement;
 pub mod pdcp;
+mod rates;
 mod report;
 mod template;
 
 pub use config::{
-    BufferSharing, CellularSection, ChoForwarding, ForwardingPath, ScheduledHandover, SchedulerName, SchemeName,
+    BufferSharing, CellularSection, ChoForwarding, ForwardingPath, Layout, Movement, ScheduledHandover, SchedulerName,
+    SchemeName,
 };
+pub use movement::{parse_trace, TraceRow, Walk, WALK_STREAM};
+pub use rates::Rates;
 pub use report::{CellEntry, CellularEntry, HandoverEntry};
 pub use template::{expand, install, HIGHWAY_PRESET, PRESET, TEMPLATE};
 
@@ -62,6 +70,10 @@ pub struct Params {
     pub hysteresis_m: f64,
     pub time_to_trigger_ns: SimTime,
     pub cell_x_m: Vec<f64>,
+    /// Cells in the plane; decisions by measurement off the line (a grid, random waypoint).
+    pub cell_xy_m: Vec<(f64, f64)>,
+    pub two_d: bool,
+    pub measure_period_ns: SimTime,
     /// The target holds direct packets until the end marker (or its timeout).
     pub target_reordering: bool,
     pub end_marker: bool,
@@ -98,6 +110,12 @@ pub enum Timer {
     Scheduled { ue: usize, target: usize },
     /// UE `ue` looks for the next neighbour its movement will make better than its cell.
     Measure { ue: usize },
+    /// Off the line: UE `ue` measures its distances to the cells.
+    Measure2d { ue: usize },
+    /// Cell `cell`'s capacity process or trace moves on to its next segment.
+    CellRate { cell: usize },
+    /// UE `ue`'s rate trace moves on to its next segment.
+    UeRate { ue: usize },
     /// The A3-like condition for `target` has held for the time to trigger (if `source`
     /// still serves the UE and no handover runs, the handover starts; `cho`: the UE executes).
     Triggered { ue: usize, source: usize, target: usize },
@@ -148,6 +166,12 @@ pub struct Cellular {
     sn_of: HashMap<u64, u64>,
     /// User packets the gateway tunnelled to each cell.
     pub gw_tunnelled: Vec<u64>,
+    /// Random waypoint: each UE's walk (empty otherwise).
+    pub walks: Vec<Walk>,
+    /// Off the line: since when each cell has met the A3-like condition, per UE.
+    pub a3_since: Vec<Vec<Option<SimTime>>>,
+    /// Variable radio rates (a capacity process or trace, UE rate traces), if any.
+    pub rates: Option<Rates>,
 }
 
 impl Cellular {
@@ -174,6 +198,9 @@ impl Cellular {
             next_sn: vec![0; n],
             sn_of: HashMap::new(),
             gw_tunnelled,
+            walks: Vec::new(),
+            a3_since: Vec::new(),
+            rates: None,
         }
     }
 
@@ -418,11 +445,16 @@ impl Cellular {
             let x = self.x_m(u, now);
             for c in 0..self.ran.cells.len() {
                 let Some(l) = self.ran.cells[c].downlinks[u] else { continue };
-                let bps = config::radio_bps_at(&self.p.radio_rate_table, 1.0, (x - self.p.cell_x_m[c]).abs());
-                cx.link_mut(l).rate_bps = bps.round() as u64;
+                let d = if self.p.two_d { self.dist_m(u, c, now) } else { (x - self.p.cell_x_m[c]).abs() };
+                let bps = config::radio_bps_at(&self.p.radio_rate_table, 1.0, d).round() as u64;
+                if self.rates.is_some() {
+                    self.set_table_rate(cx, u, c, bps);
+                } else {
+                    cx.link_mut(l).rate_bps = bps;
+                }
             }
         }
-        if self.motion.iter().any(|m| m.speed_mps != 0.0) {
+        if self.motion.iter().any(|m| m.speed_mps != 0.0) || !self.walks.is_empty() {
             cx.schedule(now + self.p.rate_update_ns, Timer::RadioRates);
         }
     }
@@ -448,6 +480,9 @@ impl Agent for Cellular {
             Timer::Ran(t) => self.ran.on_timer(cx, t),
             Timer::Scheduled { ue, target } => self.scheduled(cx, ue, target),
             Timer::Measure { ue } => self.measure(cx, ue),
+            Timer::Measure2d { ue } => self.measure_2d(cx, ue),
+            Timer::CellRate { cell } => self.next_capacity(cx, cell),
+            Timer::UeRate { ue } => self.next_ue_rate(cx, ue),
             Timer::Triggered { ue, source, target } => self.triggered(cx, ue, source, target),
             Timer::ChoPrepare { ue, source } => self.cho_prepare(cx, ue, source),
             Timer::RadioRates => self.radio_rates(cx),

@@ -71,7 +71,10 @@ pub struct CellEntry {
     radio_bps: u64,
     radio_packets: u64,
     radio_bytes: u64,
-    /// Share of the run the radio was sending.
+    /// Variable rates: the cell's mean capacity over the run.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    capacity_mean_bps: Option<f64>,
+    /// Bytes sent on the radio against the cell's capacity (`cell_bps`, or its mean).
     load: f64,
     buffer_drops: u64,
     gw_tunnelled_packets: u64,
@@ -156,12 +159,15 @@ impl Cellular {
             .map(|(i, c)| {
                 let radio_bytes: u64 =
                     c.downlinks.iter().flatten().map(|&l| world.links[l as usize].stats.tx_bytes).sum();
+                let mean = self.rates.as_ref().map(|r| r.mean_capacity_bps(i, world.now));
+                let capacity_bps = mean.unwrap_or(c.radio_bps as f64);
                 CellEntry {
                     name: c.name.clone(),
                     radio_bps: c.radio_bps,
                     radio_packets: c.radio.packets,
                     radio_bytes,
-                    load: radio_bytes as f64 * 8.0 / (c.radio_bps as f64 * secs),
+                    capacity_mean_bps: mean,
+                    load: radio_bytes as f64 * 8.0 / (capacity_bps * secs).max(1e-9),
                     buffer_drops: c.buffers.stats.drops,
                     gw_tunnelled_packets: self.gw_tunnelled[i],
                 }

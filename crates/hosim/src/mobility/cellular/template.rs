@@ -1,4 +1,4 @@
-//! The `cellular` template: N cells in a line, M UEs, and the network around them.
+//! The `cellular` template: N cells in a line or a grid, M UEs, and the network around them.
 //!
 //! ```text
 //!  srv0 ─┐                       ┌─ cell0 ═X2═ cell1 ═X2═ cell2 ...
@@ -8,17 +8,22 @@
 //!
 //! Node and link names: servers `srv{u}`, the core router `core`, the gateway `gw`, cells
 //! `cell{i}`, UEs `ue{u}`; the core's queue is `core->gw`, the S1 links `gw<->cell{i}`, the X2
-//! links `cell{i}<->cell{i+1}`, radio links `cell{i}->ue{u}` and `ue{u}->cell{i}`. A server's
-//! link carries half the server RTT each way. Flows `ue{u}.f{k}` are bulk downloads
+//! links `cell{i}<->cell{i+1}` (a grid: between neighbours in a row and in a column), radio
+//! links `cell{i}->ue{u}` and `ue{u}->cell{i}`. A server's link carries half the server RTT
+//! each way. Flows `ue{u}.f{k}` are bulk downloads
 //! `srv{u}` -> `ue{u}`, each starting at a random time in `[0, start_window_s)`.
 
-use super::config::{BufferSharing, CellularSection, ChoForwarding, ForwardingPath, SchedulerName};
-use super::{Cellular, Motion, Params, Timer};
+use super::config::{BufferSharing, CellularSection, ChoForwarding, ForwardingPath, Layout, Movement, SchedulerName};
+use super::movement::{TraceRow, Walk, WALK_STREAM};
+use super::{Cellular, Motion, Params, Rates, Timer};
+use crate::engine::rng::{stream_rng, StreamKind};
 use crate::engine::time::s_to_ns;
-use crate::mobility::ran::{self, BufferLimit, Cell, CellSet, Ran, Scheduler, SchedulerKind, Ue};
+use crate::mobility::ran::{self, BufferLimit, Cell, CellSet, PropFair, Ran, Scheduler, SchedulerKind, Ue};
+use crate::net::rate::RateModel;
 use crate::net::QueueLimit;
 use crate::sim::{Cx, Sim};
-use crate::spec::graph::{link, node, AppKind, FlowSpec, Graph, NodeKindName};
+use crate::spec::graph::{link, node, AppKind, FlowSpec, Graph, NodeKindName, MAX_LINK_RATE_BPS};
+use crate::spec::{Check, ScenarioError};
 
 /// Radio link queue: the cell's radio sends one packet at a time, so this never fills.
 const RADIO_QUEUE_PACKETS: u32 = 4;
@@ -57,8 +62,15 @@ pub fn expand(d: &CellularSection) -> Graph {
         let mut up = link(&name, "gw", d.s1_bps, d.s1_delay_s, up_queue);
         up.bidirectional = false;
         g.links.push(up);
-        if c > 0 {
+        // X2/Xn to the neighbour before it in the line, or in its row and its column.
+        let cols = d.grid_columns() as usize;
+        let grid = d.layout == Layout::Grid;
+        let left = if grid { c % cols > 0 } else { c > 0 };
+        if left {
             g.links.push(link(&cell_name(c - 1), &name, d.x2_bps, d.x2_delay_s, d.x2_queue_packets));
+        }
+        if grid && c >= cols {
+            g.links.push(link(&cell_name(c - cols), &name, d.x2_bps, d.x2_delay_s, d.x2_queue_packets));
         }
     }
     for u in 0..d.ues as usize {
@@ -66,8 +78,10 @@ pub fn expand(d: &CellularSection) -> Graph {
         g.nodes.push(node(srv.clone(), NodeKindName::Host));
         g.nodes.push(node(ue.clone(), NodeKindName::Host));
         g.links.push(link(&srv, "core", d.server_bps, d.server_rtt_s / 2.0, d.server_queue_packets));
+        // Variable rates: the cell's radio times each packet; the link only adds the delay.
+        let radio_link_bps = if d.variable_rates() { MAX_LINK_RATE_BPS } else { d.cell_bps };
         for c in 0..d.cells as usize {
-            let mut down = link(&cell_name(c), &ue, d.cell_bps, d.radio_delay_s, RADIO_QUEUE_PACKETS);
+            let mut down = link(&cell_name(c), &ue, radio_link_bps, d.radio_delay_s, RADIO_QUEUE_PACKETS);
             down.bidirectional = false;
             g.links.push(down);
             let mut up = link(&ue, &cell_name(c), d.uplink_bps, d.radio_delay_s, UPLINK_QUEUE_PACKETS);
@@ -94,15 +108,24 @@ pub fn expand(d: &CellularSection) -> Graph {
 
 /// Installs the cellular agent: it owns the gateway, the cells and the UEs (whose PDCP
 /// reorders), attaches each UE to the cell nearest to its start, and plans the handovers.
-pub fn install(d: &CellularSection, sim: &mut Sim) {
+pub fn install(d: &CellularSection, sim: &mut Sim, check: &Check) -> Result<(), ScenarioError> {
+    let trace = match d.movement {
+        Movement::Trace => d.movement_rows(check)?,
+        _ => Vec::new(),
+    };
+    let models = if d.variable_rates() { Some((d.capacity_models(check)?, d.ue_rate_models(check)?)) } else { None };
     sim.add_agent(|cx| {
-        let mut cellular = system(d, cx);
-        cellular.start(cx, d);
+        let mut cellular = system(d, cx, &trace, models);
+        cellular.start(cx, d, &trace);
         cellular
     });
+    Ok(())
 }
 
-fn system(d: &CellularSection, cx: &mut Cx<Timer>) -> Cellular {
+/// Each cell's capacity model and each UE's rate model, when some rate is variable.
+type Models = Option<(Vec<Option<RateModel>>, Vec<Option<RateModel>>)>;
+
+fn system(d: &CellularSection, cx: &mut Cx<Timer>, trace: &[TraceRow], models: Models) -> Cellular {
     let id = |cx: &Cx<Timer>, name: &str| cx.node_id(name).expect("template node");
     let gw = id(cx, "gw");
     cx.own(gw);
@@ -116,10 +139,11 @@ fn system(d: &CellularSection, cx: &mut Cx<Timer>) -> Cellular {
         BufferSharing::Shared => BufferLimit::Shared(size),
     };
     let kind = match d.scheduler {
-        SchedulerName::Wfq => SchedulerKind::Wfq,
+        SchedulerName::Wfq | SchedulerName::Pf => SchedulerKind::Wfq,
         SchedulerName::Rr => SchedulerKind::RoundRobin,
     };
     let radio_bps = d.cell_bps.round() as u64;
+    let rates = models.map(|(cap, ue)| Rates::new(cx.seed(), radio_bps, cap, ue));
     let mut cells = Vec::with_capacity(n_cells);
     for c in 0..n_cells {
         let name = cell_name(c);
@@ -129,16 +153,31 @@ fn system(d: &CellularSection, cx: &mut Cx<Timer>) -> Cellular {
         for u in 0..n_ues {
             cell.downlinks[u] = cx.link_id(&format!("{name}->{}", ue_name(u)));
         }
+        if d.scheduler == SchedulerName::Pf {
+            cell.pf = Some(PropFair::new(n_ues, d.pf_time_constant_s));
+        }
+        if rates.is_some() {
+            cell.var_rates = Some(vec![radio_bps; n_ues]);
+        }
         cells.push(cell);
     }
     let mut ues = Vec::with_capacity(n_ues);
     let mut ue_flows = Vec::with_capacity(n_ues);
     let mut motion = Vec::with_capacity(n_ues);
+    let mut walks: Vec<Walk> = match d.movement {
+        Movement::RandomWaypoint => (0..n_ues).map(|u| walk(d, cx.seed(), u)).collect(),
+        _ => Vec::new(),
+    };
     for u in 0..n_ues {
         let name = ue_name(u);
         let n = id(cx, &name);
         cx.own(n);
-        let start = d.ue_first_cell(u);
+        let at_zero = trace.iter().rev().find(|r| r.ue as usize == u && r.at_s == 0.0);
+        let start = match (walks.get_mut(u), at_zero) {
+            (Some(w), _) if d.ue_cells.is_none() => d.nearest_cell_xy(w.at(0)),
+            (_, Some(r)) if d.ue_cells.is_none() => r.cell as usize,
+            _ => d.ue_first_cell(u),
+        };
         let uplinks: Vec<Option<u32>> =
             (0..n_cells).map(|c| cx.link_id(&format!("{name}->{}", cell_name(c)))).collect();
         ran::route_uplink(cx, n, uplinks[start].expect("uplink to every cell"));
@@ -147,7 +186,8 @@ fn system(d: &CellularSection, cx: &mut Cx<Timer>) -> Cellular {
             cx.flows().iter().enumerate().filter(|(_, f)| f.name.starts_with(&prefix)).map(|(i, _)| i as u32).collect();
         ues.push(Ue { node: n, name, flow: flows.first().copied(), cells: CellSet::one(start), path: start, uplinks });
         ue_flows.push(flows);
-        motion.push(Motion { x0_m: d.ue_x0_m(u), speed_mps: d.ue_speed_mps(u) });
+        let speed_mps = if d.movement == Movement::Line { d.ue_speed_mps(u) } else { 0.0 };
+        motion.push(Motion { x0_m: d.ue_x0_m(u), speed_mps });
     }
     let params = Params {
         scheme: d.scheme,
@@ -160,6 +200,9 @@ fn system(d: &CellularSection, cx: &mut Cx<Timer>) -> Cellular {
         hysteresis_m: d.hysteresis_m,
         time_to_trigger_ns: s_to_ns(d.time_to_trigger_s),
         cell_x_m: (0..n_cells).map(|c| d.cell_x_m(c)).collect(),
+        cell_xy_m: (0..n_cells).map(|c| d.cell_xy_m(c)).collect(),
+        two_d: d.two_d(),
+        measure_period_ns: s_to_ns(d.measure_period_s).max(1),
         target_reordering: d.target_reordering(),
         end_marker: d.end_marker.unwrap_or(true),
         end_marker_always: d.end_marker == Some(true),
@@ -175,7 +218,25 @@ fn system(d: &CellularSection, cx: &mut Cx<Timer>) -> Cellular {
         radio_rate_table: d.radio_rate_table.clone(),
         rate_update_ns: s_to_ns(d.rate_update_s).max(1),
     };
-    Cellular::new(params, gw, Ran::new(cells, ues, cx.nodes().len()), ue_flows, motion, d.pdcp_out_of_order_delivery)
+    let ran = Ran::new(cells, ues, cx.nodes().len());
+    let mut cellular = Cellular::new(params, gw, ran, ue_flows, motion, d.pdcp_out_of_order_delivery);
+    cellular.walks = walks;
+    cellular.rates = rates;
+    if d.two_d() {
+        cellular.a3_since = vec![vec![None; n_cells]; n_ues];
+    }
+    cellular
+}
+
+/// UE `u`'s random waypoint walk over the cells' bounding box widened by half a spacing.
+fn walk(d: &CellularSection, seed: u64, u: usize) -> Walk {
+    let xy: Vec<(f64, f64)> = (0..d.cells as usize).map(|c| d.cell_xy_m(c)).collect();
+    let m = d.cell_spacing_m / 2.0;
+    let lo = xy.iter().fold((f64::INFINITY, f64::INFINITY), |a, p| (a.0.min(p.0), a.1.min(p.1)));
+    let hi = xy.iter().fold((f64::NEG_INFINITY, f64::NEG_INFINITY), |a, p| (a.0.max(p.0), a.1.max(p.1)));
+    let speeds = (d.speed_mps, d.speed_max_mps.unwrap_or(d.speed_mps));
+    let rng = stream_rng(seed, StreamKind::Cell, WALK_STREAM + u as u64);
+    Walk::new(rng, ((lo.0 - m, lo.1 - m), (hi.0 + m, hi.1 + m)), speeds, s_to_ns(d.pause_s))
 }
 
 /// `topology = "cellular"` with its `[cellular]` section: the one line of this mechanism in
@@ -185,10 +246,7 @@ pub const TEMPLATE: crate::spec::Sectioned<CellularSection> = crate::spec::Secti
     section: "cellular",
     validate: |d, s, c| d.validate(c, s.duration_s),
     expand,
-    install: |d, sim, _| {
-        install(d, sim);
-        Ok(())
-    },
+    install,
     flows: |d| d.ues.saturating_mul(d.flows_per_ue),
 };
 

@@ -369,6 +369,7 @@ impl Agent for InterRat {
                 self.rans[cell].radio.done();
                 self.kick(cx, cell);
             }
+            Timer::Ran(ran::Timer::RadioVarDone { .. }) => unreachable!("inter-RAT radios send at fixed rates"),
             Timer::BicastStart => self.bicast_start(cx),
             Timer::Detach => self.detach(cx),
             Timer::Switch => self.switch(cx),

@@ -7,7 +7,7 @@ use crate::sim::Cx;
 
 use super::buffer::{BufferLimit, CellBuffers};
 use super::radio::Radio;
-use super::scheduler::Scheduler;
+use super::scheduler::{PropFair, Scheduler};
 use super::Timer;
 
 /// ECN at the cell's tunnel end (see `gtp.rs`).
@@ -29,6 +29,12 @@ pub struct Cell {
     pub buffers: CellBuffers,
     pub radio: Radio,
     pub tunnel: TunnelStats,
+    /// Proportional fair instead of `scheduler`.
+    pub pf: Option<PropFair>,
+    /// Variable rates: each UE's rate from this cell now (set by [`super::Ran::set_rate`]);
+    /// the radio holds a packet while it sends it and its radio link only adds the delay.
+    /// None: each UE's rate is its radio link's, fixed while a packet is sent.
+    pub var_rates: Option<Vec<u64>>,
 }
 
 impl Cell {
@@ -49,29 +55,56 @@ impl Cell {
             buffers: CellBuffers::new(n_ues, limit),
             radio: Radio::default(),
             tunnel: TunnelStats::default(),
+            pf: None,
+            var_rates: None,
         }
     }
 
     /// If the radio is idle, the scheduler picks a UE that is `attached` here and has a queued
-    /// packet, and the radio sends that UE's head packet on its radio link, at that link's
-    /// rate. `me` is this cell's index, which the radio's timer carries.
+    /// packet (with variable rates: and a rate > 0), and the radio sends that UE's head packet
+    /// on its radio link, at the UE's rate. `me` is this cell's index, which the radio's timer
+    /// carries.
     pub fn serve<T: From<Timer>>(&mut self, cx: &mut Cx<T>, me: usize, attached: impl Fn(usize) -> bool) {
         if self.radio.busy {
             return;
         }
-        let buffers = &self.buffers;
-        let Some(u) = self.scheduler.pick(|u| if attached(u) { buffers.head_bytes(u) } else { None }) else {
-            return;
-        };
         let now = cx.now();
+        let Cell { buffers, downlinks, var_rates, pf, scheduler, .. } = self;
+        let (buffers, downlinks, var_rates) = (&*buffers, &*downlinks, &*var_rates);
+        let links = cx.links();
+        let rate = |u: usize| match var_rates {
+            Some(r) => r[u],
+            None => downlinks[u].map_or(0, |l| links[l as usize].rate_bps),
+        };
+        let picked = match pf {
+            Some(pf) => {
+                pf.pick(now, |u| if attached(u) && buffers.head_bytes(u).is_some() { Some(rate(u)) } else { None })
+            }
+            None => scheduler.pick(|u| {
+                let may = attached(u) && (var_rates.is_none() || rate(u) > 0);
+                if may {
+                    buffers.head_bytes(u)
+                } else {
+                    None
+                }
+            }),
+        };
+        let Some(u) = picked else { return };
+        let rate = rate(u);
         let pkt = self.buffers.pop(u, now).expect("the scheduler picks a backlogged UE");
+        if let Some(pf) = &mut self.pf {
+            pf.served(u, now, pkt.size_bytes as u64 * 8);
+        }
         let link = self.downlinks[u].expect("an attached UE has a radio link");
-        let rate = cx.links()[link as usize].rate_bps;
-        self.radio.transmit(cx, me, link, rate, pkt);
+        if self.var_rates.is_some() {
+            self.radio.transmit_var(cx, me, (link, u), rate, pkt);
+        } else {
+            self.radio.transmit(cx, me, link, rate, pkt);
+        }
     }
 
     /// Packets in the cell's buffers.
     pub fn held(&self) -> u64 {
-        self.buffers.held_packets()
+        self.buffers.held_packets() + self.radio.held()
     }
 }

@@ -32,8 +32,8 @@ pub mod ue;
 pub use access::AccessNode;
 pub use buffer::{BufferLimit, BufferStats, CellBuffers, PriorityBuffer};
 pub use cell::{Cell, TunnelStats};
-pub use radio::Radio;
-pub use scheduler::{Scheduler, SchedulerKind};
+pub use radio::{InService, Radio};
+pub use scheduler::{PropFair, Scheduler, SchedulerKind};
 pub use ue::{route_uplink, CellSet, Ue};
 
 use crate::net::NodeId;
@@ -44,6 +44,9 @@ use crate::sim::Cx;
 pub enum Timer {
     /// Cell (or access node) `cell`'s radio finished sending a packet.
     RadioDone { cell: usize },
+    /// Variable rates: cell `cell`'s radio finishes its packet, unless a rate change since
+    /// (a later `generation`) moved the time.
+    RadioVarDone { cell: usize, generation: u32 },
 }
 
 /// The cells and UEs of a radio access network.
@@ -87,7 +90,24 @@ impl Ran {
                 self.cells[cell].radio.done();
                 self.serve(cx, cell);
             }
+            Timer::RadioVarDone { cell, generation } => {
+                if self.cells[cell].radio.finish_var(cx, generation) {
+                    self.serve(cx, cell);
+                }
+            }
         }
+    }
+
+    /// Variable rates: UE `u`'s rate from cell `c` is now `bps`; a packet in service for it
+    /// goes on at that rate, and the cell may now serve a UE it could not.
+    pub fn set_rate<T: From<Timer>>(&mut self, cx: &mut Cx<T>, c: usize, u: usize, bps: u64) {
+        let cell = &mut self.cells[c];
+        let Some(rates) = cell.var_rates.as_mut() else { return };
+        rates[u] = bps;
+        if cell.radio.in_service.is_some_and(|s| s.ue == u) {
+            cell.radio.rate_changed(cx, c, bps);
+        }
+        self.serve(cx, c);
     }
 
     /// Packets in the cells' buffers.
