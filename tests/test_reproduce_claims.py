@@ -122,3 +122,16 @@ def test_a_verdict_changed_by_hand_in_the_document_is_caught(rules, doc, data):
     edited = text[:verdict.start()] + f"| **{other}** |" + text[verdict.end():]
     assert claims.doc_block(rules, committed) not in edited
     assert claims.refresh_doc(edited, rules, committed) == text
+
+
+def test_hsdpa_fig3_timeout_claims_count_only_the_timeouts_of_the_low_phases():
+    # The paper's mechanism is a timeout after a drop to 38.4 kb/s; the slow-start timeout at
+    # 3.2 s (first 384 kb/s phase) is another one and must not make claims 2 and 3 hold.
+    fig3 = {"sender_spurious_timeouts": 1, "sender_timeout_times_s": [3.15]}
+    rules = {c.text: c for c in hsdpa.CLAIMS}
+    occurs = rules["Fig. 3: the drops to 38.4 kb/s cause spurious timeouts"].judge({"fig3": fig3})
+    count = rules["Fig. 3: two spurious timeouts (t = 50 and 90 s)"].judge({"fig3": fig3})
+    assert (occurs.verdict, count.verdict) == (NOT, NOT)
+    fig3 = {"sender_spurious_timeouts": 3, "sender_timeout_times_s": [3.15, 52.0, 91.0]}
+    assert rules["Fig. 3: two spurious timeouts (t = 50 and 90 s)"].judge({"fig3": fig3}).verdict == REPRODUCED
+    assert hsdpa.low_phase_timeouts([3.2, 76.0, 98.9, 111.5, 120.0]) == [76.0, 98.9, 111.5]

@@ -36,14 +36,17 @@ PROFILE_KEYS = {
     "tcp.newreno_exit": "keep-window",
     "tcp.fast_retransmit_restarts_timer": True,
     "tcp.rtt_sampling": "timed-segment",
+    "tcp.exit_ack_opens_window": True,
 }
 
-#: The RFC values the preset pinned them to until the reproduction was regenerated.
+#: The RFC values the preset pinned them to until the reproduction was regenerated (and
+#: ``exit_ack_opens_window`` off, which the preset pinned until its second regeneration).
 PINNED_KEYS = {
     "tcp.fast_retransmit_window": "flight-half",
     "tcp.newreno_exit": "rfc6582",
     "tcp.fast_retransmit_restarts_timer": False,
     "tcp.rtt_sampling": "every-ack",
+    "tcp.exit_ack_opens_window": False,
 }
 
 
