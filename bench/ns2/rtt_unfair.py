@@ -44,6 +44,13 @@ RESULTS = os.path.normpath(os.path.join(HERE, "..", "results", "ns2"))
 COUNTS = ("retransmits", "fast_recoveries", "timeouts")
 
 
+def t975(df: int) -> float:
+    """Student's t 97.5 % quantile (two-sided 95 %), exact to 3 digits for df >= 1."""
+    table = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306, 9: 2.262,
+             10: 2.228, 12: 2.179, 15: 2.131, 19: 2.093, 20: 2.086, 24: 2.064, 29: 2.045, 39: 2.023, 49: 2.010}
+    return table.get(df) or table[max(k for k in table if k <= df)]
+
+
 EXTRA: dict = {}
 
 
@@ -100,7 +107,15 @@ def main() -> int:
             h = statistics.fmean(x["hosim_counts"][k] for x in rows)
             n = statistics.fmean(x["ns2_counts"][k] for x in rows)
         tot[k] = {"hosim": h, "ns2": n}
-        print(f"total {k:<16}{h:>10.2f}{n:>12.2f}{(h - n) / n * 100 if n else 0:>+8.1f} %")
+        line = f"total {k:<16}{h:>10.2f}{n:>12.2f}{(h - n) / n * 100 if n else 0:>+8.1f} %"
+        if k != "goodput" and len(rows) > 1:
+            # paired by run (same start phases): the mean difference and its 95 % interval
+            d = [x["hosim_counts"][k] - x["ns2_counts"][k] for x in rows]
+            half = t975(len(d) - 1) * statistics.stdev(d) / len(d) ** 0.5
+            tot[k]["paired_diff"] = statistics.fmean(d)
+            tot[k]["paired_diff_ci95"] = half
+            line += f"   paired Δ {statistics.fmean(d):+.2f} ± {half:.2f} (95 %)"
+        print(line)
     summary.append({"totals": tot})
     os.makedirs(RESULTS, exist_ok=True)
     with open(args.out, "w") as fh:

@@ -117,8 +117,10 @@ def case_toml(c: dict) -> str:
         ]
         if loss:
             out.append(f"loss = {float(loss)!r}")
-        if bidir:
-            out.append("bidirectional = true")
+        # hosim links are bidirectional unless told otherwise, the reverse direction with the
+        # same loss: the one-way links (the bottleneck and its return) must say so, or the
+        # ACKs take the lossy bottleneck's reverse direction.
+        out.append(f"bidirectional = {'true' if bidir else 'false'}")
         return out + [""]
 
     # Bottleneck first, so it also wins any min-hop route tie.

@@ -80,16 +80,11 @@ fn linux_profile_selects_every_dialect_key_and_a_key_wins_over_it() {
     assert!(linux.linux_hystart);
     for p in [Profile::Rfc, Profile::Ns2, Profile::Ns3] {
         let c = p.config();
+        // ns-2 has an RTO formula of its own (its dialect, docs/tcp.md).
+        let rto_formula = if p == Profile::Ns2 { RtoFormula::Ns2 } else { RtoFormula::Rfc6298 };
         assert_eq!(
             (c.rto_rearm, c.slow_start_growth, c.rto_formula, c.cubic_alpha, c.growth_gate, c.linux_hystart),
-            (
-                RtoRearm::NewAck,
-                SlowStartGrowth::Smss,
-                RtoFormula::Rfc6298,
-                CubicAlpha::Rfc9438,
-                GrowthGate::Always,
-                false
-            ),
+            (RtoRearm::NewAck, SlowStartGrowth::Smss, rto_formula, CubicAlpha::Rfc9438, GrowthGate::Always, false),
             "{p:?}"
         );
     }

@@ -334,6 +334,13 @@ pub enum RtoFormula {
     /// of its excess per round; mdev falls with gain 1/32 on samples below SRTT. About
     /// SRTT + max(4 RTTVAR, 200 ms).
     Linux,
+    /// ns-2.35 `TcpAgent::rtt_update` and `rtt_timeout` (tcp/tcp.cc): the RTT in whole ticks
+    /// of `tcpTick_` (`clock_granularity_s`) crossed between send and ACK, at least one;
+    /// SRTT and RTTVAR in fixed point (1/8 and 1/4 tick, `T_SRTT_BITS` 3, `T_RTTVAR_BITS` 2,
+    /// integer arithmetic); RTO = SRTT + 4 RTTVAR truncated to whole ticks (`t_rtxcur_`),
+    /// raised to `minrto_` and to two ticks; past a backoff of 8 the SRTT is folded into
+    /// RTTVAR and forgotten (`rtt_backoff`).
+    Ns2,
 }
 
 /// CUBIC's Reno-friendly additive increase α_cubic (RFC 9438 §4.3).

@@ -35,7 +35,7 @@ fn rto_after(formula: RtoFormula, samples: &[u64]) -> u64 {
     let mut r = RtoEstimator::new(ms(200), ms(1000), ms(120_000), ms(1)).with_formula(formula);
     for (i, &rtt) in samples.iter().enumerate() {
         let round = (i as u64 + 1) * 100;
-        r.sample_at(ms(rtt), round, round + 50);
+        r.sample_at(0, ms(rtt), round, round + 50);
     }
     r.rto_ns()
 }

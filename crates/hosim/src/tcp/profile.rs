@@ -173,7 +173,8 @@ impl Profile {
             // the fast retransmit restarts the timer (dupack_action: reset_rtx_timer(1, 0));
             // one segment timed per RTT (rtt_active_; timestamps_ false);
             // Sack1 counts its pipe_ itself; the ACK that ends Reno/NewReno recovery opens
-            // cwnd_ (recv_newack_helper -> opencwnd).
+            // cwnd_ (recv_newack_helper -> opencwnd); the RTO in whole tcpTick_ ticks
+            // (rtt_update, rtt_timeout).
             Profile::Ns2 => TcpConfig {
                 mss_bytes: 1000,
                 initial_window_segments: 2,
@@ -199,6 +200,7 @@ impl Profile {
                 reno_reentry: RenoReentry::BeyondRecover,
                 exit_ack_opens_window: true,
                 sack_pipe: SackPipe::Ns2Counter,
+                rto_formula: RtoFormula::Ns2,
                 ..common
             },
             // tcp-socket.cc: SegmentSize 536, InitialCwnd 10, DelAckCount 2, DelAckTimeout
@@ -407,6 +409,7 @@ mod tests {
                 SackRetransmit::HolesBelowSacked
             )
         );
+        assert_eq!(cfg.rto_formula, RtoFormula::Ns2);
         let mut base = Profile::Rfc.config();
         base.explicit.insert(ProfileKeys::SACK_RETRANSMIT);
         let cfg = Profile::Ns2.rebase(&base);

@@ -1,5 +1,6 @@
-//! The retransmission timeout estimator of RFC 6298, and Linux's variant of it
-//! (`tcp.rto_formula = "linux"`, `RtoFormula::Linux`).
+//! The retransmission timeout estimator of RFC 6298, Linux's variant of it
+//! (`tcp.rto_formula = "linux"`, `RtoFormula::Linux`) and ns-2.35's in whole ticks
+//! (`tcp.rto_formula = "ns2"`, `RtoFormula::Ns2`).
 
 use crate::engine::time::SimTime;
 use crate::tcp::config::RtoFormula;
@@ -12,6 +13,14 @@ struct LinuxVar {
     mdev_max_ns: u64,
     rttvar_ns: u64,
     rtt_seq: u64,
+}
+
+/// ns-2.35 `TcpAgent` estimator state (tcp/tcp.h): `t_srtt_` in 1/8 tick, `t_rttvar_` in
+/// 1/4 tick (0 `t_srtt_`: no sample yet, or forgotten by `rtt_backoff`).
+#[derive(Clone, Copy, Debug, Default)]
+struct Ns2Ticks {
+    srtt8: i64,
+    rttvar4: i64,
 }
 
 #[derive(Clone, Debug)]
@@ -32,6 +41,8 @@ pub struct RtoEstimator {
     min_rtt_ns: Option<SimTime>,
     /// Some: Linux's formula (`RtoFormula::Linux`) and its state.
     linux: Option<LinuxVar>,
+    /// Some: ns-2's formula (`RtoFormula::Ns2`) and its state.
+    ns2: Option<Ns2Ticks>,
 }
 
 impl RtoEstimator {
@@ -49,31 +60,78 @@ impl RtoEstimator {
             latest_rtt_ns: None,
             min_rtt_ns: None,
             linux: None,
+            ns2: None,
         }
     }
 
     /// The formula the RTO is computed with (`tcp.rto_formula`).
     pub fn with_formula(mut self, formula: RtoFormula) -> Self {
         self.linux = (formula == RtoFormula::Linux).then(LinuxVar::default);
+        self.ns2 = (formula == RtoFormula::Ns2).then(Ns2Ticks::default);
         self
+    }
+
+    fn formula(&self) -> RtoFormula {
+        match (self.linux.is_some(), self.ns2.is_some()) {
+            (true, _) => RtoFormula::Linux,
+            (_, true) => RtoFormula::Ns2,
+            _ => RtoFormula::Rfc6298,
+        }
     }
 
     /// Back to the state before any measurement: RFC 6298 (2.1), RTO = initial RTO "until a
     /// round-trip time (RTT) measurement has been made", no backoff. For a sender whose path
     /// changed so much that the old estimates say nothing about the new one.
     pub fn reset(&mut self) {
-        let formula = if self.linux.is_some() { RtoFormula::Linux } else { RtoFormula::Rfc6298 };
+        let formula = self.formula();
         *self = RtoEstimator::new(self.min_ns, self.initial_ns, self.max_ns, self.granularity_ns).with_formula(formula);
     }
 
-    /// Feeds one RTT measurement R taken by an ACK that moved snd_una to `snd_una`, with
-    /// `snd_nxt` the highest sequence sent: the round trip Linux's formula tracks.
-    pub fn sample_at(&mut self, r_ns: SimTime, snd_una: u64, snd_nxt: u64) {
+    /// Feeds one RTT measurement R taken at `now` by an ACK that moved snd_una to `snd_una`,
+    /// with `snd_nxt` the highest sequence sent: the round trip Linux's formula tracks.
+    pub fn sample_at(&mut self, now: SimTime, r_ns: SimTime, snd_una: u64, snd_nxt: u64) {
         if self.linux.is_some() {
             self.sample_linux(r_ns, snd_una, snd_nxt);
+        } else if self.ns2.is_some() {
+            self.sample_ns2(now, r_ns);
         } else {
             self.sample(r_ns);
         }
+    }
+
+    /// ns-2.35 `TcpAgent::rtt_update` without timestamps (tcp/tcp.cc): the sample is the
+    /// number of tick boundaries between the send time and `now`, `int((tao + tickoff) /
+    /// tcp_tick_)` with `tickoff = fmod(sendtime, tcp_tick_)`, at least 1; then Jacobson's
+    /// integer update with `t_srtt_` in 1/8 and `t_rttvar_` in 1/4 tick, and `t_rtxcur_ =
+    /// ((t_rttvar_ << 3) + t_srtt_) >> 3` ticks (`rttvar_exp_` 2). `rtt_timeout`: at least
+    /// `minrto_` (`rfc2988_`: before the backoff) and two ticks, at most `maxrto_`.
+    fn sample_ns2(&mut self, now: SimTime, r_ns: SimTime) {
+        self.latest_rtt_ns = Some(r_ns);
+        self.min_rtt_ns = Some(self.min_rtt_ns.map_or(r_ns, |m| m.min(r_ns)));
+        let tick = self.granularity_ns.max(1);
+        let sent = now.saturating_sub(r_ns);
+        let t_rtt = ((now / tick) as i64 - (sent / tick) as i64).max(1);
+        let mut v = self.ns2.unwrap_or_default();
+        if v.srtt8 != 0 {
+            let delta = t_rtt - (v.srtt8 >> 3);
+            v.srtt8 += delta;
+            if v.srtt8 <= 0 {
+                v.srtt8 = 1;
+            }
+            v.rttvar4 += delta.abs() - (v.rttvar4 >> 2);
+            if v.rttvar4 <= 0 {
+                v.rttvar4 = 1;
+            }
+        } else {
+            v.srtt8 = t_rtt << 3;
+            v.rttvar4 = t_rtt << 1;
+        }
+        self.ns2 = Some(v);
+        self.srtt_ns = Some(v.srtt8 as u64 * tick / 8);
+        self.rttvar_ns = v.rttvar4 as u64 * tick / 4;
+        let rtxcur_ns = (((v.rttvar4 << 3) + v.srtt8) >> 3) as u64 * tick;
+        self.base_ns = rtxcur_ns.max(self.min_ns).max(2 * tick).min(self.max_ns);
+        self.backoff = 0;
     }
 
     /// Linux `tcp_rtt_estimator` and `__tcp_set_rto`: RTO = SRTT + rttvar, rttvar the largest
@@ -158,6 +216,12 @@ impl RtoEstimator {
     pub fn back_off(&mut self) {
         if self.rto_ns() < self.max_ns {
             self.backoff += 1;
+        }
+        // ns-2 `rtt_backoff`: once `t_backoff_` passes 8, `t_rttvar_ += t_srtt_ >> 3` and
+        // `t_srtt_ = 0`, so the next sample starts the estimator afresh.
+        if let Some(v) = self.ns2.as_mut().filter(|v| self.backoff > 3 && v.srtt8 != 0) {
+            v.rttvar4 += v.srtt8 >> 3;
+            v.srtt8 = 0;
         }
     }
 
@@ -324,5 +388,66 @@ mod tests {
         e.back_off();
         e.reinit_after_syn_loss(3 * S);
         assert_eq!(e.rto_ns(), 3 * S);
+    }
+
+    /// ns-2.35 with `tcpTick_` 10 ms and no `minrto_` floor (`RtoFormula::Ns2`).
+    fn ns2_ticks() -> RtoEstimator {
+        RtoEstimator::new(0, 3 * S, 60 * S, 10 * MS).with_formula(RtoFormula::Ns2)
+    }
+
+    #[test]
+    fn ns2_formula_counts_whole_ticks_and_truncates_the_rto_to_ticks() {
+        // `rtt_update`: an 18 ms round trip sent at 0 crosses one tick boundary (1 tick):
+        // t_srtt_ 8/8, t_rttvar_ 2/4, t_rtxcur_ = (16 + 8) >> 3 = 3 ticks. RFC 6298 gives
+        // 18 + 4 x 9 = 54 ms from the same sample.
+        let mut e = ns2_ticks();
+        e.sample_at(18 * MS, 18 * MS, 0, 0);
+        assert_eq!(e.rto_ns(), 30 * MS);
+        // Sent at 5 ms, ACKed at 23 ms: two boundaries. delta = 2 - 1: t_srtt_ 9, t_rttvar_
+        // 2 + 1 - (2 >> 2) = 3; t_rtxcur_ = (24 + 9) >> 3 = 4 ticks.
+        e.sample_at(23 * MS, 18 * MS, 0, 0);
+        assert_eq!(e.rto_ns(), 40 * MS);
+        let mut rfc = RtoEstimator::new(0, 3 * S, 60 * S, 10 * MS);
+        rfc.sample(18 * MS);
+        assert_eq!(rfc.rto_ns(), 54 * MS);
+    }
+
+    #[test]
+    fn ns2_formula_forgets_srtt_past_a_backoff_of_eight() {
+        // `rtt_backoff`: the fourth doubling (t_backoff_ 16) folds t_srtt_ into t_rttvar_ and
+        // zeroes it, so the next sample restarts the estimator: 3 ticks again, not 4.
+        let mut e = ns2_ticks();
+        e.sample_at(18 * MS, 18 * MS, 0, 0);
+        e.sample_at(23 * MS, 18 * MS, 0, 0);
+        for _ in 0..4 {
+            e.back_off();
+        }
+        assert_eq!(e.rto_ns(), 16 * 40 * MS);
+        e.sample_at(1018 * MS, 18 * MS, 0, 0);
+        assert_eq!(e.rto_ns(), 30 * MS);
+        // Three doublings keep it: delta 0, t_rtxcur_ stays 4 ticks.
+        let mut e = ns2_ticks();
+        e.sample_at(18 * MS, 18 * MS, 0, 0);
+        e.sample_at(23 * MS, 18 * MS, 0, 0);
+        for _ in 0..3 {
+            e.back_off();
+        }
+        e.sample_at(1018 * MS, 18 * MS, 0, 0);
+        assert_eq!(e.rto_ns(), 40 * MS);
+    }
+
+    #[test]
+    fn ns2_formula_keeps_minrto_and_two_ticks_as_floors() {
+        let mut e = RtoEstimator::new(200 * MS, 3 * S, 60 * S, 10 * MS).with_formula(RtoFormula::Ns2);
+        e.sample_at(18 * MS, 18 * MS, 0, 0);
+        assert_eq!(e.rto_ns(), 200 * MS, "`rtt_timeout`: minrto_ before the backoff");
+        e.back_off();
+        assert_eq!(e.rto_ns(), 400 * MS);
+        // A sample inside one tick still counts one tick; the RTO is at least two.
+        let mut e = ns2_ticks();
+        e.sample_at(11 * MS, MS, 0, 0);
+        assert_eq!(e.rto_ns(), 30 * MS);
+        e.reset();
+        assert_eq!(e.formula(), RtoFormula::Ns2, "reset keeps the formula");
     }
 }

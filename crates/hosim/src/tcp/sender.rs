@@ -360,7 +360,7 @@ impl TcpSender {
         }
         self.state = SenderState::Established;
         if self.stats.syn_retransmits == 0 {
-            self.take_rtt_sample(now - self.syn_sent_ns);
+            self.take_rtt_sample(now, now - self.syn_sent_ns);
         } else {
             // RFC 6298 (5.7) and RFC 5681 §3.1: after a lost SYN, RTO >= 3 s and IW = 1 SMSS.
             self.rto.reinit_after_syn_loss(s_to_ns(3.0));
@@ -496,7 +496,7 @@ impl TcpSender {
         };
         let rtt_sample = sent.filter(|t| self.accepts_rtt_sample(*t)).map(|sent| now - sent);
         if let Some(r) = rtt_sample {
-            self.take_rtt_sample(r);
+            self.take_rtt_sample(now, r);
         }
         self.consecutive_timeouts = 0;
         self.lt_bytes = 0;
@@ -829,8 +829,8 @@ impl TcpSender {
         (!partial).then_some(sent)
     }
 
-    fn take_rtt_sample(&mut self, r_ns: SimTime) {
-        self.rto.sample_at(r_ns, self.snd_una, self.snd_max);
+    fn take_rtt_sample(&mut self, now: SimTime, r_ns: SimTime) {
+        self.rto.sample_at(now, r_ns, self.snd_una, self.snd_max);
         self.last_rtt_sample_ns = Some(r_ns);
         self.stats.rtt_sum_ns += r_ns as u128;
         self.stats.rtt_samples += 1;

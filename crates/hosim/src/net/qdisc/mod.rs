@@ -319,10 +319,11 @@ impl Queue {
         let len = self.pkts.len();
         let (_, slot) = self.pkts.pop_front(store)?;
         self.account(now, len);
-        self.bytes -= store.get(slot).size_bytes as u64;
+        let size = store.get(slot).size_bytes;
+        self.bytes -= size as u64;
         if self.pkts.is_empty() {
             if let AnyQdisc::Red(red) = &mut self.disc {
-                red.idle_since = Some(now);
+                red.idle_since = Some(red.idle_from(now, size));
             }
         }
         Some(slot)
@@ -569,6 +570,29 @@ mod tests {
         let v = offer_1500(&mut q, 10);
         assert_eq!(v[..8], [Verdict::Queued; 8]);
         assert_eq!(v[8..], [Verdict::DroppedEarly; 2]);
+    }
+
+    #[test]
+    fn red_in_ns2_byte_mode_waits_before_its_first_early_drop() {
+        // ns-2.35's defaults (queue/red.cc `enque`, `modify_p`, `wait_` true): the first
+        // arrival above `thresh_` restarts the count untested (`old`), and no packet is
+        // dropped early until count1 x p_b reaches 1, count1 = bytes since / mean_pktsize_.
+        // The average follows the queue (weight 1); min_th 1 x 500 B, max_th such that the
+        // third 1500-B packet (3000 B queued, count1 6) has p_b 0.15: 6 x 0.15 < 1, so it
+        // passes, where p_b / (1 - count1 p_b) x 3 > 1 would drop it for certain. The fourth
+        // (count1 9, p_b 0.24: count1 x p_b > 2) is dropped.
+        let red = RedParams {
+            min_th_pkts: 1.0,
+            max_th_pkts: 1.0 + 2500.0 / 0.15 / 500.0,
+            max_p: 1.0,
+            weight: 1.0,
+            ecn: false,
+            typical_tx_ns: 1,
+            ns2_mean_pktsize_bytes: Some(500),
+        };
+        let mut q = Queue::new(QueueLimit::Packets(1000), Some(red));
+        let v = offer_1500(&mut q, 4);
+        assert_eq!(v, [Verdict::Queued, Verdict::Queued, Verdict::Queued, Verdict::DroppedEarly]);
     }
 
     #[test]
