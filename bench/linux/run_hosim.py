@@ -46,6 +46,8 @@ VARIANTS: dict[str, dict] = {
         "tcp.cubic_alpha": "rfc9438",
         "tcp.growth_gate": "always",
         "tcp.linux_hystart": False,
+        "tcp.dsack": False,
+        "tcp.dsack_undo": False,
     },
 }
 

@@ -30,7 +30,7 @@ profile = "linux"
 
 /// The other Linux dialect keys at their RFC values: the `linux` profile before issue 35.
 const RFC_KEYS: &str = "slow_start_growth = \"smss\"\nrto_formula = \"rfc6298\"\ncubic_alpha = \"rfc9438\"\n\
-                        growth_gate = \"always\"\nlinux_hystart = false";
+                        growth_gate = \"always\"\nlinux_hystart = false\ndsack = false\ndsack_undo = false";
 
 /// Segments that reached a receiver twice, over all flows.
 fn duplicates(w: &World) -> u64 {
@@ -101,4 +101,42 @@ fn a_bad_dialect_value_names_its_key() {
     let text = "duration_s = 1.0\ntopology = \"dumbbell\"\n[tcp]\nprofile = \"linux\"\nrto_formula = \"bsd\"\n";
     let err = hosim::scenario::load(text, "t", &[]).expect_err("rejected").to_string();
     assert!(err.contains("rto_formula"), "{err}");
+}
+
+/// drop-or-forward's forward scheme at Δ = 10 RTT (docs/reproductions/drop-or-forward.md):
+/// packets forwarded from the old base station arrive 50 ms after later ones sent directly.
+/// The `linux` profile with SACK, 8 s, plus `extra` overrides; returns flow0's sender stats
+/// and goodput.
+fn fcp_forward(extra: &[(&str, &str)]) -> (hosim::tcp::sender::SenderStats, u64) {
+    let text = hosim::scenario::presets::find("fcp").expect("fcp preset");
+    let mut sets = vec![
+        ("tcp.profile", "\"linux\""),
+        ("tcp.recovery", "\"sack\""),
+        ("duration_s", "8.0"),
+        ("fcp.handover_interval_rtt", "10.0"),
+        ("fcp.scheme", "\"forward\""),
+    ];
+    sets.extend_from_slice(extra);
+    let mut sim = common::build_sim(text, 1, &sets);
+    sim.run();
+    let bad = hosim::metrics::summary::check_invariants(&sim);
+    assert!(bad.is_empty(), "invariants: {bad:?}");
+    let f = &sim.world.flows[0];
+    (f.sender.stats.clone(), f.receiver.rcv_nxt())
+}
+
+#[test]
+fn dsack_widens_racks_window_and_undoes_the_recoveries_forwarding_fakes() {
+    // Without DSACK (the profile before this key) every handover's forwarded packets are
+    // marked lost and resent; with DSACKs RACK's reordering window grows (RFC 8985 §6.2 step
+    // 4) and DSACK undo restores the window of the recoveries they prove spurious
+    // (`tcp_try_undo_dsack`). The kernel without timestamps does the same (docs/tcp.md).
+    let (off, off_bytes) = fcp_forward(&[("tcp.dsack", "false")]);
+    let (grow, grow_bytes) = fcp_forward(&[("tcp.dsack_undo", "false")]);
+    let (on, on_bytes) = fcp_forward(&[]);
+    assert_eq!((off.dsacks_received, off.dsack_undos), (0, 0));
+    assert!(grow.dsacks_received > 0 && grow.dsack_undos == 0);
+    assert!(grow.retransmits < off.retransmits, "{} {}", grow.retransmits, off.retransmits);
+    assert!(on.dsack_undos > 0);
+    assert!(on_bytes > grow_bytes && grow_bytes > off_bytes, "{off_bytes} {grow_bytes} {on_bytes}");
 }

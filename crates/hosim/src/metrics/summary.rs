@@ -195,6 +195,12 @@ pub fn summary(sim: &Sim, scenario: &str, seed: u64, wall_time_s: f64, violation
                     m.insert("hystart_train_exits".into(), json!(exits.train));
                     m.insert("hystart_delay_exits".into(), json!(exits.delay));
                 }
+                if s.cfg.dsack && s.cfg.sack() {
+                    m.insert("dsacks_received".into(), json!(st.dsacks_received));
+                }
+                if s.cfg.dsack_undo {
+                    m.insert("dsack_undos".into(), json!(st.dsack_undos));
+                }
                 if s.cfg.loss_detection_in_effect() == crate::tcp::LossDetection::RackTlp {
                     m.insert("tlp_probes".into(), json!(st.tlp_probes));
                     m.insert("tlp_loss_repairs".into(), json!(st.tlp_loss_repairs));

@@ -128,6 +128,8 @@ pub struct TcpSection {
     pub growth_gate: Option<GrowthGate>,
     pub linux_hystart: Option<bool>,
     pub small_queues: Option<bool>,
+    pub dsack: Option<bool>,
+    pub dsack_undo: Option<bool>,
 }
 
 #[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
@@ -343,6 +345,14 @@ impl TcpSection {
         if let Some(v) = self.small_queues {
             cfg.small_queues = v;
             set.insert(ProfileKeys::SMALL_QUEUES);
+        }
+        if let Some(v) = self.dsack {
+            cfg.dsack = v;
+            set.insert(ProfileKeys::DSACK);
+        }
+        if let Some(v) = self.dsack_undo {
+            cfg.dsack_undo = v;
+            set.insert(ProfileKeys::DSACK_UNDO);
         }
         if let Some(t) = self.newreno_timer {
             cfg.newreno_timer = match t {

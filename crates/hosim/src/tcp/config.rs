@@ -450,6 +450,14 @@ pub struct TcpConfig {
     /// holds back while its packets fill its own host's outgoing link, instead of that
     /// link's queue dropping them (`sender/small_queues.rs`).
     pub small_queues: bool,
+    /// RFC 2883 duplicate SACK: the receiver reports a duplicate segment in the first SACK
+    /// block of its next ACK (Linux `net.ipv4.tcp_dsack = 1`, `tcp_dsack_set`; ns-2's
+    /// TCPSink and ns-3.44 send none). A DSACK received makes RACK's reordering window grow
+    /// (RFC 8985 §6.2 step 4), whatever this key says.
+    pub dsack: bool,
+    /// Undo a fast recovery once DSACKs have reported every segment it retransmitted
+    /// (Linux `tcp_try_undo_dsack`, `tcp_try_undo_recovery`; `sender/dsack_undo.rs`).
+    pub dsack_undo: bool,
 }
 
 impl Default for TcpConfig {

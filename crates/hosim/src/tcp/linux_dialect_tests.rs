@@ -142,3 +142,62 @@ fn linux_hystart_leaves_slow_start_at_once_on_a_delay_increase() {
     let s = cubic_slow_start(false, |k| if k < 40 { 100 } else { 120 });
     assert_eq!(s.ssthresh(), u64::MAX, "RFC 5681 slow start has no delay signal");
 }
+
+/// SACK recovery for the lost `holes` of the initial flight; the rest of the flight arrives,
+/// then the holes' originals, late (reordered, not lost): the cumulative ACK passes the
+/// recovery point and the retransmissions are still to arrive. Returns the sender and the
+/// segments it retransmitted.
+fn recovery_with_late_originals(dsack_undo: bool, holes: &[u64]) -> (super::sender::TcpSender, Vec<u64>) {
+    let cfg = TcpConfig { dsack_undo, ..config(Recovery::Sack) };
+    let (mut s, mut peer, mut sent) = super::fixtures::sack_in_recovery_with(cfg, holes);
+    for k in (0..10).filter(|k| !holes.contains(k)) {
+        sent.extend(peer.deliver(&mut s, 210, k));
+    }
+    for &k in holes {
+        sent.extend(peer.deliver(&mut s, 250, k));
+    }
+    assert!(!s.in_recovery());
+    let resent = sent.iter().filter(|g| g.is_retx).map(|g| g.seq / MSS).collect();
+    (s, resent)
+}
+
+/// The ACK a duplicate of segment `k` triggers: the cumulative ACK of the whole flight
+/// and a D-SACK block below it (RFC 2883 §4.1.1).
+fn dsack_of(s: &mut super::sender::TcpSender, at_ms: u64, k: u64) {
+    let mut d = SackBlocks::default();
+    d.push((k * MSS, (k + 1) * MSS));
+    let una = s.snd_una();
+    super::fixtures::ack_with(s, at_ms, una, &d);
+}
+
+#[test]
+fn dsack_undo_restores_the_window_when_every_retransmission_was_a_duplicate() {
+    // Segment 0 was only late: its retransmission comes back as a DSACK. Linux
+    // `tcp_try_undo_dsack` restores cwnd and ssthresh (here the initial, infinite one) even
+    // after the recovery ended; without the key the reduction stays.
+    for undo in [false, true] {
+        let (mut s, resent) = recovery_with_late_originals(undo, &[0]);
+        assert_eq!(resent, vec![0]);
+        let reduced = (s.cwnd(), s.ssthresh());
+        assert!(reduced.0 < 10 * MSS && reduced.1 == 5 * MSS, "{reduced:?}");
+        dsack_of(&mut s, 300, 0);
+        if undo {
+            assert_eq!((s.cwnd() >= 10 * MSS, s.ssthresh()), (true, u64::MAX));
+            assert_eq!((s.stats.dsacks_received, s.stats.dsack_undos), (1, 1));
+        } else {
+            assert_eq!((s.cwnd(), s.ssthresh()), reduced);
+            assert_eq!((s.stats.dsacks_received, s.stats.dsack_undos), (1, 0));
+        }
+    }
+}
+
+#[test]
+fn dsack_undo_waits_for_every_retransmission_of_the_episode() {
+    let (mut s, resent) = recovery_with_late_originals(true, &[0, 5]);
+    assert_eq!(resent, vec![0, 5]);
+    let reduced = s.cwnd();
+    dsack_of(&mut s, 300, 0);
+    assert_eq!((s.cwnd(), s.ssthresh(), s.stats.dsack_undos), (reduced, 5 * MSS, 0), "segment 5's is out");
+    dsack_of(&mut s, 301, 5);
+    assert_eq!((s.cwnd() >= 10 * MSS, s.stats.dsack_undos), (true, 1));
+}

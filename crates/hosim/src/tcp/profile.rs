@@ -74,6 +74,8 @@ impl ProfileKeys {
     pub const EXIT_ACK_OPENS: ProfileKeys = ProfileKeys(1 << 38);
     // Linux dialect
     pub const SMALL_QUEUES: ProfileKeys = ProfileKeys(1 << 37);
+    pub const DSACK: ProfileKeys = ProfileKeys(1 << 39);
+    pub const DSACK_UNDO: ProfileKeys = ProfileKeys(1 << 40);
 
     pub fn insert(&mut self, k: ProfileKeys) {
         self.0 |= k.0;
@@ -160,6 +162,10 @@ impl Profile {
             linux_hystart: false,
             // ns-2 and ns-3 hand every segment to the host's queue, which drops when full.
             small_queues: false,
+            // RFC 2883 is an extension the RFCs do not require; ns-2's TCPSink and ns-3.44's
+            // TcpSocketBase send no D-SACK.
+            dsack: false,
+            dsack_undo: false,
         };
         match self {
             Profile::Rfc => common,
@@ -251,6 +257,10 @@ impl Profile {
                 linux_hystart: true,
                 // TCP Small Queues (tcp_output.c `tcp_small_queue_check`, `tcp_tsq_handler`).
                 small_queues: true,
+                // net.ipv4.tcp_dsack = 1: D-SACK (tcp_input.c `tcp_dsack_set`).
+                dsack: true,
+                // tcp_input.c `tcp_try_undo_dsack` (`sender/dsack_undo.rs`).
+                dsack_undo: true,
                 ..common
             },
         }
@@ -310,6 +320,8 @@ impl Profile {
             RENO_REENTRY => reno_reentry,
             SMALL_QUEUES => small_queues,
             EXIT_ACK_OPENS => exit_ack_opens_window,
+            DSACK => dsack,
+            DSACK_UNDO => dsack_undo,
         );
         cfg
     }
@@ -363,6 +375,8 @@ mod tests {
             ProfileKeys::RENO_REENTRY,
             ProfileKeys::SMALL_QUEUES,
             ProfileKeys::EXIT_ACK_OPENS,
+            ProfileKeys::DSACK,
+            ProfileKeys::DSACK_UNDO,
         ];
         let mut seen = 0u64;
         for k in keys {

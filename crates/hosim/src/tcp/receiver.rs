@@ -1,5 +1,6 @@
 //! The TCP receiver: reassembly, cumulative and delayed ACKs (RFC 5681 §4.2, RFC 1122
-//! §4.2.3.2), SACK block generation (RFC 2018 §4) and ECN echo (RFC 3168 §6.1.3).
+//! §4.2.3.2), SACK block generation (RFC 2018 §4), duplicate SACK (RFC 2883, with `dsack`) and
+//! ECN echo (RFC 3168 §6.1.3).
 
 use super::config::TcpConfig;
 use crate::engine::time::SimTime;
@@ -39,6 +40,10 @@ pub struct TcpReceiver {
     /// First data segments still to be acknowledged at once (quickack).
     quickacks_left: u32,
     sack: bool,
+    /// RFC 2883: report a duplicate segment in the first SACK block of the next ACK.
+    dsack: bool,
+    /// The duplicate to report (RFC 2883 §4: one D-SACK block, in the next ACK only).
+    pending_dsack: Option<(u64, u64)>,
     /// Advertised receive window. Constant unless an element (e.g. a proxy) sets it.
     pub rwnd_bytes: u64,
     rcv_nxt: u64,
@@ -61,6 +66,8 @@ impl TcpReceiver {
             delack_timeout_ns: cfg.delayed_ack_timeout_ns,
             quickacks_left: cfg.quickack_segments,
             sack: cfg.sack(),
+            dsack: cfg.sack() && cfg.dsack,
+            pending_dsack: None,
             rwnd_bytes: cfg.rwnd_bytes,
             rcv_nxt: 0,
             ooo: Vec::new(),
@@ -107,15 +114,25 @@ impl TcpReceiver {
         let had_gap = !self.ooo.is_empty();
         let (delivered, duplicate, immediate) = if end <= self.rcv_nxt {
             // Old data: acknowledge at once so the sender learns where we are.
+            self.note_dsack(seq, end);
             (0, true, true)
         } else if seq > self.rcv_nxt {
             let dup = self.insert_ooo(seq, end);
+            if dup {
+                // RFC 2883 §4.1.2: a duplicate above the cumulative ACK; the block holding
+                // it is the next one reported (it stays the most recent, `note_recent`).
+                self.note_dsack(seq, end);
+            }
             self.note_recent(seq);
             self.stats.out_of_order_segments += 1;
             // RFC 5681 §4.2: an out-of-order segment triggers an immediate (duplicate) ACK.
             (0, dup, true)
         } else {
             let before = self.rcv_nxt;
+            if seq < before {
+                // RFC 2883 §4.1.3-style partial duplicate: its first part had arrived.
+                self.note_dsack(seq, before);
+            }
             self.rcv_nxt = end;
             self.absorb_ooo();
             // RFC 5681 §4.2: a segment that fills (part of) a gap is acknowledged at once.
@@ -170,16 +187,30 @@ impl TcpReceiver {
         AckOut { ack: self.rcv_nxt, sack: self.sack_blocks(), ece: self.ece_pending, rwnd: self.rwnd_bytes }
     }
 
+    /// With `dsack`, remembers [start, end) as the duplicate to report (RFC 2883 §4: the
+    /// latest duplicate; Linux `tcp_dsack_set`).
+    fn note_dsack(&mut self, start: u64, end: u64) {
+        if self.dsack {
+            self.pending_dsack = Some((start, end));
+        }
+    }
+
     /// RFC 2018 §4: the first block holds the most recently received segment, the others
-    /// repeat the most recently reported blocks.
-    fn sack_blocks(&self) -> SackBlocks {
+    /// repeat the most recently reported blocks. RFC 2883 §4: a duplicate not yet reported
+    /// goes first, as a D-SACK block, in this ACK only.
+    fn sack_blocks(&mut self) -> SackBlocks {
         let mut out = SackBlocks::default();
         if !self.sack {
             return out;
         }
+        if let Some(block) = self.pending_dsack.take() {
+            out.push(block);
+        }
+        // The D-SACK block may equal a block of the queue; that block is still reported.
+        let d = out.len();
         for &seq in &self.recent[..self.recent_len] {
             if let Some(&block) = self.ooo.iter().find(|&&(s, e)| s <= seq && seq < e) {
-                if !out.iter().any(|b| b == block) && !out.push(block) {
+                if !out.iter().skip(d).any(|b| b == block) && !out.push(block) {
                     break;
                 }
             }
@@ -189,7 +220,7 @@ impl TcpReceiver {
             if out.len() == SackBlocks::CAPACITY {
                 break;
             }
-            if !out.iter().any(|b| b == block) {
+            if !out.iter().skip(d).any(|b| b == block) {
                 out.push(block);
             }
         }
@@ -334,6 +365,50 @@ mod tests {
         assert!(res.duplicate);
         assert_eq!(res.ack.unwrap().ack, 2000);
         assert_eq!(r.stats.duplicate_segments, 1);
+    }
+
+    fn dsack_receiver() -> TcpReceiver {
+        let cfg = TcpConfig { delayed_ack: false, recovery: Recovery::Sack, dsack: true, ..TcpConfig::default() };
+        TcpReceiver::new(&cfg)
+    }
+
+    fn blocks(res: DataResult) -> Vec<(u64, u64)> {
+        res.ack.expect("an ACK").sack.iter().collect()
+    }
+
+    #[test]
+    fn dsack_reports_a_duplicate_below_the_cumulative_ack_once() {
+        // RFC 2883 §4.1.1: the duplicate goes first, alone (nothing is out of order), and
+        // only in the ACK it triggered.
+        let mut r = dsack_receiver();
+        seg(&mut r, 0);
+        seg(&mut r, 1);
+        assert_eq!(blocks(seg(&mut r, 0)), vec![(0, 1000)]);
+        assert_eq!(blocks(seg(&mut r, 2)), vec![], "reported once");
+        let mut plain = receiver(false);
+        seg(&mut plain, 0);
+        assert_eq!(blocks(seg(&mut plain, 0)), vec![], "without `dsack` (ns-2, ns-3, rfc)");
+    }
+
+    #[test]
+    fn dsack_of_out_of_order_data_is_followed_by_the_block_holding_it() {
+        // RFC 2883 §4.1.2: duplicate of segment 3, held above the hole at 0; the block that
+        // holds it follows, even when the two are equal.
+        let mut r = dsack_receiver();
+        seg(&mut r, 3);
+        seg(&mut r, 5);
+        assert_eq!(blocks(seg(&mut r, 3)), vec![(3000, 4000), (3000, 4000), (5000, 6000)]);
+        seg(&mut r, 4);
+        assert_eq!(blocks(seg(&mut r, 4)), vec![(4000, 5000), (3000, 6000)]);
+    }
+
+    #[test]
+    fn dsack_of_a_partly_duplicate_segment_names_the_old_part() {
+        let mut r = dsack_receiver();
+        seg(&mut r, 0);
+        let res = r.on_data(0, 500, MSS, false, false);
+        assert_eq!(res.delivered, 500);
+        assert_eq!(blocks(res), vec![(500, 1000)]);
     }
 
     #[test]

@@ -19,6 +19,7 @@ use crate::engine::time::{s_to_ns, SimTime};
 use crate::net::packet::{PacketKind, SackBlocks};
 
 mod clah;
+mod dsack_undo;
 mod frto;
 mod persist;
 mod rack_tlp;
@@ -95,6 +96,19 @@ pub struct SenderStats {
     pub lost_retransmissions: u64,
     /// Timeouts RFC 5682 F-RTO declared spurious.
     pub frto_spurious: u64,
+    /// ACKs carrying a DSACK (RFC 2883 §4; Linux TcpExtTCPDSACKRecv).
+    pub dsacks_received: u64,
+    /// Fast recoveries undone because DSACKs reported every retransmission (`dsack_undo`;
+    /// Linux TcpExtTCPDSACKUndo + TcpExtTCPFullUndo without timestamps).
+    pub dsack_undos: u64,
+}
+
+/// RFC 2883 §4: the first SACK block is a D-SACK when it lies below the cumulative ACK, or
+/// within the second block (Linux `tcp_check_dsack`).
+fn carries_dsack(sack: &SackBlocks, ack: u64) -> bool {
+    let mut blocks = sack.iter();
+    let Some((s0, e0)) = blocks.next() else { return false };
+    s0 < ack || blocks.next().is_some_and(|(s1, e1)| s1 <= s0 && e0 <= e1)
 }
 
 /// The earlier of two deadlines, either of which may be unarmed. (An array's
@@ -166,6 +180,8 @@ pub struct TcpSender {
     rate: Option<Box<rate_based::RateBased>>,
     /// Linux TCP Small Queues, with `small_queues` (`small_queues.rs`).
     small_queues: Option<small_queues::SmallQueues>,
+    /// The fast recovery a DSACK may undo, with `dsack_undo` (`dsack_undo.rs`).
+    undo: Option<dsack_undo::Undo>,
     pub stats: SenderStats,
 }
 
@@ -223,6 +239,7 @@ impl TcpSender {
             cwnd_usage: CwndUsage::default(),
             rate,
             small_queues: cfg_small_queues.then(Default::default),
+            undo: None,
             stats: SenderStats::default(),
         }
     }
@@ -396,6 +413,7 @@ impl TcpSender {
         let ack = ack.min(self.snd_max);
         let rwnd_changed = self.update_peer_window(ack, rwnd);
         let has_sack = sack.iter().next().is_some();
+        let dsack = has_sack && carries_dsack(sack, ack);
         self.tlp_on_ack(now, ack, has_sack);
         let snd_una_before = self.snd_una;
         if let Some(r) = self.rate.as_deref_mut() {
@@ -417,6 +435,11 @@ impl TcpSender {
         } else {
             0
         };
+        if dsack {
+            self.stats.dsacks_received += 1;
+            self.undo_on_dsack(sack, snd_una_before);
+            self.undo_if_spurious(now, out);
+        }
         let duplicate = ack == self.snd_una
             && self.snd_max > self.snd_una
             && self.recovery.is_duplicate(newly_sacked, rwnd_changed);
@@ -426,8 +449,12 @@ impl TcpSender {
             // A duplicate ACK as the recovery defines it (RFC 5681 §2, RFC 6675 §2).
             self.on_dupack(now, out);
         }
-        if self.rack.is_some() && !self.window.is_external() {
-            self.rack_detect(now, true, out);
+        if let Some(rack) = self.rack.as_mut() {
+            // RFC 8985 §6.2 step 4: a DSACK widens the reordering window.
+            rack.on_ack_dsack(dsack, self.snd_una, self.snd_max);
+            if !self.window.is_external() {
+                self.rack_detect(now, true, out);
+            }
         }
         if self.frto != Frto::Off {
             let sack_high = sack.iter().map(|b| b.1).max().unwrap_or(0);
@@ -502,6 +529,12 @@ impl TcpSender {
         self.lt_bytes = 0;
         if !self.recovery.in_recovery() && ack >= self.timeout_recover_end {
             self.close_episode(now);
+        }
+        if self.snd_una - acked < self.timeout_recover_end && !self.in_rto_recovery() {
+            // RFC 8985 §6.2 step 4: exiting RTO recovery counts as exiting fast recovery.
+            if let Some(rack) = self.rack.as_mut() {
+                rack.on_recovery_exit();
+            }
         }
         // One call site for `grow_window`, so that the controller's `on_ack` stays inlined
         // (two sites left it out of line: +1.2 M instructions, bench/decisions.md).
@@ -599,6 +632,7 @@ impl TcpSender {
         // Transmit sent.
         let flight = seq.flight_size().saturating_sub(self.lt_bytes);
         let cwnd_before = self.cc.cwnd();
+        self.undo_on_enter(cwnd_before, self.cc.ssthresh());
         let first = self.recovery.enter(now, &mut self.cc, &self.rto, &self.board, seq, flight);
         if self.cfg.fast_retransmit_window == FastRetransmitWindow::CwndHalf
             && self.cfg.recovery_rate_in_effect() == RecoveryRate::Classic
@@ -637,8 +671,17 @@ impl TcpSender {
     }
 
     fn end_recovery(&mut self) {
+        self.leave_recovery(true);
+    }
+
+    /// Fast recovery ends; `completed`: it was not undone (RFC 8985 §6.2 step 4 counts it
+    /// towards resetting RACK.reo_wnd_mult).
+    fn leave_recovery(&mut self, completed: bool) {
         if self.recovery.in_recovery() {
             self.close_episode(self.last_event_ns);
+            if let Some(rack) = self.rack.as_mut().filter(|_| completed) {
+                rack.on_recovery_exit();
+            }
         }
         self.recovery.exit();
     }
@@ -737,6 +780,7 @@ impl TcpSender {
             return None;
         }
         self.stats.timeouts += 1;
+        self.undo_on_timeout();
         self.last_event_ns = now;
         // Karn (RFC 6298 §3); ns-2 `reset_rtx_timer`: the timeout stops the timing.
         self.timed_segment = None;
@@ -1053,6 +1097,7 @@ impl TcpSender {
         self.window.charge(seg.len());
         self.small_queue_charge(seg.len() + self.cfg.header_bytes as u64);
         self.stats.retransmits += 1;
+        self.undo_on_retransmit();
         if let Some(e) = self.stats.episodes.last_mut().filter(|e| e.end_ns.is_none()) {
             e.retransmits += 1;
         }

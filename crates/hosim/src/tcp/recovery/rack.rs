@@ -7,8 +7,10 @@
 //! Choices where the RFC leaves room (docs/tcp.md, "RACK-TLP"):
 //! - RACK.rtt is the RTT of the most recently sent segment among those one ACK delivers (all
 //!   of them were delivered at the same moment; §6.2 step 2 visits them in no stated order).
-//! - hosim's receiver sends no DSACK (RFC 2883), so the DSACK-driven growth of the
-//!   reordering window (§6.2 step 4, RACK.reo_wnd_mult) never starts: reo_wnd_mult stays 1.
+//! - The reordering window grows by min_RTT/4 for each round trip with a DSACK (§6.2 step 4,
+//!   RACK.reo_wnd_mult), and falls back to min_RTT/4 after 16 recoveries without one. Only a
+//!   receiver with `tcp.dsack` (the `linux` profile) sends DSACKs (RFC 2883); with any other
+//!   reo_wnd_mult stays 1.
 //! - No TCP timestamps: the spurious-retransmission filter of step 2 uses the RACK.min_RTT
 //!   test alone.
 //!
@@ -52,11 +54,54 @@ pub struct Rack {
     ack_min_end_original: u64,
     /// When the RACK reorder timer fires (§6.2 step 5), if armed.
     pub timer_ns: Option<SimTime>,
+    /// §6.2 step 4: RACK.reo_wnd_mult (1 when no DSACK has been seen), RACK.reo_wnd_persist
+    /// and RACK.dsack_round (the SND.NXT at the last growth, until SND.UNA passes it).
+    reo_wnd_mult: u32,
+    reo_wnd_persist: u32,
+    dsack_round: Option<u64>,
 }
+
+/// RFC 8985 §6.2 step 4: reo_wnd_mult stays grown for this many loss recoveries after the
+/// last DSACK (Linux `TCP_RACK_RECOVERY_THRESH`).
+const REO_WND_PERSIST: u32 = 16;
 
 impl Rack {
     pub fn new() -> Self {
-        Rack { ack_min_end_original: u64::MAX, ..Rack::default() }
+        Rack { ack_min_end_original: u64::MAX, reo_wnd_mult: 1, ..Rack::default() }
+    }
+
+    /// RACK.reo_wnd_mult.
+    pub fn reo_wnd_mult(&self) -> u32 {
+        self.reo_wnd_mult
+    }
+
+    /// §6.2 step 4 for an ACK, before its loss detection: `dsack` says it carried a DSACK
+    /// (RFC 2883 §4). reo_wnd_mult grows by one at most once per round trip (until SND.UNA
+    /// passes the SND.NXT of the last growth).
+    pub fn on_ack_dsack(&mut self, dsack: bool, snd_una: u64, snd_nxt: u64) {
+        if self.dsack_round.is_some_and(|r| snd_una >= r) {
+            self.dsack_round = None;
+        }
+        if dsack && self.dsack_round.is_none() {
+            self.dsack_round = Some(snd_nxt);
+            self.reo_wnd_mult = self.reo_wnd_mult.saturating_add(1);
+            self.reo_wnd_persist = REO_WND_PERSIST;
+        }
+    }
+
+    /// A recovery was undone as spurious (Linux `tcp_try_undo_dsack`): one more recovery
+    /// before reo_wnd_mult falls back; its end is not an exit that counts.
+    pub fn on_spurious_recovery(&mut self) {
+        self.reo_wnd_persist = (self.reo_wnd_persist + 1).min(REO_WND_PERSIST);
+    }
+
+    /// §6.2 step 4, "exiting loss recovery": after REO_WND_PERSIST recoveries without a
+    /// DSACK, reo_wnd_mult falls back to 1.
+    pub fn on_recovery_exit(&mut self) {
+        self.reo_wnd_persist = self.reo_wnd_persist.saturating_sub(1);
+        if self.reo_wnd_persist == 0 {
+            self.reo_wnd_mult = 1;
+        }
     }
 
     pub fn reordering_seen(&self) -> bool {
@@ -110,8 +155,7 @@ impl Rack {
         self.ack_min_end_original = u64::MAX;
     }
 
-    /// §6.2 step 4, RACK.reo_wnd: min_RTT / 4 (reo_wnd_mult = 1, see the module doc), at most
-    /// SRTT; zero while no reordering has been seen and the sender is recovering or
+    /// §6.2 step 4, RACK.reo_wnd: min_RTT / 4 × reo_wnd_mult, at most SRTT; zero while no reordering has been seen and the sender is recovering or
     /// DupThresh segments are SACKed, so that RACK then marks as fast as DupThresh would.
     pub fn reo_wnd_ns(
         &self,
@@ -124,8 +168,8 @@ impl Rack {
         if !self.reordering_seen && (in_recovery || sacked_segs >= dupthresh) {
             return 0;
         }
-        let quarter = min_rtt_ns.unwrap_or(0) / 4;
-        srtt_ns.map_or(quarter, |s| quarter.min(s))
+        let wnd = min_rtt_ns.unwrap_or(0) / 4 * self.reo_wnd_mult as u64;
+        srtt_ns.map_or(wnd, |s| wnd.min(s))
     }
 
     /// An ACK has been processed (its segments fed to `on_delivered`), or the reorder timer
@@ -244,6 +288,41 @@ mod tests {
         assert_eq!(rack.reo_wnd_ns(false, 3, 3, Some(100 * MS), Some(100 * MS)), 0);
         assert_eq!(rack.reo_wnd_ns(true, 0, 3, Some(100 * MS), Some(100 * MS)), 0);
         assert_eq!(rack.reo_wnd_ns(false, 2, 3, Some(100 * MS), Some(20 * MS)), 20 * MS, "capped by SRTT");
+    }
+
+    #[test]
+    fn dsack_grows_reo_wnd_once_per_round_trip_up_to_srtt() {
+        // RFC 8985 §6.2 step 4 with reordering seen: min_RTT/4 per DSACK round, at most SRTT.
+        let (mut rack, mut b) = (Rack::new(), board());
+        sack(&mut rack, &mut b, 102 * MS, 2);
+        rack.detect_loss(102 * MS, true, &mut b, 0);
+        sack(&mut rack, &mut b, 110 * MS, 1);
+        rack.detect_loss(110 * MS, true, &mut b, 0);
+        let wnd = |r: &Rack| r.reo_wnd_ns(true, 3, 3, Some(100 * MS), Some(120 * MS));
+        assert_eq!(wnd(&rack), 25 * MS);
+        rack.on_ack_dsack(true, 0, 5000);
+        assert_eq!((rack.reo_wnd_mult(), wnd(&rack)), (2, 50 * MS));
+        rack.on_ack_dsack(true, 4000, 9000);
+        assert_eq!(rack.reo_wnd_mult(), 2, "a second DSACK in the same round trip");
+        rack.on_ack_dsack(false, 5000, 9000);
+        rack.on_ack_dsack(true, 5000, 9000);
+        rack.on_ack_dsack(true, 9000, 12000);
+        assert_eq!((rack.reo_wnd_mult(), wnd(&rack)), (4, 100 * MS));
+        rack.on_ack_dsack(true, 12000, 15000);
+        assert_eq!((rack.reo_wnd_mult(), wnd(&rack)), (5, 120 * MS), "capped at SRTT");
+    }
+
+    #[test]
+    fn reo_wnd_mult_falls_back_after_16_recoveries_without_dsack() {
+        let mut rack = Rack::new();
+        rack.on_ack_dsack(true, 0, 5000);
+        assert_eq!(rack.reo_wnd_mult(), 2);
+        for _ in 0..15 {
+            rack.on_recovery_exit();
+        }
+        assert_eq!(rack.reo_wnd_mult(), 2);
+        rack.on_recovery_exit();
+        assert_eq!(rack.reo_wnd_mult(), 1);
     }
 
     #[test]
