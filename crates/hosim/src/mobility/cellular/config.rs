@@ -96,6 +96,18 @@ pub enum BufferSharing {
     Shared,
 }
 
+/// `radios`: how a cell's UEs share its radio.
+#[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum Radios {
+    /// One transmitter per cell: its scheduler shares `cell_bps` among the UEs it serves.
+    #[default]
+    Shared,
+    /// One transmitter per UE in each cell, each at `cell_bps`: private radio links, as the
+    /// wireless links of Cohen & Levin's network (no scheduler between UEs).
+    Private,
+}
+
 /// `forwarding_path`: the way the source's data forwarding takes to the target.
 #[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
@@ -114,6 +126,9 @@ pub struct ScheduledHandover {
     pub at_s: f64,
     pub ue: u32,
     pub target: u32,
+    /// Ping-pong: the UE hands over again every `every_s` after `at_s`, back to the cell it
+    /// left each time (Cohen & Levin's handover every Δ).
+    pub every_s: Option<f64>,
 }
 
 /// `[cellular]`: every key has a default.
@@ -135,6 +150,12 @@ pub struct CellularSection {
     pub cell_bps: f64,
     #[serde(default)]
     pub buffer: BufferSharing,
+    #[serde(default)]
+    pub radios: Radios,
+    /// Tunnels add their 36-byte outer IPv4/UDP/GTP-U header on S1 and X2 (false: an
+    /// IP-routed network whose links carry the packets as they are, as the `fcp` template's).
+    #[serde(default = "d_true")]
+    pub gtp_header: bool,
     /// Downlink buffer limit in packets (default 200) or bytes, per UE or per cell (`buffer`).
     pub buffer_packets: Option<u32>,
     pub buffer_bytes: Option<u64>,
@@ -157,6 +178,10 @@ pub struct CellularSection {
     pub x2_bps: f64,
     #[serde(default = "d_x2_delay_s")]
     pub x2_delay_s: f64,
+    /// One-way latency of a handover's X2/Xn control messages (HO request, its ack); unset:
+    /// `x2_delay_s`. 0 with `interruption_s = 0` and `path_switch_delay_s = 0`: a handover
+    /// completes at its decision, as the `fcp` template's.
+    pub x2_control_delay_s: Option<f64>,
     #[serde(default = "d_queue_packets")]
     pub x2_queue_packets: u32,
     /// The core router's link to the gateway, and its queue.
@@ -174,7 +199,11 @@ pub struct CellularSection {
     /// A server's own NIC queue: large enough not to drop by default.
     #[serde(default = "d_server_queue_packets")]
     pub server_queue_packets: u32,
-    /// Number of UEs, each with its own server.
+    /// One server `srv0` for every UE's flows, whose one link to the core they all share (as
+    /// the `fcp` template's sender); false: a server per UE.
+    #[serde(default)]
+    pub one_server: bool,
+    /// Number of UEs, each with its own server (unless `one_server`).
     #[serde(default = "d_ues")]
     pub ues: u32,
     /// Each flow starts at a uniform random time in [0, start_window_s) (per seed).
@@ -268,6 +297,9 @@ pub struct CellularSection {
     pub rlf_interruption_s: f64,
 }
 
+fn d_true() -> bool {
+    true
+}
 fn d_cells() -> u32 {
     3
 }
@@ -378,6 +410,11 @@ impl CellularSection {
         })
     }
 
+    /// The latency of a handover's X2/Xn control messages.
+    pub fn x2_control_delay_s(&self) -> f64 {
+        self.x2_control_delay_s.unwrap_or(self.x2_delay_s)
+    }
+
     /// The forwarding path: the key's value, else `core` for `forward-via-core` only.
     pub fn forwarding_path(&self) -> ForwardingPath {
         self.forwarding_path.unwrap_or(match self.scheme {
@@ -444,6 +481,7 @@ impl CellularSection {
             ("radio_delay_s", self.radio_delay_s),
             ("s1_delay_s", self.s1_delay_s),
             ("x2_delay_s", self.x2_delay_s),
+            ("x2_control_delay_s", self.x2_control_delay_s()),
             ("core_delay_s", self.core_delay_s),
             ("server_rtt_s", self.server_rtt_s),
             ("hysteresis_m", self.hysteresis_m),
@@ -550,6 +588,17 @@ impl CellularSection {
                 return Err(
                     c.err(&hk("at_s"), &format!("must be before the end of the run ({duration_s} s), got {}", h.at_s))
                 );
+            }
+            if let Some(every) = h.every_s {
+                c.finite(&hk("every_s"), every)?;
+                let most = crate::mobility::MAX_HANDOVERS_PER_RUN;
+                let min_s = (duration_s / most).max(1e-6);
+                if every < min_s {
+                    return Err(c.err(
+                        &hk("every_s"),
+                        &format!("must be >= {min_s:e} s (>= 1 us, at most {most:e} handovers), got {every}"),
+                    ));
+                }
             }
             if h.ue >= self.ues {
                 return Err(c.err(&hk("ue"), &format!("must be a UE index below ues ({}), got {}", self.ues, h.ue)));

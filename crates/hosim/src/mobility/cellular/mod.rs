@@ -33,7 +33,7 @@ mod report;
 mod template;
 
 pub use config::{
-    BufferSharing, CellularSection, ChoForwarding, ForwardingPath, ScheduledHandover, SchedulerName, SchemeName,
+    BufferSharing, CellularSection, ChoForwarding, ForwardingPath, Radios, ScheduledHandover, SchedulerName, SchemeName,
 };
 pub use report::{CellEntry, CellularEntry, HandoverEntry};
 pub use template::{expand, install, HIGHWAY_PRESET, PRESET, TEMPLATE};
@@ -80,6 +80,8 @@ pub struct Params {
     /// Radio rate by distance (`[distance_m, bps]` rows; empty: fixed) and its update period.
     pub radio_rate_table: Vec<[f64; 2]>,
     pub rate_update_ns: SimTime,
+    /// Tunnels add their outer header's bytes (`gtp_header`).
+    pub gtp_header: bool,
 }
 
 /// A UE's straight-line movement: x(t) = x0 + speed * t.
@@ -96,6 +98,8 @@ pub enum Timer {
     Ran(ran::Timer),
     /// The source decides to hand UE `ue` over to `target` (a scheduled handover).
     Scheduled { ue: usize, target: usize },
+    /// The next handover of ping-pong schedule `entry` (an entry with `every_s`).
+    PingPong { entry: usize },
     /// UE `ue` looks for the next neighbour its movement will make better than its cell.
     Measure { ue: usize },
     /// The A3-like condition for `target` has held for the time to trigger (if `source`
@@ -148,6 +152,8 @@ pub struct Cellular {
     sn_of: HashMap<u64, u64>,
     /// User packets the gateway tunnelled to each cell.
     pub gw_tunnelled: Vec<u64>,
+    /// The ping-pong schedules.
+    pub ping_pong: Vec<handover::PingPong>,
 }
 
 impl Cellular {
@@ -174,12 +180,24 @@ impl Cellular {
             next_sn: vec![0; n],
             sn_of: HashMap::new(),
             gw_tunnelled,
+            ping_pong: Vec::new(),
         }
+    }
+
+    /// Puts `pkt` into a tunnel from node `from` to node `to` and sends it on from `from`;
+    /// without `gtp_header`, the outer header adds no bytes.
+    fn tunnel(&self, cx: &mut Cx<Timer>, (from, to): (NodeId, NodeId), teid: u32, mut pkt: Packet) {
+        let bare = pkt.tunnel.is_none();
+        gtp::encapsulate(&mut pkt, from, to, teid, false);
+        if bare && !self.p.gtp_header {
+            pkt.size_bytes -= gtp::GTP_OVERHEAD_BYTES;
+        }
+        cx.forward(from, pkt);
     }
 
     /// Downlink user packets get their bearer's next SN and enter the tunnel to the UE's
     /// path cell; anything else (uplink to the servers) is routed as usual.
-    fn gw_receive(&mut self, cx: &mut Cx<Timer>, mut pkt: Packet) {
+    fn gw_receive(&mut self, cx: &mut Cx<Timer>, pkt: Packet) {
         match pkt.tunnel {
             None => {
                 if let Some(u) = self.ran.ue_at(pkt.dst) {
@@ -188,7 +206,8 @@ impl Cellular {
                     self.bicast(cx, u, &pkt);
                     let path = self.ran.ues[u].path;
                     self.gw_tunnelled[path] += 1;
-                    gtp::encapsulate(&mut pkt, self.gw, self.ran.cells[path].node, gtp::s1u_teid(path, u), false);
+                    let to = self.ran.cells[path].node;
+                    return self.tunnel(cx, (self.gw, to), gtp::s1u_teid(path, u), pkt);
                 }
             }
             Some(t) if pkt.dst == self.gw => {
@@ -196,7 +215,7 @@ impl Cellular {
                 // UE's serving cell, in the same forwarding tunnel.
                 if let Some(u) = self.ran.ue_at(t.inner_dst) {
                     let to = self.ran.cells[self.state[u].serving].node;
-                    return gtp::forward(cx, (self.gw, to), t.teid, false, pkt);
+                    return self.tunnel(cx, (self.gw, to), t.teid, pkt);
                 }
                 cx.counters_mut().dropped_unroutable += 1;
                 return;
@@ -216,9 +235,8 @@ impl Cellular {
         let target = self.handovers[h].target;
         self.handovers[h].bicast_copies += 1;
         self.gw_tunnelled[target] += 1;
-        let mut copy = self.copy(cx, pkt);
-        gtp::encapsulate(&mut copy, self.gw, self.ran.cells[target].node, gtp::s1u_teid(target, u), false);
-        cx.forward(self.gw, copy);
+        let copy = self.copy(cx, pkt);
+        self.tunnel(cx, (self.gw, self.ran.cells[target].node), gtp::s1u_teid(target, u), copy);
     }
 
     fn cell_receive(&mut self, cx: &mut Cx<Timer>, c: usize, mut pkt: Packet) {
@@ -234,6 +252,9 @@ impl Cellular {
             return;
         };
         // Outer headers are never ECN-capable here, so nothing is marked on the way.
+        if !self.p.gtp_header {
+            pkt.size_bytes += gtp::GTP_OVERHEAD_BYTES;
+        }
         gtp::decapsulate(&mut pkt, true);
         if t.end_marker {
             return self.on_end_marker(cx, c, u);
@@ -352,7 +373,7 @@ impl Cellular {
         }
         let from = self.ran.cells[c].node;
         let to = if self.p.via_core { self.gw } else { self.ran.cells[to].node };
-        gtp::forward(cx, (from, to), gtp::x2_teid(ho), false, pkt);
+        self.tunnel(cx, (from, to), gtp::x2_teid(ho), pkt);
     }
 
     /// A packet a handover makes superfluous (a copy sent already, a cancelled candidate's).
@@ -447,6 +468,7 @@ impl Agent for Cellular {
         match timer {
             Timer::Ran(t) => self.ran.on_timer(cx, t),
             Timer::Scheduled { ue, target } => self.scheduled(cx, ue, target),
+            Timer::PingPong { entry } => self.ping_pong(cx, entry),
             Timer::Measure { ue } => self.measure(cx, ue),
             Timer::Triggered { ue, source, target } => self.triggered(cx, ue, source, target),
             Timer::ChoPrepare { ue, source } => self.cho_prepare(cx, ue, source),

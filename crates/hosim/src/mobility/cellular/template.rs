@@ -10,9 +10,10 @@
 //! `cell{i}`, UEs `ue{u}`; the core's queue is `core->gw`, the S1 links `gw<->cell{i}`, the X2
 //! links `cell{i}<->cell{i+1}`, radio links `cell{i}->ue{u}` and `ue{u}->cell{i}`. A server's
 //! link carries half the server RTT each way. Flows `ue{u}.f{k}` are bulk downloads
-//! `srv{u}` -> `ue{u}`, each starting at a random time in `[0, start_window_s)`.
+//! `srv{u}` -> `ue{u}` (`one_server`: all from `srv0`), each starting at a random time in
+//! `[0, start_window_s)`.
 
-use super::config::{BufferSharing, CellularSection, ChoForwarding, ForwardingPath, SchedulerName};
+use super::config::{BufferSharing, CellularSection, ChoForwarding, ForwardingPath, Radios, SchedulerName};
 use super::{Cellular, Motion, Params, Timer};
 use crate::engine::time::s_to_ns;
 use crate::mobility::ran::{self, BufferLimit, Cell, CellSet, Ran, Scheduler, SchedulerKind, Ue};
@@ -62,10 +63,14 @@ pub fn expand(d: &CellularSection) -> Graph {
         }
     }
     for u in 0..d.ues as usize {
-        let (srv, ue) = (format!("srv{u}"), ue_name(u));
-        g.nodes.push(node(srv.clone(), NodeKindName::Host));
+        let (srv, ue) = (format!("srv{}", if d.one_server { 0 } else { u }), ue_name(u));
+        if u == 0 || !d.one_server {
+            g.nodes.push(node(srv.clone(), NodeKindName::Host));
+        }
         g.nodes.push(node(ue.clone(), NodeKindName::Host));
-        g.links.push(link(&srv, "core", d.server_bps, d.server_rtt_s / 2.0, d.server_queue_packets));
+        if u == 0 || !d.one_server {
+            g.links.push(link(&srv, "core", d.server_bps, d.server_rtt_s / 2.0, d.server_queue_packets));
+        }
         for c in 0..d.cells as usize {
             let mut down = link(&cell_name(c), &ue, d.cell_bps, d.radio_delay_s, RADIO_QUEUE_PACKETS);
             down.bidirectional = false;
@@ -126,6 +131,9 @@ fn system(d: &CellularSection, cx: &mut Cx<Timer>) -> Cellular {
         let n = id(cx, &name);
         cx.own(n);
         let mut cell = Cell::new(n, name.clone(), n_ues, limit, radio_bps, Scheduler::new(kind, vec![1.0; n_ues]));
+        if d.radios == Radios::Private {
+            cell = cell.with_private_radios();
+        }
         for u in 0..n_ues {
             cell.downlinks[u] = cx.link_id(&format!("{name}->{}", ue_name(u)));
         }
@@ -151,7 +159,7 @@ fn system(d: &CellularSection, cx: &mut Cx<Timer>) -> Cellular {
     }
     let params = Params {
         scheme: d.scheme,
-        x2_delay_ns: s_to_ns(d.x2_delay_s),
+        x2_delay_ns: s_to_ns(d.x2_control_delay_s()),
         interruption_ns: s_to_ns(d.interruption_s()),
         path_switch_delay_ns: s_to_ns(d.path_switch_delay_s),
         target_access_delay_ns: s_to_ns(d.target_access_delay_s),
@@ -174,6 +182,7 @@ fn system(d: &CellularSection, cx: &mut Cx<Timer>) -> Cellular {
         rlf_interruption_ns: s_to_ns(d.rlf_interruption_s),
         radio_rate_table: d.radio_rate_table.clone(),
         rate_update_ns: s_to_ns(d.rate_update_s).max(1),
+        gtp_header: d.gtp_header,
     };
     Cellular::new(params, gw, Ran::new(cells, ues, cx.nodes().len()), ue_flows, motion, d.pdcp_out_of_order_delivery)
 }

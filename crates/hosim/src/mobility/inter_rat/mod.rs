@@ -369,6 +369,8 @@ impl Agent for InterRat {
                 self.rans[cell].radio.done();
                 self.kick(cx, cell);
             }
+            // Access nodes have one radio each, never private ones: not scheduled here.
+            Timer::Ran(ran::Timer::PrivateRadioDone { .. }) => {}
             Timer::BicastStart => self.bicast_start(cx),
             Timer::Detach => self.detach(cx),
             Timer::Switch => self.switch(cx),

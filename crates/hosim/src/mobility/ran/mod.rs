@@ -44,6 +44,8 @@ use crate::sim::Cx;
 pub enum Timer {
     /// Cell (or access node) `cell`'s radio finished sending a packet.
     RadioDone { cell: usize },
+    /// Cell `cell`'s private radio to UE `ue` finished sending a packet.
+    PrivateRadioDone { cell: usize, ue: usize },
 }
 
 /// The cells and UEs of a radio access network.
@@ -85,6 +87,10 @@ impl Ran {
         match timer {
             Timer::RadioDone { cell } => {
                 self.cells[cell].radio.done();
+                self.serve(cx, cell);
+            }
+            Timer::PrivateRadioDone { cell, ue } => {
+                self.cells[cell].private[ue] = false;
                 self.serve(cx, cell);
             }
         }
