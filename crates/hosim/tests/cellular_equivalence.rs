@@ -1,18 +1,10 @@
 //! Issue 37 §3: the papers' experiments written as `cellular` scenarios give the results of
 //! their own templates.
 
-use hosim::RunOptions;
+mod common;
+
+use common::cellular::{preset, run, try_run};
 use serde_json::Value;
-
-fn preset(name: &str) -> &'static str {
-    hosim::scenario::presets::find(name).expect("preset")
-}
-
-fn run(text: &str, name: &str, kv: &[(&str, &str)], seed: u64) -> Value {
-    let overrides = kv.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
-    let opts = RunOptions { seed: Some(seed), overrides, traces: false, ..Default::default() };
-    hosim::run(text, name, &opts).map(|o| o.summary).unwrap_or_else(|e| panic!("{name}: {e}"))
-}
 
 /// The `lte-x2` preset's network as a `cellular` scenario: Pacifico et al.'s router is the
 /// gateway, its 12 Mb/s 90-packet router queues the S1 downlinks, and forwarding goes through
@@ -128,11 +120,7 @@ fn fast_path_switch_is_the_same_scheme_forwarding_through_the_core() {
 #[test]
 fn the_new_keys_are_checked_by_name() {
     let cell = lte_x2_as_cellular();
-    let err = |kv: &[(&str, &str)]| {
-        let overrides = kv.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
-        let opts = RunOptions { seed: Some(1), overrides, traces: false, ..Default::default() };
-        hosim::run(&cell, "c", &opts).err().map(|e| e.to_string()).unwrap_or_default()
-    };
+    let err = |kv: &[(&str, &str)]| try_run(&cell, "c", kv, 1).err().unwrap_or_default();
     assert!(err(&[("cellular.ue_cells", "[0, 1]")]).contains("cellular.ue_cells"));
     assert!(err(&[("cellular.ue_cells", "[0, 1, 1, 1, 1, 2]")]).contains("cellular.ue_cells[5]"));
     assert!(err(&[
@@ -310,4 +298,35 @@ fn fcp_with_ten_mobiles_agrees_within_the_reordering_of_near_simultaneous_events
             assert!(x > 0.0 && (x - y).abs() <= tol * x, "{scheme}: {k} {x} vs {y}");
         }
     }
+}
+
+const RED_ECN: [(&str, &str); 4] = [
+    ("cellular.scheme", "\"predicted\""),
+    ("cellular.s1_queue", "\"red\""),
+    ("cellular.red", "{min_th_pkts = 20.0, max_th_pkts = 65.0, max_p = 0.1, weight = 0.002, ecn = true}"),
+    ("tcp.ecn", "true"),
+];
+
+/// Pacifico et al.'s predicted path switch with RED/ECN at the router across the GTP tunnel
+/// (their Table III thresholds), in the cellular writing of their network: RED on the S1
+/// queues marks the outer headers, the cells copy CE into the inner ones (RFC 6040 §4.2) and
+/// the senders reduce their windows without a loss; a cell that does not propagate the mark
+/// drops the packet instead, and the senders retransmit it.
+#[test]
+fn predicted_with_red_and_ecn_across_the_gtp_tunnel() {
+    let cell = lte_x2_as_cellular();
+    let flows = |s: &Value, k: &str| s["flows"].as_array().unwrap().iter().map(|f| f[k].as_u64().unwrap()).sum::<u64>();
+    let marked = run(&cell, "c", &RED_ECN, 1);
+    let mut kv = RED_ECN.to_vec();
+    kv.push(("cellular.ecn_through_tunnel", "false"));
+    let dropped = run(&cell, "c", &kv, 1);
+    let mut kv = RED_ECN[..1].to_vec();
+    kv.push(("tcp.ecn", "true"));
+    let droptail = run(&cell, "c", &kv, 1);
+    assert_eq!(marked["handovers"][0]["scheme"], "predicted");
+    assert!(flows(&marked, "ecn_reductions") > 0, "RED marks across the tunnel");
+    assert_eq!(flows(&dropped, "ecn_reductions"), 0, "no mark comes through");
+    assert_eq!(flows(&droptail, "ecn_reductions"), 0, "DropTail never marks");
+    assert!(flows(&marked, "retransmits") < flows(&dropped, "retransmits"), "marks instead of drops");
+    assert!(flows(&marked, "retransmits") < flows(&droptail, "retransmits"), "RED/ECN keeps the queue short");
 }

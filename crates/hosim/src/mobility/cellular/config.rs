@@ -4,6 +4,7 @@
 
 use serde::Deserialize;
 
+use crate::spec::graph::RedSpec;
 use crate::spec::{Check, ScenarioError};
 
 #[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
@@ -96,6 +97,16 @@ pub enum BufferSharing {
     Shared,
 }
 
+/// `core_queue`, `s1_queue`: a queue's discipline.
+#[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum QueueDiscipline {
+    #[default]
+    Droptail,
+    /// RED with `red`'s parameters (marking ECN-capable packets with `red.ecn`).
+    Red,
+}
+
 /// `radios`: how a cell's UEs share its radio.
 #[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
@@ -184,6 +195,19 @@ pub struct CellularSection {
     pub x2_control_delay_s: Option<f64>,
     #[serde(default = "d_queue_packets")]
     pub x2_queue_packets: u32,
+    /// The discipline of the gateway's S1 downlink queues (Pacifico et al.'s router queues,
+    /// which see the tunnels' outer headers) and of the core router's queue to the gateway.
+    #[serde(default)]
+    pub s1_queue: QueueDiscipline,
+    #[serde(default)]
+    pub core_queue: QueueDiscipline,
+    /// RED's parameters for the queues above that are `"red"`. With `ecn`, RED marks
+    /// ECN-capable packets and the tunnel entries declare outer headers ECN-capable.
+    pub red: Option<RedSpec>,
+    /// A tunnel end copies CE from the outer header into an ECN-capable inner header (RFC
+    /// 6040 §4.2); false: it drops the marked packet.
+    #[serde(default = "d_true")]
+    pub ecn_through_tunnel: bool,
     /// The core router's link to the gateway, and its queue.
     #[serde(default = "d_gbps")]
     pub core_bps: f64,
@@ -410,6 +434,11 @@ impl CellularSection {
         })
     }
 
+    /// Tunnel entries declare outer headers ECN-capable: RED marks with ECN.
+    pub fn outer_ect(&self) -> bool {
+        self.red.as_ref().is_some_and(|r| r.ecn)
+    }
+
     /// The latency of a handover's X2/Xn control messages.
     pub fn x2_control_delay_s(&self) -> f64 {
         self.x2_control_delay_s.unwrap_or(self.x2_delay_s)
@@ -522,6 +551,27 @@ impl CellularSection {
                     &format!("must be above cho_prepare_offset_m ({}), got {r}", self.cho_prepare_offset_m),
                 ));
             }
+        }
+        let red_queue = self.s1_queue == QueueDiscipline::Red || self.core_queue == QueueDiscipline::Red;
+        match &self.red {
+            None if red_queue => {
+                return Err(c.err(&k("red"), "required with a \"red\" queue (min_th_pkts, max_th_pkts, max_p)"))
+            }
+            Some(_) if !red_queue => {
+                return Err(c.err(&k("red"), "needs s1_queue or core_queue = \"red\""));
+            }
+            Some(r) => {
+                c.non_negative(&k("red.min_th_pkts"), r.min_th_pkts)?;
+                if r.max_th_pkts.partial_cmp(&r.min_th_pkts) != Some(std::cmp::Ordering::Greater) {
+                    return Err(c.err(&k("red.max_th_pkts"), "must be > min_th_pkts"));
+                }
+                c.probability(&k("red.max_p"), r.max_p)?;
+                c.probability(&k("red.weight"), r.weight)?;
+                if let Some(m) = r.ns2_mean_pktsize_bytes {
+                    c.at_least(&k("red.ns2_mean_pktsize_bytes"), m as u64, 1)?;
+                }
+            }
+            None => {}
         }
         if self.target_reordering == Some(true) && !self.scheme.forwards() {
             return Err(

@@ -82,6 +82,10 @@ pub struct Params {
     pub rate_update_ns: SimTime,
     /// Tunnels add their outer header's bytes (`gtp_header`).
     pub gtp_header: bool,
+    /// Tunnel entries declare outer headers ECN-capable (RED marks them).
+    pub outer_ect: bool,
+    /// Tunnel ends copy CE into ECN-capable inner headers (else drop a marked packet).
+    pub ecn_through_tunnel: bool,
 }
 
 /// A UE's straight-line movement: x(t) = x0 + speed * t.
@@ -188,7 +192,7 @@ impl Cellular {
     /// without `gtp_header`, the outer header adds no bytes.
     fn tunnel(&self, cx: &mut Cx<Timer>, (from, to): (NodeId, NodeId), teid: u32, mut pkt: Packet) {
         let bare = pkt.tunnel.is_none();
-        gtp::encapsulate(&mut pkt, from, to, teid, false);
+        gtp::encapsulate(&mut pkt, from, to, teid, self.p.outer_ect);
         if bare && !self.p.gtp_header {
             pkt.size_bytes -= gtp::GTP_OVERHEAD_BYTES;
         }
@@ -251,11 +255,21 @@ impl Cellular {
             cx.counters_mut().dropped_unroutable += 1;
             return;
         };
-        // Outer headers are never ECN-capable here, so nothing is marked on the way.
         if !self.p.gtp_header {
             pkt.size_bytes += gtp::GTP_OVERHEAD_BYTES;
         }
-        gtp::decapsulate(&mut pkt, true);
+        // RFC 6040 §4.2 at the tunnel end (outer headers are ECN-capable with RED's `ecn`).
+        match gtp::decapsulate(&mut pkt, self.p.ecn_through_tunnel) {
+            gtp::Decap::Deliver => {}
+            gtp::Decap::DeliverMarked => self.ran.cells[c].tunnel.ce_copied += 1,
+            gtp::Decap::DropMarked if !t.end_marker => {
+                self.ran.cells[c].tunnel.ce_drops += 1;
+                self.sn_of.remove(&pkt.uid);
+                cx.counters_mut().dropped_queue += 1;
+                return;
+            }
+            gtp::Decap::DropMarked => {}
+        }
         if t.end_marker {
             return self.on_end_marker(cx, c, u);
         }

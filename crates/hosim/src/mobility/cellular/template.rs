@@ -13,13 +13,15 @@
 //! `srv{u}` -> `ue{u}` (`one_server`: all from `srv0`), each starting at a random time in
 //! `[0, start_window_s)`.
 
-use super::config::{BufferSharing, CellularSection, ChoForwarding, ForwardingPath, Radios, SchedulerName};
+use super::config::{
+    BufferSharing, CellularSection, ChoForwarding, ForwardingPath, QueueDiscipline, Radios, SchedulerName,
+};
 use super::{Cellular, Motion, Params, Timer};
 use crate::engine::time::s_to_ns;
 use crate::mobility::ran::{self, BufferLimit, Cell, CellSet, Ran, Scheduler, SchedulerKind, Ue};
 use crate::net::QueueLimit;
 use crate::sim::{Cx, Sim};
-use crate::spec::graph::{link, node, AppKind, FlowSpec, Graph, NodeKindName};
+use crate::spec::graph::{link, node, AppKind, FlowSpec, Graph, LinkSpec, NodeKindName, QueueKind};
 
 /// Radio link queue: the cell's radio sends one packet at a time, so this never fills.
 const RADIO_QUEUE_PACKETS: u32 = 4;
@@ -45,7 +47,17 @@ pub fn expand(d: &CellularSection) -> Graph {
     }
     let mut core = link("core", "gw", d.core_bps, d.core_delay_s, d.core_queue_packets);
     core.trace = true;
-    g.links.push(core);
+    if d.core_queue == QueueDiscipline::Red {
+        // The core router's queue towards the gateway; the reverse direction stays DropTail.
+        core.bidirectional = false;
+        let mut up = link("gw", "core", d.core_bps, d.core_delay_s, d.core_queue_packets);
+        up.bidirectional = false;
+        red(&mut core, d);
+        g.links.push(core);
+        g.links.push(up);
+    } else {
+        g.links.push(core);
+    }
     g.traced_queues.push("core->gw".into());
     for c in 0..d.cells as usize {
         let name = cell_name(c);
@@ -53,6 +65,9 @@ pub fn expand(d: &CellularSection) -> Graph {
         // The two directions of S1, in the order a bidirectional link makes them.
         let mut down = link("gw", &name, d.s1_bps, d.s1_delay_s, d.s1_queue_packets);
         down.bidirectional = false;
+        if d.s1_queue == QueueDiscipline::Red {
+            red(&mut down, d);
+        }
         g.links.push(down);
         let up_queue = d.s1_uplink_queue_packets.unwrap_or(d.s1_queue_packets);
         let mut up = link(&name, "gw", d.s1_bps, d.s1_delay_s, up_queue);
@@ -95,6 +110,12 @@ pub fn expand(d: &CellularSection) -> Graph {
         }
     }
     g
+}
+
+/// Makes `l`'s queue RED with the section's parameters.
+fn red(l: &mut LinkSpec, d: &CellularSection) {
+    l.queue = QueueKind::Red;
+    l.red = d.red.clone();
 }
 
 /// Installs the cellular agent: it owns the gateway, the cells and the UEs (whose PDCP
@@ -183,6 +204,8 @@ fn system(d: &CellularSection, cx: &mut Cx<Timer>) -> Cellular {
         radio_rate_table: d.radio_rate_table.clone(),
         rate_update_ns: s_to_ns(d.rate_update_s).max(1),
         gtp_header: d.gtp_header,
+        outer_ect: d.outer_ect(),
+        ecn_through_tunnel: d.ecn_through_tunnel,
     };
     Cellular::new(params, gw, Ran::new(cells, ues, cx.nodes().len()), ue_flows, motion, d.pdcp_out_of_order_delivery)
 }
