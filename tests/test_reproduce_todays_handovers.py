@@ -44,3 +44,18 @@ def test_a_difference_whose_interval_holds_zero_is_no_difference():
     assert rows["DAPS vs forwarding through the core"] == "higher"
     assert rows["DAPS vs X2 forwarding"] == "no difference"
     assert rows["drop vs forward"] == "lower"
+
+
+def test_every_network_is_a_cellular_scenario_that_runs_and_hands_over():
+    from hosim.api import run_text
+
+    for net in th.NETWORKS:
+        short = {"duration_s": 2.0} if net in ("cellular", "highway") else {}  # movement: no schedule
+        task = th.network_task(net, 1, {"tcp.profile": "ns2", "cellular.scheme": "forward", **short})
+        summary = run_text(task.scenario, task.source, seed=1, overrides=list(task.overrides), traces=False).summary
+        assert summary["flows"] and all(f["bytes_delivered"] > 0 for f in summary["flows"]), net
+    # Cohen & Levin's mobiles hand over every 0.4 s from 2 + 0.04 u s: before 3 s, UEs 0-4
+    # three times, UEs 5-9 twice.
+    task = th.network_task("cohen-levin-fast", 1, {"duration_s": 3.0})
+    summary = run_text(task.scenario, task.source, seed=1, overrides=list(task.overrides), traces=False).summary
+    assert len(summary["handovers"]) == 5 * 3 + 5 * 2

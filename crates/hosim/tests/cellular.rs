@@ -2,50 +2,17 @@
 //! loss, its duplicates and reordering are bounded as TS 38.323 says, movement triggers
 //! handovers where the cells' geometry puts them, and bad keys are refused by name.
 
-use hosim::RunOptions;
+mod common;
+
+use common::cellular::{f, one_handover, preset, summary, try_run, u, PRESET};
 use serde_json::Value;
 
-const PRESET: &str = "cellular";
-
 fn text() -> &'static str {
-    hosim::scenario::presets::find(PRESET).expect("cellular preset")
+    preset(PRESET)
 }
 
-/// Runs the preset with overrides (every run checks packet conservation and in-order
-/// delivery: a violation is an error here).
 fn run(kv: &[(&str, &str)], seed: u64) -> Result<Value, String> {
-    let overrides = kv.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
-    let opts = RunOptions { seed: Some(seed), overrides, traces: false, ..Default::default() };
-    hosim::run(text(), PRESET, &opts).map(|o| o.summary).map_err(|e| e.to_string())
-}
-
-fn summary(kv: &[(&str, &str)], seed: u64) -> Value {
-    run(kv, seed).unwrap_or_else(|e| panic!("{e}"))
-}
-
-fn f(v: &Value) -> f64 {
-    v.as_f64().unwrap_or_else(|| panic!("not a number: {v}"))
-}
-
-fn u(v: &Value) -> u64 {
-    v.as_u64().unwrap_or_else(|| panic!("not a count: {v}"))
-}
-
-/// One UE, two cells, one scheduled handover at 2 s; the receive window keeps the cell's
-/// buffer from overflowing, so any loss or retransmission is the handover's.
-fn one_handover(scheme: &str, extra: &[(&'static str, &'static str)]) -> Vec<(&'static str, &'static str)> {
-    let scheme: &'static str = Box::leak(scheme.to_string().into_boxed_str());
-    let mut kv = vec![
-        ("duration_s", "5"),
-        ("cellular.cells", "2"),
-        ("cellular.ues", "1"),
-        ("cellular.speed_mps", "0"),
-        ("cellular.handovers", "[{at_s = 2.0, ue = 0, target = 1}]"),
-        ("cellular.scheme", scheme),
-        ("tcp.rwnd_bytes", "150000"),
-    ];
-    kv.extend_from_slice(extra);
-    kv
+    try_run(text(), PRESET, kv, seed)
 }
 
 #[test]
@@ -211,8 +178,6 @@ fn the_highway_preset_has_the_issues_numbers() {
     let kmh = |k: &str| c[k].as_float().unwrap() * 3.6;
     assert!((kmh("speed_mps") - 60.0).abs() < 1e-3 && (kmh("speed_max_mps") - 120.0).abs() < 1e-3);
     assert_eq!((c["cell_bps"].as_float(), c["server_rtt_s"].as_float()), (Some(50e6), Some(0.03)));
-    let overrides = vec![("duration_s".to_string(), "2".to_string())];
-    let opts = RunOptions { seed: Some(1), overrides, ..Default::default() };
-    let s = hosim::run(text, "highway", &opts).map(|o| o.summary).unwrap_or_else(|e| panic!("{e}"));
+    let s = common::cellular::run(text, "highway", &[("duration_s", "2")], 1);
     assert_eq!(s["flows"].as_array().map(Vec::len), Some(20));
 }

@@ -177,6 +177,10 @@ fn bad_rate_input_is_refused_by_key() {
             vec![("cellular.scheduler", "\"pf\"".into()), ("cellular.pf_time_constant_s", "0".into())],
             "`cellular.pf_time_constant_s`",
         ),
+        (
+            vec![("cellular.radios", "\"private\"".into()), ("cellular.ue_rate_traces", format!("[{t}]"))],
+            "`cellular.radios`: \"private\" cannot be combined",
+        ),
     ];
     for (kv, want) in cases {
         let kv: Vec<(&str, &str)> = kv.iter().map(|(k, v)| (*k, v.as_str())).collect();

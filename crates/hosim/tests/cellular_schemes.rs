@@ -3,41 +3,10 @@
 //! forward-and-rearrange with the end marker, the fast and predicted path switches, and
 //! bicasting, each in the same one-handover network.
 
-use hosim::RunOptions;
+mod common;
+
+use common::cellular::{f, one_handover as scheduled, summary, u};
 use serde_json::Value;
-
-const PRESET: &str = "cellular";
-
-fn summary(kv: &[(&str, &str)], seed: u64) -> Value {
-    let text = hosim::scenario::presets::find(PRESET).expect("cellular preset");
-    let overrides = kv.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
-    let opts = RunOptions { seed: Some(seed), overrides, traces: false, ..Default::default() };
-    hosim::run(text, PRESET, &opts).map(|o| o.summary).unwrap_or_else(|e| panic!("{kv:?}: {e}"))
-}
-
-fn f(v: &Value) -> f64 {
-    v.as_f64().unwrap_or_else(|| panic!("not a number: {v}"))
-}
-
-fn u(v: &Value) -> u64 {
-    v.as_u64().unwrap_or_else(|| panic!("not a count: {v}"))
-}
-
-/// One UE, two cells, one scheduled handover at 2 s; the receive window keeps the cell's
-/// buffer from overflowing, so any loss or retransmission is the handover's.
-fn scheduled<'a>(scheme: &'a str, extra: &[(&'a str, &'a str)]) -> Vec<(&'a str, &'a str)> {
-    let mut kv = vec![
-        ("duration_s", "5"),
-        ("cellular.cells", "2"),
-        ("cellular.ues", "1"),
-        ("cellular.speed_mps", "0"),
-        ("cellular.handovers", "[{at_s = 2.0, ue = 0, target = 1}]"),
-        ("cellular.scheme", scheme),
-        ("tcp.rwnd_bytes", "150000"),
-    ];
-    kv.extend_from_slice(extra);
-    kv
-}
 
 /// One UE moving at 25 m/s across two cells 500 m apart (the border at 250 m, 10 s).
 fn moving<'a>(scheme: &'a str, extra: &[(&'a str, &'a str)]) -> Vec<(&'a str, &'a str)> {

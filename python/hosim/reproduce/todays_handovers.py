@@ -2,21 +2,25 @@
 template, side by side in the same networks, under the papers' TCP (ns-2-era Reno, NewReno and
 SACK: `tcp.profile = "ns2"` with that loss recovery) and under today's (`linux`).
 
-Networks: `cellular` (the RAN engineer's: 3 cells, 10 UEs at 60 km/h, 25 s) and `highway`
-(7 cells, 20 UEs at 60-120 km/h, 60 s). For every (network, TCP, scheme) it runs `--seeds`
-seeds and reports the mean per-UE goodput, timeouts and spurious timeouts per handover, and
-the handover outcome mix (`optimal` / `halving` / `timeout` / `spurious-timeout`, from each
-handover's TCP window, pooled over the seeds), with 95 % intervals (Student t over seeds for
-means, Wilson for shares). It then reads the three questions off the numbers:
+Networks: `cellular` (the RAN engineer's: 3 cells, 10 UEs at 60 km/h, 25 s), the papers'
+experiments written as `cellular` scenarios (`todays_networks`: `pacifico-x2`, Pacifico et
+al.'s X2 network with one handover; `cohen-levin` and `cohen-levin-fast`, Cohen & Levin's
+network with a handover every 50 or 5 RTTs; `inter-rat`, the 3GPP inter-RAT case) and
+`highway` (7 cells, 20 UEs at 60-120 km/h, 60 s). For every (network, TCP, scheme) it runs
+`--seeds` seeds (`--network-seeds NET=N` for one network) and reports the mean per-UE goodput,
+timeouts and spurious timeouts per handover, and the handover outcome mix (`optimal` /
+`halving` / `timeout` / `spurious-timeout`, from each handover's TCP window, pooled over the
+seeds), with 95 % intervals (Student t over seeds
+for means, Wilson for shares). It then reads the three questions off the numbers:
 
 - Does DAPS remove the need for forwarding through the core? (`daps` against
   `forward-via-core` and `forward`)
 - Does CHO do what handover prediction promised? (`cho` against `predicted` and `forward`)
 - Does drop ever beat forward with today's TCP? (`drop` against `forward` under `linux`)
 
-    hosim reproduce todays-handovers --out docs/reproductions
+    hosim reproduce todays-handovers --network-seeds highway=3 --out docs/reproductions
     hosim reproduce todays-handovers --quick        # 2 seeds, `cellular` only
-    hosim reproduce todays-handovers --network cellular --seeds 3
+    hosim reproduce todays-handovers --network cohen-levin --seeds 5
 
 docs/reproductions/todays-handovers.md discusses the committed numbers.
 """
@@ -24,7 +28,7 @@ from __future__ import annotations
 
 import statistics
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -32,7 +36,7 @@ import click
 
 from hosim.cli.options import runner_from_options, runner_options
 from hosim.reproduce.common import change_options, out_options, preset_task
-from hosim.runner import Runner
+from hosim.runner import Runner, Task
 from hosim.stats import ci95_half_width
 from hosim.stats import wilson95 as wilson
 
@@ -45,7 +49,9 @@ TCPS: dict[str, dict[str, Any]] = {
     "ns2 SACK": {"tcp.profile": "ns2", "tcp.recovery": "sack"},
     "linux": {"tcp.profile": "linux"},
 }
-NETWORKS = ("cellular", "highway")
+#: The RAN engineer's network, the papers' experiments as `cellular` scenarios
+#: (`todays_networks`), and the highway.
+NETWORKS = ("cellular", "pacifico-x2", "cohen-levin", "cohen-levin-fast", "inter-rat", "highway")
 OUTCOMES = ("optimal", "halving", "timeout", "spurious-timeout")
 
 
@@ -85,15 +91,29 @@ def aggregate(runs: Sequence[dict[str, Any]]) -> dict[str, Any]:
     return out
 
 
-def simulate(runner: Runner, networks: Sequence[str], seeds: int) -> dict[str, dict[str, Any]]:
-    """Every (network, TCP, scheme) over `seeds` seeds; keyed "network|tcp|scheme"."""
+def network_task(net: str, seed: int, overrides: dict[str, Any]) -> Task:
+    """A run of network `net`: a preset, or one of `todays_networks.NETWORK_TEXTS`."""
+    from hosim.reproduce.common import with_profile
+    from hosim.reproduce.todays_networks import NETWORK_TEXTS
+    from hosim.scenario import override_pairs
+
+    text = NETWORK_TEXTS.get(net)
+    if text is None:
+        return preset_task(net, seed, overrides)
+    return Task(text, seed, tuple(override_pairs(with_profile(dict(overrides)))), net)
+
+
+def simulate(runner: Runner, networks: Sequence[str], seeds: int | Mapping[str, int]) -> dict[str, dict[str, Any]]:
+    """Every (network, TCP, scheme) over its network's seeds (`seeds`, or `seeds[network]`);
+    keyed "network|tcp|scheme"."""
+    per_net = {net: seeds if isinstance(seeds, int) else seeds[net] for net in networks}
     specs = [(net, tcp, scheme) for net in networks for tcp in TCPS for scheme in SCHEMES]
-    tasks = [preset_task(net, seed, {**TCPS[tcp], "cellular.scheme": scheme})
-             for net, tcp, scheme in specs for seed in range(1, seeds + 1)]
-    summaries = runner.summaries(tasks)
+    tasks = [network_task(net, seed, {**TCPS[tcp], "cellular.scheme": scheme})
+             for net, tcp, scheme in specs for seed in range(1, per_net[net] + 1)]
+    summaries = iter(runner.summaries(tasks))
     points = {}
-    for i, (net, tcp, scheme) in enumerate(specs):
-        runs = [reduce_run(s) for s in summaries[i * seeds:(i + 1) * seeds]]
+    for net, tcp, scheme in specs:
+        runs = [reduce_run(next(summaries)) for _ in range(per_net[net])]
         points[f"{net}|{tcp}|{scheme}"] = aggregate(runs)
     return points
 
@@ -166,29 +186,40 @@ def questions_table(rows: list[dict[str, Any]]) -> str:
 
 @click.command("todays-handovers", short_help="Every handover scheme in one network, old and new TCP.")
 @out_options("todays-handovers")
-@click.option("--seeds", type=click.IntRange(2, 100), default=5, show_default=True, help="Seeds per point.")
+@click.option("--seeds", type=click.IntRange(2, 100), default=20, show_default=True, help="Seeds per point.")
+@click.option("--network-seeds", "net_seeds", multiple=True, metavar="NETWORK=N",
+              help="Seeds per point for one network instead of --seeds (repeatable), e.g. highway=5.")
 @click.option("--quick", is_flag=True, help="2 seeds, the `cellular` network only.")
 @click.option("--network", "only", multiple=True, type=click.Choice(NETWORKS),
-              help="Run only this network (repeatable); default both.")
+              help="Run only this network (repeatable); default all.")
 @change_options
 @runner_options(default_jobs=2)
-def cli(out: Path | None, force: bool, seeds: int, quick: bool, only: tuple[str, ...], jobs: int,
-        cluster: str | None, cache_dir: Path | None, no_cache: bool) -> None:
+def cli(out: Path | None, force: bool, seeds: int, net_seeds: tuple[str, ...], quick: bool, only: tuple[str, ...],
+        jobs: int, cluster: str | None, cache_dir: Path | None, no_cache: bool) -> None:
     """Every handover scheme of the `cellular` template (drop, forward, forward-via-core,
-    rearrange, fast-path-switch, predicted, bicast, DAPS, CHO) on the RAN engineer's network and
-    the highway, under ns-2-era Reno / NewReno / SACK and `linux`, with 95 % intervals; and the
-    three questions of issue 37."""
+    rearrange, fast-path-switch, predicted, bicast, DAPS, CHO) on the RAN engineer's network,
+    the papers' experiments written as `cellular` scenarios (Pacifico et al.'s X2 network,
+    Cohen & Levin's at two handover rates, the 3GPP inter-RAT case) and the highway, under
+    ns-2-era Reno / NewReno / SACK and `linux`, with 95 % intervals; and the three questions of
+    issue 37."""
     from hosim.cli.invocation import command_line
     from hosim.reproduce.common import finish, prepare, write_json, write_report
 
     out = prepare("todays-handovers", out, force)
     networks = ("cellular",) if quick else (tuple(only) or NETWORKS)
     seeds = 2 if quick else seeds
+    per_net = {net: seeds for net in networks}
+    for item in net_seeds:
+        net, _, n = item.partition("=")
+        if net not in per_net or not n.isdigit() or not 2 <= int(n) <= 100:
+            raise click.BadParameter(f"{item!r}: give NETWORK=N with a network of this run and 2 <= N <= 100",
+                                     param_hint="--network-seeds")
+        per_net[net] = int(n)
     with runner_from_options(jobs, cache_dir, no_cache, cluster) as runner:
-        points = simulate(runner, networks, seeds)
+        points = simulate(runner, networks, per_net)
     rows = questions(points, networks)
     path = write_json(out / "data" / "todays-handovers.json",
-                      {"seeds": seeds, "networks": list(networks), "points": points, "questions": rows},
+                      {"seeds": per_net, "networks": list(networks), "points": points, "questions": rows},
                       indent=1, sort_keys=True)
     click.echo(f"wrote {path}")
     sections: list[tuple[str, str, list[Path]]] = [("The three questions", questions_table(rows), [])]
@@ -197,11 +228,12 @@ def cli(out: Path | None, force: bool, seeds: int, quick: bool, only: tuple[str,
             sections.append((f"{net}, {tcp}", table(points, net, tcp), []))
     for heading, text, _ in sections:
         click.echo(f"\n## {heading}\n\n{text}")
+    seed_text = ", ".join(f"{net} 1-{n}" for net, n in per_net.items())
     write_report(out, "Today's handovers: every scheme in one network",
                  "Goodput is the mean over UEs of each run, then over seeds (± the 95 % interval); "
                  "outcome shares pool the handovers of all seeds (Wilson 95 % interval). The analysis "
-                 "is in docs/reproductions/todays-handovers.md.", sections, seeds=f"1-{seeds} per point")
-    finish("todays-handovers", out, seeds, command_line())
+                 "is in docs/reproductions/todays-handovers.md.", sections, seeds=seed_text)
+    finish("todays-handovers", out, max(per_net.values()), command_line())
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -1,6 +1,8 @@
 //! Shared fixtures for the integration tests.
 #![allow(dead_code)]
 
+pub mod cellular;
+
 use hosim::metrics::summary::{check_invariants, summary};
 use hosim::scenario;
 use hosim::sim::{Sim, World};

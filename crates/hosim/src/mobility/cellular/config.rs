@@ -6,6 +6,7 @@ use serde::Deserialize;
 
 use crate::net::rate::RateModel;
 use crate::spec::rate::{RateChange, RateSpec};
+use crate::spec::graph::RedSpec;
 use crate::spec::{Check, ScenarioError};
 
 #[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
@@ -124,6 +125,28 @@ pub enum BufferSharing {
     Shared,
 }
 
+/// `core_queue`, `s1_queue`: a queue's discipline.
+#[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum QueueDiscipline {
+    #[default]
+    Droptail,
+    /// RED with `red`'s parameters (marking ECN-capable packets with `red.ecn`).
+    Red,
+}
+
+/// `radios`: how a cell's UEs share its radio.
+#[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum Radios {
+    /// One transmitter per cell: its scheduler shares `cell_bps` among the UEs it serves.
+    #[default]
+    Shared,
+    /// One transmitter per UE in each cell, each at `cell_bps`: private radio links, as the
+    /// wireless links of Cohen & Levin's network (no scheduler between UEs).
+    Private,
+}
+
 /// `forwarding_path`: the way the source's data forwarding takes to the target.
 #[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
@@ -142,6 +165,9 @@ pub struct ScheduledHandover {
     pub at_s: f64,
     pub ue: u32,
     pub target: u32,
+    /// Ping-pong: the UE hands over again every `every_s` after `at_s`, back to the cell it
+    /// left each time (Cohen & Levin's handover every Δ).
+    pub every_s: Option<f64>,
 }
 
 /// `[cellular]`: every key has a default.
@@ -177,6 +203,12 @@ pub struct CellularSection {
     pub pf_time_constant_s: f64,
     #[serde(default)]
     pub buffer: BufferSharing,
+    #[serde(default)]
+    pub radios: Radios,
+    /// Tunnels add their 36-byte outer IPv4/UDP/GTP-U header on S1 and X2 (false: an
+    /// IP-routed network whose links carry the packets as they are, as the `fcp` template's).
+    #[serde(default = "d_true")]
+    pub gtp_header: bool,
     /// Downlink buffer limit in packets (default 200) or bytes, per UE or per cell (`buffer`).
     pub buffer_packets: Option<u32>,
     pub buffer_bytes: Option<u64>,
@@ -199,8 +231,25 @@ pub struct CellularSection {
     pub x2_bps: f64,
     #[serde(default = "d_x2_delay_s")]
     pub x2_delay_s: f64,
+    /// One-way latency of a handover's X2/Xn control messages (HO request, its ack); unset:
+    /// `x2_delay_s`. 0 with `interruption_s = 0` and `path_switch_delay_s = 0`: a handover
+    /// completes at its decision, as the `fcp` template's.
+    pub x2_control_delay_s: Option<f64>,
     #[serde(default = "d_queue_packets")]
     pub x2_queue_packets: u32,
+    /// The discipline of the gateway's S1 downlink queues (Pacifico et al.'s router queues,
+    /// which see the tunnels' outer headers) and of the core router's queue to the gateway.
+    #[serde(default)]
+    pub s1_queue: QueueDiscipline,
+    #[serde(default)]
+    pub core_queue: QueueDiscipline,
+    /// RED's parameters for the queues above that are `"red"`. With `ecn`, RED marks
+    /// ECN-capable packets and the tunnel entries declare outer headers ECN-capable.
+    pub red: Option<RedSpec>,
+    /// A tunnel end copies CE from the outer header into an ECN-capable inner header (RFC
+    /// 6040 §4.2); false: it drops the marked packet.
+    #[serde(default = "d_true")]
+    pub ecn_through_tunnel: bool,
     /// The core router's link to the gateway, and its queue.
     #[serde(default = "d_gbps")]
     pub core_bps: f64,
@@ -216,7 +265,11 @@ pub struct CellularSection {
     /// A server's own NIC queue: large enough not to drop by default.
     #[serde(default = "d_server_queue_packets")]
     pub server_queue_packets: u32,
-    /// Number of UEs, each with its own server.
+    /// One server `srv0` for every UE's flows, whose one link to the core they all share (as
+    /// the `fcp` template's sender); false: a server per UE.
+    #[serde(default)]
+    pub one_server: bool,
+    /// Number of UEs, each with its own server (unless `one_server`).
     #[serde(default = "d_ues")]
     pub ues: u32,
     /// Each flow starts at a uniform random time in [0, start_window_s) (per seed).
@@ -321,6 +374,9 @@ pub struct CellularSection {
     pub rlf_interruption_s: f64,
 }
 
+fn d_true() -> bool {
+    true
+}
 fn d_cells() -> u32 {
     3
 }
@@ -442,6 +498,16 @@ impl CellularSection {
         })
     }
 
+    /// Tunnel entries declare outer headers ECN-capable: RED marks with ECN.
+    pub fn outer_ect(&self) -> bool {
+        self.red.as_ref().is_some_and(|r| r.ecn)
+    }
+
+    /// The latency of a handover's X2/Xn control messages.
+    pub fn x2_control_delay_s(&self) -> f64 {
+        self.x2_control_delay_s.unwrap_or(self.x2_delay_s)
+    }
+
     /// The forwarding path: the key's value, else `core` for `forward-via-core` only.
     pub fn forwarding_path(&self) -> ForwardingPath {
         self.forwarding_path.unwrap_or(match self.scheme {
@@ -508,6 +574,7 @@ impl CellularSection {
             ("radio_delay_s", self.radio_delay_s),
             ("s1_delay_s", self.s1_delay_s),
             ("x2_delay_s", self.x2_delay_s),
+            ("x2_control_delay_s", self.x2_control_delay_s()),
             ("core_delay_s", self.core_delay_s),
             ("server_rtt_s", self.server_rtt_s),
             ("hysteresis_m", self.hysteresis_m),
@@ -548,6 +615,27 @@ impl CellularSection {
                     &format!("must be above cho_prepare_offset_m ({}), got {r}", self.cho_prepare_offset_m),
                 ));
             }
+        }
+        let red_queue = self.s1_queue == QueueDiscipline::Red || self.core_queue == QueueDiscipline::Red;
+        match &self.red {
+            None if red_queue => {
+                return Err(c.err(&k("red"), "required with a \"red\" queue (min_th_pkts, max_th_pkts, max_p)"))
+            }
+            Some(_) if !red_queue => {
+                return Err(c.err(&k("red"), "needs s1_queue or core_queue = \"red\""));
+            }
+            Some(r) => {
+                c.non_negative(&k("red.min_th_pkts"), r.min_th_pkts)?;
+                if r.max_th_pkts.partial_cmp(&r.min_th_pkts) != Some(std::cmp::Ordering::Greater) {
+                    return Err(c.err(&k("red.max_th_pkts"), "must be > min_th_pkts"));
+                }
+                c.probability(&k("red.max_p"), r.max_p)?;
+                c.probability(&k("red.weight"), r.weight)?;
+                if let Some(m) = r.ns2_mean_pktsize_bytes {
+                    c.at_least(&k("red.ns2_mean_pktsize_bytes"), m as u64, 1)?;
+                }
+            }
+            None => {}
         }
         if self.target_reordering == Some(true) && !self.scheme.forwards() {
             return Err(
@@ -619,6 +707,17 @@ impl CellularSection {
                 return Err(
                     c.err(&hk("at_s"), &format!("must be before the end of the run ({duration_s} s), got {}", h.at_s))
                 );
+            }
+            if let Some(every) = h.every_s {
+                c.finite(&hk("every_s"), every)?;
+                let most = crate::mobility::MAX_HANDOVERS_PER_RUN;
+                let min_s = (duration_s / most).max(1e-6);
+                if every < min_s {
+                    return Err(c.err(
+                        &hk("every_s"),
+                        &format!("must be >= {min_s:e} s (>= 1 us, at most {most:e} handovers), got {every}"),
+                    ));
+                }
             }
             if h.ue >= self.ues {
                 return Err(c.err(&hk("ue"), &format!("must be a UE index below ues ({}), got {}", self.ues, h.ue)));
@@ -723,6 +822,14 @@ impl CellularSection {
         let k = |name: &str| format!("cellular.{name}");
         if self.capacity.is_some() && self.capacity_traces.is_some() {
             return Err(c.err(&k("capacity_traces"), "give capacity or capacity_traces, not both"));
+        }
+        if self.radios == Radios::Private && self.variable_rates() {
+            // A private radio sends at its link's fixed rate; variable rates are timed by the
+            // cell's one shared radio (`Radio::transmit_var`).
+            return Err(c.err(
+                &k("radios"),
+                "\"private\" cannot be combined with capacity, capacity_traces or ue_rate_traces",
+            ));
         }
         if self.capacity.as_ref().is_some_and(|c| c.rate_change != RateChange::Reschedule) {
             return Err(c.err(&k("capacity.rate_change"), "does not apply: a change acts on the packet in service"));

@@ -91,6 +91,17 @@ pub enum Step {
     Cancel,
 }
 
+/// A ping-pong schedule: UE `ue` hands over to `cells[k % 2]` at `at + k * every`.
+#[derive(Clone, Copy, Debug)]
+pub struct PingPong {
+    pub ue: usize,
+    /// The first target and, once the first handover time has come, the cell the UE left.
+    pub cells: [usize; 2],
+    pub at_ns: SimTime,
+    pub every_ns: SimTime,
+    pub k: u64,
+}
+
 /// Congestion events of a UE's senders, counted so far.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct FlowSnap {
@@ -214,7 +225,16 @@ impl Cellular {
     /// Schedules the handovers of the scenario and the UEs' first measurements.
     pub(super) fn start(&mut self, cx: &mut Cx<Timer>, d: &super::CellularSection, trace: &[super::TraceRow]) {
         for h in &d.handovers {
-            cx.schedule(s_to_ns(h.at_s), Timer::Scheduled { ue: h.ue as usize, target: h.target as usize });
+            let (ue, target, at_ns) = (h.ue as usize, h.target as usize, s_to_ns(h.at_s));
+            match h.every_s {
+                None => cx.schedule(at_ns, Timer::Scheduled { ue, target }),
+                Some(every) => {
+                    let entry = self.ping_pong.len();
+                    let every_ns = s_to_ns(every).max(1);
+                    self.ping_pong.push(PingPong { ue, cells: [target, target], at_ns, every_ns, k: 0 });
+                    cx.schedule(at_ns, Timer::PingPong { entry });
+                }
+            }
         }
         // A movement trace's rows after time 0, within the run (those at 0 gave first cells).
         let end = cx.end_ns();
@@ -245,6 +265,21 @@ impl Cellular {
         if self.state[u].serving != target {
             self.decide(cx, u, target);
         }
+    }
+
+    /// The next handover of a ping-pong schedule, and the one after it.
+    pub(super) fn ping_pong(&mut self, cx: &mut Cx<Timer>, entry: usize) {
+        let pp = &mut self.ping_pong[entry];
+        if pp.k == 0 {
+            pp.cells[1] = self.state[pp.ue].serving;
+        }
+        let (ue, target) = (pp.ue, pp.cells[(pp.k % 2) as usize]);
+        pp.k += 1;
+        let next = pp.every_ns.checked_mul(pp.k).and_then(|d| d.checked_add(pp.at_ns));
+        if let Some(at) = next.filter(|&t| t < cx.end_ns()) {
+            cx.schedule(at, Timer::PingPong { entry });
+        }
+        self.scheduled(cx, ue, target);
     }
 
     /// The UE's position at `t_ns`.

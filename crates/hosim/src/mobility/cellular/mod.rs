@@ -38,8 +38,8 @@ mod report;
 mod template;
 
 pub use config::{
-    BufferSharing, CellularSection, ChoForwarding, ForwardingPath, Layout, Movement, ScheduledHandover, SchedulerName,
-    SchemeName,
+    BufferSharing, CellularSection, ChoForwarding, ForwardingPath, Layout, Movement, Radios, ScheduledHandover,
+    SchedulerName, SchemeName,
 };
 pub use movement::{parse_trace, TraceRow, Walk, WALK_STREAM};
 pub use rates::Rates;
@@ -92,6 +92,12 @@ pub struct Params {
     /// Radio rate by distance (`[distance_m, bps]` rows; empty: fixed) and its update period.
     pub radio_rate_table: Vec<[f64; 2]>,
     pub rate_update_ns: SimTime,
+    /// Tunnels add their outer header's bytes (`gtp_header`).
+    pub gtp_header: bool,
+    /// Tunnel entries declare outer headers ECN-capable (RED marks them).
+    pub outer_ect: bool,
+    /// Tunnel ends copy CE into ECN-capable inner headers (else drop a marked packet).
+    pub ecn_through_tunnel: bool,
 }
 
 /// A UE's straight-line movement: x(t) = x0 + speed * t.
@@ -108,6 +114,8 @@ pub enum Timer {
     Ran(ran::Timer),
     /// The source decides to hand UE `ue` over to `target` (a scheduled handover).
     Scheduled { ue: usize, target: usize },
+    /// The next handover of ping-pong schedule `entry` (an entry with `every_s`).
+    PingPong { entry: usize },
     /// UE `ue` looks for the next neighbour its movement will make better than its cell.
     Measure { ue: usize },
     /// Off the line: UE `ue` measures its distances to the cells.
@@ -172,6 +180,8 @@ pub struct Cellular {
     pub a3_since: Vec<Vec<Option<SimTime>>>,
     /// Variable radio rates (a capacity process or trace, UE rate traces), if any.
     pub rates: Option<Rates>,
+    /// The ping-pong schedules.
+    pub ping_pong: Vec<handover::PingPong>,
 }
 
 impl Cellular {
@@ -201,12 +211,24 @@ impl Cellular {
             walks: Vec::new(),
             a3_since: Vec::new(),
             rates: None,
+            ping_pong: Vec::new(),
         }
+    }
+
+    /// Puts `pkt` into a tunnel from node `from` to node `to` and sends it on from `from`;
+    /// without `gtp_header`, the outer header adds no bytes.
+    fn tunnel(&self, cx: &mut Cx<Timer>, (from, to): (NodeId, NodeId), teid: u32, mut pkt: Packet) {
+        let bare = pkt.tunnel.is_none();
+        gtp::encapsulate(&mut pkt, from, to, teid, self.p.outer_ect);
+        if bare && !self.p.gtp_header {
+            pkt.size_bytes -= gtp::GTP_OVERHEAD_BYTES;
+        }
+        cx.forward(from, pkt);
     }
 
     /// Downlink user packets get their bearer's next SN and enter the tunnel to the UE's
     /// path cell; anything else (uplink to the servers) is routed as usual.
-    fn gw_receive(&mut self, cx: &mut Cx<Timer>, mut pkt: Packet) {
+    fn gw_receive(&mut self, cx: &mut Cx<Timer>, pkt: Packet) {
         match pkt.tunnel {
             None => {
                 if let Some(u) = self.ran.ue_at(pkt.dst) {
@@ -215,7 +237,8 @@ impl Cellular {
                     self.bicast(cx, u, &pkt);
                     let path = self.ran.ues[u].path;
                     self.gw_tunnelled[path] += 1;
-                    gtp::encapsulate(&mut pkt, self.gw, self.ran.cells[path].node, gtp::s1u_teid(path, u), false);
+                    let to = self.ran.cells[path].node;
+                    return self.tunnel(cx, (self.gw, to), gtp::s1u_teid(path, u), pkt);
                 }
             }
             Some(t) if pkt.dst == self.gw => {
@@ -223,7 +246,7 @@ impl Cellular {
                 // UE's serving cell, in the same forwarding tunnel.
                 if let Some(u) = self.ran.ue_at(t.inner_dst) {
                     let to = self.ran.cells[self.state[u].serving].node;
-                    return gtp::forward(cx, (self.gw, to), t.teid, false, pkt);
+                    return self.tunnel(cx, (self.gw, to), t.teid, pkt);
                 }
                 cx.counters_mut().dropped_unroutable += 1;
                 return;
@@ -243,9 +266,8 @@ impl Cellular {
         let target = self.handovers[h].target;
         self.handovers[h].bicast_copies += 1;
         self.gw_tunnelled[target] += 1;
-        let mut copy = self.copy(cx, pkt);
-        gtp::encapsulate(&mut copy, self.gw, self.ran.cells[target].node, gtp::s1u_teid(target, u), false);
-        cx.forward(self.gw, copy);
+        let copy = self.copy(cx, pkt);
+        self.tunnel(cx, (self.gw, self.ran.cells[target].node), gtp::s1u_teid(target, u), copy);
     }
 
     fn cell_receive(&mut self, cx: &mut Cx<Timer>, c: usize, mut pkt: Packet) {
@@ -260,8 +282,21 @@ impl Cellular {
             cx.counters_mut().dropped_unroutable += 1;
             return;
         };
-        // Outer headers are never ECN-capable here, so nothing is marked on the way.
-        gtp::decapsulate(&mut pkt, true);
+        if !self.p.gtp_header {
+            pkt.size_bytes += gtp::GTP_OVERHEAD_BYTES;
+        }
+        // RFC 6040 §4.2 at the tunnel end (outer headers are ECN-capable with RED's `ecn`).
+        match gtp::decapsulate(&mut pkt, self.p.ecn_through_tunnel) {
+            gtp::Decap::Deliver => {}
+            gtp::Decap::DeliverMarked => self.ran.cells[c].tunnel.ce_copied += 1,
+            gtp::Decap::DropMarked if !t.end_marker => {
+                self.ran.cells[c].tunnel.ce_drops += 1;
+                self.sn_of.remove(&pkt.uid);
+                cx.counters_mut().dropped_queue += 1;
+                return;
+            }
+            gtp::Decap::DropMarked => {}
+        }
         if t.end_marker {
             return self.on_end_marker(cx, c, u);
         }
@@ -379,7 +414,7 @@ impl Cellular {
         }
         let from = self.ran.cells[c].node;
         let to = if self.p.via_core { self.gw } else { self.ran.cells[to].node };
-        gtp::forward(cx, (from, to), gtp::x2_teid(ho), false, pkt);
+        self.tunnel(cx, (from, to), gtp::x2_teid(ho), pkt);
     }
 
     /// A packet a handover makes superfluous (a copy sent already, a cancelled candidate's).
@@ -479,6 +514,7 @@ impl Agent for Cellular {
         match timer {
             Timer::Ran(t) => self.ran.on_timer(cx, t),
             Timer::Scheduled { ue, target } => self.scheduled(cx, ue, target),
+            Timer::PingPong { entry } => self.ping_pong(cx, entry),
             Timer::Measure { ue } => self.measure(cx, ue),
             Timer::Measure2d { ue } => self.measure_2d(cx, ue),
             Timer::CellRate { cell } => self.next_capacity(cx, cell),

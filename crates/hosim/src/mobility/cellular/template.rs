@@ -10,10 +10,13 @@
 //! `cell{i}`, UEs `ue{u}`; the core's queue is `core->gw`, the S1 links `gw<->cell{i}`, the X2
 //! links `cell{i}<->cell{i+1}` (a grid: between neighbours in a row and in a column), radio
 //! links `cell{i}->ue{u}` and `ue{u}->cell{i}`. A server's link carries half the server RTT
-//! each way. Flows `ue{u}.f{k}` are bulk downloads
-//! `srv{u}` -> `ue{u}`, each starting at a random time in `[0, start_window_s)`.
+//! each way. Flows `ue{u}.f{k}` are bulk downloads `srv{u}` -> `ue{u}` (`one_server`: all
+//! from `srv0`), each starting at a random time in `[0, start_window_s)`.
 
-use super::config::{BufferSharing, CellularSection, ChoForwarding, ForwardingPath, Layout, Movement, SchedulerName};
+use super::config::{
+    BufferSharing, CellularSection, ChoForwarding, ForwardingPath, Layout, Movement, QueueDiscipline, Radios,
+    SchedulerName,
+};
 use super::movement::{TraceRow, Walk, WALK_STREAM};
 use super::{Cellular, Motion, Params, Rates, Timer};
 use crate::engine::rng::{stream_rng, StreamKind};
@@ -22,7 +25,9 @@ use crate::mobility::ran::{self, BufferLimit, Cell, CellSet, PropFair, Ran, Sche
 use crate::net::rate::RateModel;
 use crate::net::QueueLimit;
 use crate::sim::{Cx, Sim};
-use crate::spec::graph::{link, node, AppKind, FlowSpec, Graph, NodeKindName, MAX_LINK_RATE_BPS};
+use crate::spec::graph::{
+    link, node, AppKind, FlowSpec, Graph, LinkSpec, NodeKindName, QueueKind, MAX_LINK_RATE_BPS,
+};
 use crate::spec::{Check, ScenarioError};
 
 /// Radio link queue: the cell's radio sends one packet at a time, so this never fills.
@@ -49,7 +54,17 @@ pub fn expand(d: &CellularSection) -> Graph {
     }
     let mut core = link("core", "gw", d.core_bps, d.core_delay_s, d.core_queue_packets);
     core.trace = true;
-    g.links.push(core);
+    if d.core_queue == QueueDiscipline::Red {
+        // The core router's queue towards the gateway; the reverse direction stays DropTail.
+        core.bidirectional = false;
+        let mut up = link("gw", "core", d.core_bps, d.core_delay_s, d.core_queue_packets);
+        up.bidirectional = false;
+        red(&mut core, d);
+        g.links.push(core);
+        g.links.push(up);
+    } else {
+        g.links.push(core);
+    }
     g.traced_queues.push("core->gw".into());
     for c in 0..d.cells as usize {
         let name = cell_name(c);
@@ -57,6 +72,9 @@ pub fn expand(d: &CellularSection) -> Graph {
         // The two directions of S1, in the order a bidirectional link makes them.
         let mut down = link("gw", &name, d.s1_bps, d.s1_delay_s, d.s1_queue_packets);
         down.bidirectional = false;
+        if d.s1_queue == QueueDiscipline::Red {
+            red(&mut down, d);
+        }
         g.links.push(down);
         let up_queue = d.s1_uplink_queue_packets.unwrap_or(d.s1_queue_packets);
         let mut up = link(&name, "gw", d.s1_bps, d.s1_delay_s, up_queue);
@@ -74,10 +92,14 @@ pub fn expand(d: &CellularSection) -> Graph {
         }
     }
     for u in 0..d.ues as usize {
-        let (srv, ue) = (format!("srv{u}"), ue_name(u));
-        g.nodes.push(node(srv.clone(), NodeKindName::Host));
+        let (srv, ue) = (format!("srv{}", if d.one_server { 0 } else { u }), ue_name(u));
+        if u == 0 || !d.one_server {
+            g.nodes.push(node(srv.clone(), NodeKindName::Host));
+        }
         g.nodes.push(node(ue.clone(), NodeKindName::Host));
-        g.links.push(link(&srv, "core", d.server_bps, d.server_rtt_s / 2.0, d.server_queue_packets));
+        if u == 0 || !d.one_server {
+            g.links.push(link(&srv, "core", d.server_bps, d.server_rtt_s / 2.0, d.server_queue_packets));
+        }
         // Variable rates: the cell's radio times each packet; the link only adds the delay.
         let radio_link_bps = if d.variable_rates() { MAX_LINK_RATE_BPS } else { d.cell_bps };
         for c in 0..d.cells as usize {
@@ -104,6 +126,12 @@ pub fn expand(d: &CellularSection) -> Graph {
         }
     }
     g
+}
+
+/// Makes `l`'s queue RED with the section's parameters.
+fn red(l: &mut LinkSpec, d: &CellularSection) {
+    l.queue = QueueKind::Red;
+    l.red = d.red.clone();
 }
 
 /// Installs the cellular agent: it owns the gateway, the cells and the UEs (whose PDCP
@@ -150,6 +178,9 @@ fn system(d: &CellularSection, cx: &mut Cx<Timer>, trace: &[TraceRow], models: M
         let n = id(cx, &name);
         cx.own(n);
         let mut cell = Cell::new(n, name.clone(), n_ues, limit, radio_bps, Scheduler::new(kind, vec![1.0; n_ues]));
+        if d.radios == Radios::Private {
+            cell = cell.with_private_radios();
+        }
         for u in 0..n_ues {
             cell.downlinks[u] = cx.link_id(&format!("{name}->{}", ue_name(u)));
         }
@@ -191,7 +222,7 @@ fn system(d: &CellularSection, cx: &mut Cx<Timer>, trace: &[TraceRow], models: M
     }
     let params = Params {
         scheme: d.scheme,
-        x2_delay_ns: s_to_ns(d.x2_delay_s),
+        x2_delay_ns: s_to_ns(d.x2_control_delay_s()),
         interruption_ns: s_to_ns(d.interruption_s()),
         path_switch_delay_ns: s_to_ns(d.path_switch_delay_s),
         target_access_delay_ns: s_to_ns(d.target_access_delay_s),
@@ -217,6 +248,9 @@ fn system(d: &CellularSection, cx: &mut Cx<Timer>, trace: &[TraceRow], models: M
         rlf_interruption_ns: s_to_ns(d.rlf_interruption_s),
         radio_rate_table: d.radio_rate_table.clone(),
         rate_update_ns: s_to_ns(d.rate_update_s).max(1),
+        gtp_header: d.gtp_header,
+        outer_ect: d.outer_ect(),
+        ecn_through_tunnel: d.ecn_through_tunnel,
     };
     let ran = Ran::new(cells, ues, cx.nodes().len());
     let mut cellular = Cellular::new(params, gw, ran, ue_flows, motion, d.pdcp_out_of_order_delivery);

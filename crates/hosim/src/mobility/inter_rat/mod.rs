@@ -370,6 +370,8 @@ impl Agent for InterRat {
                 self.kick(cx, cell);
             }
             Timer::Ran(ran::Timer::RadioVarDone { .. }) => unreachable!("inter-RAT radios send at fixed rates"),
+            // Access nodes have one radio each, never private ones: not scheduled here.
+            Timer::Ran(ran::Timer::PrivateRadioDone { .. }) => {}
             Timer::BicastStart => self.bicast_start(cx),
             Timer::Detach => self.detach(cx),
             Timer::Switch => self.switch(cx),

@@ -28,6 +28,10 @@ pub struct Cell {
     pub scheduler: Scheduler,
     pub buffers: CellBuffers,
     pub radio: Radio,
+    /// Private radios: one transmitter per UE, busy or not (empty: the UEs share `radio`).
+    /// Each UE's radio link is then a link of its own, as the private wireless links of
+    /// Cohen & Levin's network; `radio` counts the packets of all of them.
+    pub private: Vec<bool>,
     pub tunnel: TunnelStats,
     /// Proportional fair instead of `scheduler`.
     pub pf: Option<PropFair>,
@@ -54,10 +58,17 @@ impl Cell {
             scheduler,
             buffers: CellBuffers::new(n_ues, limit),
             radio: Radio::default(),
+            private: Vec::new(),
             tunnel: TunnelStats::default(),
             pf: None,
             var_rates: None,
         }
+    }
+
+    /// Gives each UE a transmitter of its own (see [`Cell::private`]).
+    pub fn with_private_radios(mut self) -> Cell {
+        self.private = vec![false; self.downlinks.len()];
+        self
     }
 
     /// If the radio is idle, the scheduler picks a UE that is `attached` here and has a queued
@@ -65,6 +76,9 @@ impl Cell {
     /// on its radio link, at the UE's rate. `me` is this cell's index, which the radio's timer
     /// carries.
     pub fn serve<T: From<Timer>>(&mut self, cx: &mut Cx<T>, me: usize, attached: impl Fn(usize) -> bool) {
+        if !self.private.is_empty() {
+            return self.serve_private(cx, me, attached);
+        }
         if self.radio.busy {
             return;
         }
@@ -100,6 +114,21 @@ impl Cell {
             self.radio.transmit_var(cx, me, (link, u), rate, pkt);
         } else {
             self.radio.transmit(cx, me, link, rate, pkt);
+        }
+    }
+
+    /// Private radios: every idle one whose UE is attached sends that UE's head packet.
+    fn serve_private<T: From<Timer>>(&mut self, cx: &mut Cx<T>, me: usize, attached: impl Fn(usize) -> bool) {
+        let now = cx.now();
+        for u in 0..self.private.len() {
+            if self.private[u] || !attached(u) {
+                continue;
+            }
+            let Some(pkt) = self.buffers.pop(u, now) else { continue };
+            let link = self.downlinks[u].expect("an attached UE has a radio link");
+            let rate = cx.links()[link as usize].rate_bps;
+            self.private[u] = true;
+            self.radio.send(cx, Timer::PrivateRadioDone { cell: me, ue: u }, link, rate, pkt);
         }
     }
 

@@ -47,6 +47,8 @@ pub enum Timer {
     /// Variable rates: cell `cell`'s radio finishes its packet, unless a rate change since
     /// (a later `generation`) moved the time.
     RadioVarDone { cell: usize, generation: u32 },
+    /// Cell `cell`'s private radio to UE `ue` finished sending a packet.
+    PrivateRadioDone { cell: usize, ue: usize },
 }
 
 /// The cells and UEs of a radio access network.
@@ -94,6 +96,10 @@ impl Ran {
                 if self.cells[cell].radio.finish_var(cx, generation) {
                     self.serve(cx, cell);
                 }
+            }
+            Timer::PrivateRadioDone { cell, ue } => {
+                self.cells[cell].private[ue] = false;
+                self.serve(cx, cell);
             }
         }
     }

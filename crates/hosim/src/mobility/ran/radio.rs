@@ -43,9 +43,15 @@ impl Radio {
     pub fn transmit<T: From<Timer>>(&mut self, cx: &mut Cx<T>, cell: usize, link: LinkId, rate_bps: u64, pkt: Packet) {
         debug_assert!(!self.busy, "one packet at a time");
         self.busy = true;
+        self.send(cx, Timer::RadioDone { cell }, link, rate_bps, pkt);
+    }
+
+    /// Sends `pkt` on radio link `link` at `rate_bps`; `done` fires at the end of its
+    /// transmission (the caller keeps the transmitter's busy state).
+    pub fn send<T: From<Timer>>(&mut self, cx: &mut Cx<T>, done: Timer, link: LinkId, rate_bps: u64, pkt: Packet) {
         self.packets += 1;
-        let done = cx.now() + tx_time_ns(pkt.size_bytes, rate_bps);
-        cx.schedule(done, Timer::RadioDone { cell });
+        let at = cx.now() + tx_time_ns(pkt.size_bytes, rate_bps);
+        cx.schedule(at, done);
         cx.enqueue(link, pkt);
     }
 
