@@ -72,8 +72,8 @@ import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "wifi"))
-from ns3_udp import mode_name  # noqa: E402
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from wifi_setup import install_bss, newreno_defaults  # noqa: E402
 
 MSS = 536
 HOPS = 4  # N = n + m: mobile -> ap -> dest and back
@@ -411,45 +411,20 @@ double RtoS() { return Clah::Rto(PeekPointer(probe.sock)).Get().GetSeconds(); }
 
 
 def bss(ns, std: str, rate: float, ap, sta, ssid_name: str):
-    """One BSS of `ap` and `sta` on a channel of its own, set up as bench/ns3/wifi/ns3_udp.bss
-    does. Returns (the AP's device, the station's device)."""
-    chan = ns.YansWifiChannelHelper.Default()
-    phy = ns.YansWifiPhyHelper()
-    phy.SetChannel(chan.Create())
-    wifi = ns.WifiHelper()
-    wifi.SetStandard(ns.WIFI_STANDARD_80211g if std == "802.11g" else ns.WIFI_STANDARD_80211b)
-    ctrl = "ErpOfdmRate6Mbps" if std == "802.11g" else "DsssRate1Mbps"
-    wifi.SetRemoteStationManager(
-        "ns3::ConstantRateWifiManager", "DataMode", ns.StringValue(mode_name(std, rate)),
-        "ControlMode", ns.StringValue(ctrl), "RtsCtsThreshold", ns.UintegerValue(65535),
-    )
-    mac = ns.WifiMacHelper()
-    ssid = ns.Ssid(ssid_name)
-    beacon = ns.TimeValue(ns.MicroSeconds(1024 * 1024))
-    mac.SetType("ns3::ApWifiMac", "Ssid", ns.SsidValue(ssid), "BeaconInterval", beacon,
-                "EnableBeaconJitter", ns.BooleanValue(False))
-    ap_dev = wifi.Install(phy, mac, ap)
-    mac.SetType("ns3::StaWifiMac", "Ssid", ns.SsidValue(ssid))
-    sta_dev = wifi.Install(phy, mac, sta)
+    """One BSS of `ap` and `sta` on a channel of its own (bench/ns3/wifi_setup.py, the BSS of
+    bench/ns3/wifi). Returns (the AP's device, the station's device)."""
+    ap_dev, sta_dev = install_bss(ns, std, rate, ap, sta, ssid_name)
     return ap_dev.Get(0), sta_dev.Get(0)
 
 
 def configure_tcp(ns) -> None:
+    """ns-3's TCP defaults of the paper's time, as hosim's preset states them (the docstring)."""
+    newreno_defaults(ns, mss=MSS, sack=False, buf_bytes=131072, wifi_queue_pkts=100, wifi_queue_delay_s=100)
     D = ns.Config.SetDefault
-    D("ns3::WifiMacQueue::MaxDelay", ns.TimeValue(ns.Seconds(100)))
-    D("ns3::WifiMacQueue::MaxSize", ns.StringValue("100p"))
-    D("ns3::TcpL4Protocol::SocketType", ns.TypeIdValue(ns.TypeId.LookupByName("ns3::TcpNewReno")))
-    D("ns3::TcpL4Protocol::RecoveryType", ns.TypeIdValue(ns.TypeId.LookupByName("ns3::TcpClassicRecovery")))
-    D("ns3::TcpSocket::SegmentSize", ns.UintegerValue(MSS))
     D("ns3::TcpSocket::InitialCwnd", ns.UintegerValue(1))
     D("ns3::TcpSocket::InitialSlowStartThreshold", ns.UintegerValue(65535))
-    D("ns3::TcpSocket::DelAckCount", ns.UintegerValue(2))
     D("ns3::TcpSocket::DelAckTimeout", ns.TimeValue(ns.Seconds(0.2)))
-    D("ns3::TcpSocket::SndBufSize", ns.UintegerValue(131072))
-    D("ns3::TcpSocket::RcvBufSize", ns.UintegerValue(131072))
     D("ns3::TcpSocketBase::WindowScaling", ns.BooleanValue(False))
-    D("ns3::TcpSocketBase::Timestamp", ns.BooleanValue(False))
-    D("ns3::TcpSocketBase::Sack", ns.BooleanValue(False))
     D("ns3::TcpSocketBase::LimitedTransmit", ns.BooleanValue(False))
     D("ns3::TcpSocketBase::MinRto", ns.TimeValue(ns.Seconds(1.0)))
     D("ns3::RttEstimator::InitialEstimation", ns.TimeValue(ns.Seconds(1.0)))
