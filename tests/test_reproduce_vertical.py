@@ -101,21 +101,27 @@ def test_profile_replaces_the_presets_whole_tcp_table(monkeypatch: pytest.Monkey
     assert ("tcp.profile", '"linux"') in task.overrides
 
 
-def test_ns3_points_keep_the_runs_with_and_without_the_reno_sack_reset_apart(tmp_path):
+def test_ns3_points_keep_the_runs_with_and_without_each_ns3_fix_apart(tmp_path):
     import json
 
-    def row(run: int, reset: bool | None, jitter: float) -> dict:
+    def row(run: int, reset: bool | None, jitter: float, refill: bool | None = None) -> dict:
         r = vertical.reduce_run(_summary([jitter, jitter], [0.0]))
         r.pop("series")
         r.update({"rate_bps": 2e7, "tcp": "newreno", "run": run})
         if reset is not None:
             r["reno_sack_reset"] = reset
+        if refill is not None:
+            r["arp_refill"] = refill
         return r
 
     (tmp_path / "data").mkdir()
-    rows = [row(1, None, 9.0), row(2, False, 7.0), row(1, True, 1.0), row(2, True, 3.0)]
+    rows = [row(1, None, 9.0), row(2, False, 7.0), row(1, True, 1.0), row(2, True, 3.0),
+            row(1, True, 5.0, True), row(2, True, 6.0, True), row(3, True, 7.0, True)]
     (tmp_path / vertical.NS3_DATA).write_text(json.dumps(rows), encoding="utf-8")
     fixed = vertical.ns3_points(tmp_path)["2e+07|none"]
-    assert fixed["seeds"] == 2 and fixed["jitter_mean_s_after_handoff"] == pytest.approx(2.0)
-    as_is = vertical.ns3_points(tmp_path, reno_sack_reset=False)["2e+07|none"]
+    assert fixed["seeds"] == 3 and fixed["jitter_mean_s_after_handoff"] == pytest.approx(6.0)
+    before_arp = vertical.ns3_points(tmp_path, arp_refill=False)["2e+07|none"]
+    assert before_arp["seeds"] == 2 and before_arp["jitter_mean_s_after_handoff"] == pytest.approx(2.0), \
+        "rows from before the ARP refill ran without it"
+    as_is = vertical.ns3_points(tmp_path, reno_sack_reset=False, arp_refill=False)["2e+07|none"]
     assert as_is["jitter_mean_s_after_handoff"] == pytest.approx(8.0), "rows from before the flag ran without it"

@@ -21,9 +21,11 @@ scaling (rwnd 65535), no timestamps, no SACK, no limited transmit, DelAckCount 2
 DelAckTimeout 200 ms, MinRto 1 s, initial RTO 1 s, Snd/RcvBufSize 131072.
 Queues: no queue disc (TrafficControlHelper::Uninstall); WifiMacQueue MaxSize 100p (hosim's
 100-packet DropTail) and MaxDelay 100 s (no stale-frame drops); point-to-point TxQueue 1000p.
-The ARP caches are filled before the run (NeighborCacheHelper): otherwise the first packets on
-the second interface wait for ARP, and all but three of them are dropped (ArpCache
-PendingQueueSize), which hosim does not model.
+The ARP caches are filled before the run (NeighborCacheHelper) and again after each station's
+association, which flushes its interface's cache (ArpCache::Flush is the device's link-change
+callback): otherwise the first packets on the second interface wait for ARP at the first
+handoff, and all but three of them are dropped (ArpCache PendingQueueSize), which hosim does not
+model. `--no-arp-refill` leaves the flushed caches, as the runs before 2026-11-27's fix did.
 
 TCP-CLAH (`--tcp clah`): Algorithms 1-2 applied to the NewReno socket at each handoff by C++
 compiled through cppyy (CLAH below). A class derived from TcpSocketBase reaches the socket's
@@ -40,8 +42,10 @@ from duplicate ACKs (TcpTxBuffer::AddRenoSack) and clears them only at a timeout
 the end of a fast recovery, they mark the new head lost, and the next single duplicate ACK starts
 another fast recovery (TcpSocketBase::DupAck, IsLost). The option clears them
 (TcpTxBuffer::ResetRenoSack) at the ACK that ends a fast recovery, before the socket processes it.
-`--trace FROM TO` logs every segment and ACK at both ends and each state change with the
-scoreboard (docs/reproductions/vertical-handoff.md, "ns-3's repeated fast recoveries").
+`--trace FROM TO` logs every segment and ACK at both ends, each state change with the
+scoreboard, and every packet dropped below TCP (IP, traffic control, ARP, the 802.11 MACs,
+queues and PHYs, the point-to-point devices) with the reason (docs/reproductions/vertical-handoff.md,
+"ns-3's repeated fast recoveries" and "ns-3's loss at the first handoff").
 
 Measured on the NewReno (or CLAH) flow as hosim's `vertical` agent measures it: per 0.1 s bin,
 from every data packet reaching dest, the count, mean one-way delay (LocalDeliver at dest minus
@@ -56,7 +60,8 @@ so run this with a Python that has both ns-3 and hosim.
 
 Usage: python bench/ns3/papers/vertical.py [--rates 10e6 15e6 20e6] [--tcp newreno clah]
            [--runs 1 2 3 4 5] [--duration 100] [--jobs 2] [--json vertical-ns3.json]
-           [--series vertical-ns3-series.json] [--reno-sack-reset] [--trace FROM_S TO_S]
+           [--series vertical-ns3-series.json] [--reno-sack-reset] [--no-arp-refill]
+           [--trace FROM_S TO_S]
 """
 
 import argparse
@@ -67,8 +72,8 @@ import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "wifi"))
-from ns3_udp import mode_name  # noqa: E402
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from wifi_setup import install_bss, newreno_defaults  # noqa: E402
 
 MSS = 536
 HOPS = 4  # N = n + m: mobile -> ap -> dest and back
@@ -85,6 +90,7 @@ PROBE = r"""
 #include <vector>
 #include <cmath>
 #include <cstdio>
+#include <sstream>
 #include <string>
 namespace vref {
 using namespace ns3;
@@ -167,6 +173,94 @@ void OnTrace(std::string what, const Ipv4Header& h, Ptr<const Packet> p, uint32_
 }
 void AckSent(const Ipv4Header& h, Ptr<const Packet> p, uint32_t i) { OnTrace("dest-send", h, p, i); }
 void AckDelivered(const Ipv4Header& h, Ptr<const Packet> p, uint32_t i) { OnTrace("mobile-recv", h, p, i); }
+
+// --trace: every packet dropped below TCP, with where and why: the IP layers, the 802.11 MACs
+// (not associated, retry limit, ...) and PHYs (a frame arriving while the radio sends, ...),
+// the point-to-point devices. `seq` is the TCP segment's, when the packet carries one.
+static void LogDrop(const std::string& where, const std::string& why, Ptr<const Packet> p, bool macHeader) {
+    if (!Tracing()) return;
+    Ptr<Packet> c = p->Copy();
+    long seq = -1;
+    uint32_t len = 0;
+    WifiMacHeader mh;
+    if (macHeader && c->GetSize() > mh.GetSerializedSize() + 8) {
+        c->RemoveHeader(mh);
+        if (!mh.IsData()) c = nullptr;
+    }
+    LlcSnapHeader llc;
+    Ipv4Header ih;
+    if (c && where.find("p2p") == std::string::npos && c->GetSize() > 8) c->RemoveHeader(llc);
+    PppHeader ppp;
+    if (c && where.find("p2p") != std::string::npos && c->GetSize() > 2) c->RemoveHeader(ppp);
+    if (c && c->GetSize() >= 40 && c->RemoveHeader(ih) && ih.GetProtocol() == 6) {
+        TcpHeader th;
+        c->RemoveHeader(th);
+        seq = th.GetSequenceNumber().GetValue();
+        len = c->GetSize();
+    }
+    char line[200];
+    std::snprintf(line, sizeof line, "%.6f drop at=%s why=%s size=%u seq=%ld len=%u", Simulator::Now().GetSeconds(),
+                  where.c_str(), why.c_str(), p->GetSize(), seq, len);
+    traceLog.push_back(line);
+}
+void MacTxDrop(std::string where, Ptr<const Packet> p) { LogDrop(where, "MacTxDrop", p, false); }
+void MacRxDrop(std::string where, Ptr<const Packet> p) { LogDrop(where, "MacRxDrop", p, false); }
+void PhyTxDrop(std::string where, Ptr<const Packet> p) { LogDrop(where, "PhyTxDrop", p, true); }
+void WifiPhyRxDrop(std::string where, Ptr<const Packet> p, WifiPhyRxfailureReason r) {
+    std::ostringstream why;
+    why << "PhyRxDrop:" << r;
+    LogDrop(where, why.str(), p, true);
+}
+void MpduDrop(std::string where, WifiMacDropReason r, Ptr<const WifiMpdu> m) {
+    LogDrop(where, "DroppedMpdu:" + std::to_string((int)r), m->GetPacket(), false);
+}
+void IpDrop(std::string where, const Ipv4Header& h, Ptr<const Packet> p, Ipv4L3Protocol::DropReason r, Ptr<Ipv4>,
+            uint32_t) {
+    if (!Tracing()) return;
+    TcpHeader th;
+    long seq = -1;
+    if (h.GetProtocol() == 6 && p->PeekHeader(th)) seq = th.GetSequenceNumber().GetValue();
+    char line[200];
+    std::snprintf(line, sizeof line, "%.6f drop at=%s why=IpDrop:%d seq=%ld", Simulator::Now().GetSeconds(),
+                  where.c_str(), (int)r, seq);
+    traceLog.push_back(line);
+}
+void TcDrop(std::string where, Ptr<const Packet> p) { LogDrop(where, "TcDrop", p, false); }
+void ArpDrop(std::string where, Ptr<const Packet> p) { LogDrop(where, "ArpDrop", p, false); }
+void QueueDrop(std::string where, Ptr<const WifiMpdu> m) { LogDrop(where, "WifiMacQueueDrop", m->GetPacket(), false); }
+void Assoc(std::string where, Mac48Address a) {
+    if (!Tracing()) return;
+    traceLog.push_back(std::to_string(Simulator::Now().GetSeconds()) + " " + where);
+}
+void TraceDrops(Ptr<Node> node, std::string name) {
+    node->GetObject<Ipv4L3Protocol>()->TraceConnect("Drop", name + "/ip", MakeCallback(&IpDrop));
+    node->GetObject<TrafficControlLayer>()->TraceConnect("Drop", name + "/tc", MakeCallback(&TcDrop));
+    node->GetObject<ArpL3Protocol>()->TraceConnect("Drop", name + "/arp", MakeCallback(&ArpDrop));
+    for (uint32_t i = 0; i < node->GetNDevices(); i++) {
+        Ptr<NetDevice> d = node->GetDevice(i);
+        std::string where = name + "/dev" + std::to_string(i);
+        if (Ptr<WifiNetDevice> w = DynamicCast<WifiNetDevice>(d)) {
+            where += "-wifi";
+            w->GetMac()->TraceConnect("MacTxDrop", where, MakeCallback(&MacTxDrop));
+            w->GetMac()->TraceConnect("MacRxDrop", where, MakeCallback(&MacRxDrop));
+            w->GetMac()->TraceConnect("DroppedMpdu", where, MakeCallback(&MpduDrop));
+            w->GetPhy()->TraceConnect("PhyTxDrop", where, MakeCallback(&PhyTxDrop));
+            w->GetPhy()->TraceConnect("PhyRxDrop", where, MakeCallback(&WifiPhyRxDrop));
+            Ptr<WifiMacQueue> q = w->GetMac()->GetTxopQueue(AC_BE_NQOS);
+            q->TraceConnect("Drop", where, MakeCallback(&QueueDrop));
+            q->TraceConnect("Expired", where, MakeCallback(&QueueDrop));
+            if (Ptr<StaWifiMac> sta = DynamicCast<StaWifiMac>(w->GetMac())) {
+                sta->TraceConnect("Assoc", where + " assoc", MakeCallback(&Assoc));
+                sta->TraceConnect("DeAssoc", where + " deassoc", MakeCallback(&Assoc));
+            }
+        } else if (Ptr<PointToPointNetDevice> q = DynamicCast<PointToPointNetDevice>(d)) {
+            where += "-p2p";
+            q->TraceConnect("MacTxDrop", where, MakeCallback(&MacTxDrop));
+            q->TraceConnect("PhyTxDrop", where, MakeCallback(&PhyTxDrop));
+            q->TraceConnect("MacRxDrop", where, MakeCallback(&MacRxDrop));
+        }
+    }
+}
 
 static uint32_t DataBytes(Ptr<const Packet> p, uint32_t& seq) {
     TcpHeader th;
@@ -262,6 +356,29 @@ void OnRxReset(Ptr<const Packet>, const TcpHeader& th, Ptr<const TcpSocketBase>)
     renoSackResets++;
 }
 
+// The ARP caches. NeighborCacheHelper fills them before the run, but an association is a link
+// change, and ArpL3Protocol::CreateCache makes ArpCache::Flush the device's link-change callback:
+// the stations' associations at the start emptied their caches. The 802.11g interface resolved
+// its access point again at the start; the 802.11b one, first used at the first handoff, did so
+// then, and its pending queue (ArpCache PendingQueueSize, 3) dropped the rest of the window's
+// burst (docs/reproductions/vertical-handoff.md, "ns-3's loss at the first handoff"). With
+// arpRefill (the default; --no-arp-refill for the runs before) the caches are filled again
+// after each association, once its flush has run.
+bool arpRefill = true;
+uint64_t associations = 0, arpDrops = 0;
+static void RefillArp() { NeighborCacheHelper().PopulateNeighborCache(); }
+void OnAssoc(Mac48Address) {
+    associations++;
+    if (arpRefill) Simulator::ScheduleNow(&RefillArp);
+}
+void OnArpDrop(Ptr<const Packet>) { arpDrops++; }
+void WatchArp(Ptr<Node> node) {
+    node->GetObject<ArpL3Protocol>()->TraceConnectWithoutContext("Drop", MakeCallback(&OnArpDrop));
+}
+void WatchAssoc(Ptr<NetDevice> sta) {
+    DynamicCast<WifiNetDevice>(sta)->GetMac()->TraceConnectWithoutContext("Assoc", MakeCallback(&OnAssoc));
+}
+
 void Attach(Ptr<Socket> s) {
     probe.sock = DynamicCast<TcpSocketBase>(s);
     probe.sock->TraceConnectWithoutContext("Rx", MakeCallback(&OnRxReset));
@@ -294,52 +411,27 @@ double RtoS() { return Clah::Rto(PeekPointer(probe.sock)).Get().GetSeconds(); }
 
 
 def bss(ns, std: str, rate: float, ap, sta, ssid_name: str):
-    """One BSS of `ap` and `sta` on a channel of its own, set up as bench/ns3/wifi/ns3_udp.bss
-    does. Returns (the AP's device, the station's device)."""
-    chan = ns.YansWifiChannelHelper.Default()
-    phy = ns.YansWifiPhyHelper()
-    phy.SetChannel(chan.Create())
-    wifi = ns.WifiHelper()
-    wifi.SetStandard(ns.WIFI_STANDARD_80211g if std == "802.11g" else ns.WIFI_STANDARD_80211b)
-    ctrl = "ErpOfdmRate6Mbps" if std == "802.11g" else "DsssRate1Mbps"
-    wifi.SetRemoteStationManager(
-        "ns3::ConstantRateWifiManager", "DataMode", ns.StringValue(mode_name(std, rate)),
-        "ControlMode", ns.StringValue(ctrl), "RtsCtsThreshold", ns.UintegerValue(65535),
-    )
-    mac = ns.WifiMacHelper()
-    ssid = ns.Ssid(ssid_name)
-    beacon = ns.TimeValue(ns.MicroSeconds(1024 * 1024))
-    mac.SetType("ns3::ApWifiMac", "Ssid", ns.SsidValue(ssid), "BeaconInterval", beacon,
-                "EnableBeaconJitter", ns.BooleanValue(False))
-    ap_dev = wifi.Install(phy, mac, ap)
-    mac.SetType("ns3::StaWifiMac", "Ssid", ns.SsidValue(ssid))
-    sta_dev = wifi.Install(phy, mac, sta)
+    """One BSS of `ap` and `sta` on a channel of its own (bench/ns3/wifi_setup.py, the BSS of
+    bench/ns3/wifi). Returns (the AP's device, the station's device)."""
+    ap_dev, sta_dev = install_bss(ns, std, rate, ap, sta, ssid_name)
     return ap_dev.Get(0), sta_dev.Get(0)
 
 
 def configure_tcp(ns) -> None:
+    """ns-3's TCP defaults of the paper's time, as hosim's preset states them (the docstring)."""
+    newreno_defaults(ns, mss=MSS, sack=False, buf_bytes=131072, wifi_queue_pkts=100, wifi_queue_delay_s=100)
     D = ns.Config.SetDefault
-    D("ns3::WifiMacQueue::MaxDelay", ns.TimeValue(ns.Seconds(100)))
-    D("ns3::WifiMacQueue::MaxSize", ns.StringValue("100p"))
-    D("ns3::TcpL4Protocol::SocketType", ns.TypeIdValue(ns.TypeId.LookupByName("ns3::TcpNewReno")))
-    D("ns3::TcpL4Protocol::RecoveryType", ns.TypeIdValue(ns.TypeId.LookupByName("ns3::TcpClassicRecovery")))
-    D("ns3::TcpSocket::SegmentSize", ns.UintegerValue(MSS))
     D("ns3::TcpSocket::InitialCwnd", ns.UintegerValue(1))
     D("ns3::TcpSocket::InitialSlowStartThreshold", ns.UintegerValue(65535))
-    D("ns3::TcpSocket::DelAckCount", ns.UintegerValue(2))
     D("ns3::TcpSocket::DelAckTimeout", ns.TimeValue(ns.Seconds(0.2)))
-    D("ns3::TcpSocket::SndBufSize", ns.UintegerValue(131072))
-    D("ns3::TcpSocket::RcvBufSize", ns.UintegerValue(131072))
     D("ns3::TcpSocketBase::WindowScaling", ns.BooleanValue(False))
-    D("ns3::TcpSocketBase::Timestamp", ns.BooleanValue(False))
-    D("ns3::TcpSocketBase::Sack", ns.BooleanValue(False))
     D("ns3::TcpSocketBase::LimitedTransmit", ns.BooleanValue(False))
     D("ns3::TcpSocketBase::MinRto", ns.TimeValue(ns.Seconds(1.0)))
     D("ns3::RttEstimator::InitialEstimation", ns.TimeValue(ns.Seconds(1.0)))
 
 
 def run(ns, cppyy, rate: float, tcp: str, run_no: int, duration: float, trace=None,
-        reno_sack_reset: bool = False) -> dict:
+        reno_sack_reset: bool = False, arp_refill: bool = True) -> dict:
     ns.RngSeedManager.SetSeed(1)
     ns.RngSeedManager.SetRun(run_no)
     configure_tcp(ns)
@@ -414,6 +506,11 @@ def run(ns, cppyy, rate: float, tcp: str, run_no: int, duration: float, trace=No
     v = cppyy.gbl.vref
     v.Reset()
     v.renoSackReset = reno_sack_reset
+    v.arpRefill = arp_refill
+    for node in (mobile, ap, bs, dest):
+        v.WatchArp(node)
+    for sta in (sta1, sta2):
+        v.WatchAssoc(sta)
     probe = v.probe
     probe.bin = BIN_S
     for dev in (sta1, sta2):
@@ -429,6 +526,8 @@ def run(ns, cppyy, rate: float, tcp: str, run_no: int, duration: float, trace=No
         v.traceFrom, v.traceTo = trace
         ipv4[dest].TraceConnectWithoutContext("SendOutgoing", ns.MakeCallback(v.AckSent))
         ipv4[mobile].TraceConnectWithoutContext("LocalDeliver", ns.MakeCallback(v.AckDelivered))
+        for node, name in ((mobile, "mobile"), (ap, "ap"), (bs, "bs"), (dest, "dest")):
+            v.TraceDrops(node, name)
 
     now = APP_START_S + 1e-6  # the application has created its socket
     ns.Simulator.Stop(ns.Seconds(now))
@@ -498,10 +597,12 @@ def run(ns, cppyy, rate: float, tcp: str, run_no: int, duration: float, trace=No
             "segments_sent": int(probe.segments), "probe_missed": int(probe.missed),
             "recovery_at_s": [round(x, 3) for x in probe.recoveryAt],
             "reno_sack_reset": reno_sack_reset, "reno_sack_resets": int(v.renoSackResets),
+            "arp_refill": arp_refill, "arp_drops": int(v.arpDrops), "associations": int(v.associations),
             "trace": [str(line) for line in v.traceLog]}
 
 
-def one(rate: float, tcp: str, run_no: int, duration: float, trace=None, reno_sack_reset: bool = False) -> dict:
+def one(rate: float, tcp: str, run_no: int, duration: float, trace=None, reno_sack_reset: bool = False,
+        arp_refill: bool = True) -> dict:
     """One run in this process, reduced by hosim's code (ns-3 runs one simulation per process
     here: a second one in the same process after Simulator::Destroy crashed in cppyy)."""
     import cppyy
@@ -511,7 +612,7 @@ def one(rate: float, tcp: str, run_no: int, duration: float, trace=None, reno_sa
 
     cppyy.cppdef(PROBE)
     t0 = time.time()
-    r = run(ns, cppyy, rate, tcp, run_no, duration, trace, reno_sack_reset)
+    r = run(ns, cppyy, rate, tcp, run_no, duration, trace, reno_sack_reset, arp_refill)
     reduced = reduce_run(r.pop("summary"))
     r["series"] = reduced.pop("series")
     r["wall_s"] = round(time.time() - t0, 1)
@@ -530,6 +631,8 @@ def main() -> None:
     p.add_argument("--series", help="write the per-bin series of run 1 here")
     p.add_argument("--reno-sack-reset", action="store_true",
                    help="clear ns-3's emulated SACKs at the ACK that ends a fast recovery")
+    p.add_argument("--no-arp-refill", dest="arp_refill", action="store_false",
+                   help="as the runs before 2026-11-27's fix: leave the ARP caches the associations flushed")
     p.add_argument("--trace", type=float, nargs=2, metavar=("FROM_S", "TO_S"),
                    help="log every segment and ACK between these times")
     p.add_argument("--trace-dir", default=".", help="where --trace writes RATE-TCP-RUN.log")
@@ -537,7 +640,7 @@ def main() -> None:
     a = p.parse_args()
     if a.one:
         print(json.dumps(one(float(a.one[0]), a.one[1], int(a.one[2]), a.duration, a.trace,
-                             a.reno_sack_reset)), flush=True)
+                             a.reno_sack_reset, a.arp_refill)), flush=True)
         # The probe's pointers outlive Simulator::Destroy; their destructors at interpreter exit
         # corrupted the heap in one run of 18 (SIGABRT after the result was printed).
         os._exit(0)
@@ -559,6 +662,8 @@ def main() -> None:
             cmd += ["--trace", *map(str, a.trace)]
         if a.reno_sack_reset:
             cmd.append("--reno-sack-reset")
+        if not a.arp_refill:
+            cmd.append("--no-arp-refill")
         done = subprocess.run(cmd, capture_output=True, text=True)
         if done.returncode != 0:
             print(f"run {spec} failed (exit {done.returncode}): {done.stderr.strip()[-300:]}", file=sys.stderr)
@@ -573,11 +678,13 @@ def main() -> None:
             s = r.pop("series")
             log = r.pop("trace")
             if a.trace:
-                name = f"{r['rate_bps']:g}-{r['tcp']}-{r['run']}" + ("-reset" if r["reno_sack_reset"] else "")
+                name = (f"{r['rate_bps']:g}-{r['tcp']}-{r['run']}" + ("-reset" if r["reno_sack_reset"] else "")
+                        + ("" if r["arp_refill"] else "-no-arp-refill"))
                 with open(os.path.join(a.trace_dir, name + ".log"), "w") as f:
                     f.write("\n".join(log) + "\n")
             if r["run"] == 1:
-                series[f"{r['rate_bps']:g}|{r['tcp']}" + ("|reno-sack-reset" if r["reno_sack_reset"] else "")] = s
+                series[f"{r['rate_bps']:g}|{r['tcp']}" + ("|reno-sack-reset" if r["reno_sack_reset"] else "")
+                       + ("" if r["arp_refill"] else "|no-arp-refill")] = s
             rows = [x for x in rows if _key(x) != key] + [r]
             rows.sort(key=_key)
             print(json.dumps({k: r[k] for k in BRIEF}), flush=True)
@@ -590,13 +697,14 @@ def main() -> None:
 
 
 def _key(row: dict) -> tuple:
-    """A run's identity in the data file (rows written before --reno-sack-reset existed ran without it)."""
-    return (row["rate_bps"], row["tcp"], row["run"], row.get("reno_sack_reset", False))
+    """A run's identity in the data file (rows written before --reno-sack-reset existed ran without
+    it; rows written before the ARP refill, without that)."""
+    return (row["rate_bps"], row["tcp"], row["run"], row.get("reno_sack_reset", False), row.get("arp_refill", False))
 
 
-BRIEF = ("rate_bps", "tcp", "run", "reno_sack_reset", "wall_s", "goodput_bps", "retransmits", "fast_recoveries",
-         "timeouts", "jitter_overall_s", "flowmonitor_jitter_s", "jitter_mean_s_after_handoff",
-         "rtt_mean_s_after_handoff", "queue_mean_pkts_after_handoff")
+BRIEF = ("rate_bps", "tcp", "run", "reno_sack_reset", "arp_refill", "arp_drops", "wall_s", "goodput_bps",
+         "retransmits", "fast_recoveries", "timeouts", "jitter_overall_s", "flowmonitor_jitter_s",
+         "jitter_mean_s_after_handoff", "rtt_mean_s_after_handoff", "queue_mean_pkts_after_handoff")
 
 
 if __name__ == "__main__":

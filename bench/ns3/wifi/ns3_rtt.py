@@ -11,12 +11,11 @@ Usage: python bench/ns3/wifi/ns3_rtt.py [--duration 10] [--json out.json]
 """
 
 import argparse
-import json
 import statistics
 import sys
 
-from ns3_tcp import BUF, MSS
-from ns3_udp import CASES, bss
+from ns3_tcp import MSS, configure
+from ns3_udp import bss, run_cases
 
 HOOK = r"""
 #include <vector>
@@ -31,19 +30,7 @@ void Hook(ns3::Ptr<ns3::Application> app) {
 
 
 def run(ns, cppyy, std: str, rate: float, duration: float) -> dict:
-    ns.RngSeedManager.SetSeed(1)
-    ns.RngSeedManager.SetRun(1)
-    D = ns.Config.SetDefault
-    D("ns3::WifiMacQueue::MaxDelay", ns.TimeValue(ns.Seconds(10)))
-    D("ns3::WifiMacQueue::MaxSize", ns.StringValue("1000p"))
-    D("ns3::TcpL4Protocol::SocketType", ns.TypeIdValue(ns.TypeId.LookupByName("ns3::TcpNewReno")))
-    D("ns3::TcpL4Protocol::RecoveryType", ns.TypeIdValue(ns.TypeId.LookupByName("ns3::TcpClassicRecovery")))
-    D("ns3::TcpSocket::SegmentSize", ns.UintegerValue(MSS))
-    D("ns3::TcpSocket::DelAckCount", ns.UintegerValue(2))
-    D("ns3::TcpSocket::SndBufSize", ns.UintegerValue(BUF))
-    D("ns3::TcpSocket::RcvBufSize", ns.UintegerValue(BUF))
-    D("ns3::TcpSocketBase::Sack", ns.BooleanValue(True))
-    D("ns3::TcpSocketBase::Timestamp", ns.BooleanValue(False))
+    configure(ns)
     nodes, _, ifs = bss(ns, std, rate, 1)
     sink = ns.PacketSinkHelper("ns3::TcpSocketFactory", ns.InetSocketAddress(ns.Ipv4Address.GetAny(), 9).ConvertTo())
     sink.Install(nodes.Get(1)).Start(ns.Seconds(0))
@@ -75,14 +62,7 @@ def main() -> None:
     import cppyy
     from ns import ns
     cppyy.cppdef(HOOK)
-    rows = []
-    for std, rate in CASES:
-        r = run(ns, cppyy, std, rate, a.duration)
-        print(json.dumps(r), flush=True)
-        rows.append(r)
-    if a.json:
-        with open(a.json, "w") as f:
-            json.dump(rows, f, indent=1)
+    run_cases(lambda std, rate, _: run(ns, cppyy, std, rate, a.duration), [1], a.json)
 
 
 if __name__ == "__main__":

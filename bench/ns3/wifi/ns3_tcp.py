@@ -17,29 +17,24 @@ Usage: python bench/ns3/wifi/ns3_tcp.py [--duration 5] [--json out.json]
 """
 
 import argparse
-import json
 import sys
 
-from ns3_udp import CASES, bss
+from ns3_udp import bss, run_cases
+from wifi_setup import newreno_defaults  # bench/ns3, put on the path by ns3_udp
 
 MSS = 1448
 BUF = 131072
 
 
-def run(ns, std: str, rate: float, n_sta: int, duration: float) -> dict:
+def configure(ns) -> None:
+    """The TCP and queue defaults of this script and ns3_rtt.py (the module docstring)."""
     ns.RngSeedManager.SetSeed(1)
     ns.RngSeedManager.SetRun(1)
-    D = ns.Config.SetDefault
-    D("ns3::WifiMacQueue::MaxDelay", ns.TimeValue(ns.Seconds(10)))
-    D("ns3::WifiMacQueue::MaxSize", ns.StringValue("1000p"))
-    D("ns3::TcpL4Protocol::SocketType", ns.TypeIdValue(ns.TypeId.LookupByName("ns3::TcpNewReno")))
-    D("ns3::TcpL4Protocol::RecoveryType", ns.TypeIdValue(ns.TypeId.LookupByName("ns3::TcpClassicRecovery")))
-    D("ns3::TcpSocket::SegmentSize", ns.UintegerValue(MSS))
-    D("ns3::TcpSocket::DelAckCount", ns.UintegerValue(2))
-    D("ns3::TcpSocket::SndBufSize", ns.UintegerValue(BUF))
-    D("ns3::TcpSocket::RcvBufSize", ns.UintegerValue(BUF))
-    D("ns3::TcpSocketBase::Sack", ns.BooleanValue(True))
-    D("ns3::TcpSocketBase::Timestamp", ns.BooleanValue(False))
+    newreno_defaults(ns, mss=MSS, sack=True, buf_bytes=BUF, wifi_queue_pkts=1000, wifi_queue_delay_s=10)
+
+
+def run(ns, std: str, rate: float, n_sta: int, duration: float) -> dict:
+    configure(ns)
     nodes, _, ifs = bss(ns, std, rate, n_sta)
     ap = nodes.Get(0)
     start = 0.5
@@ -70,15 +65,7 @@ def main() -> None:
     p.add_argument("--json")
     a = p.parse_args()
     from ns import ns
-    rows = []
-    for n in a.stations:
-        for std, rate in CASES:
-            r = run(ns, std, rate, n, a.duration)
-            print(json.dumps(r), flush=True)
-            rows.append(r)
-    if a.json:
-        with open(a.json, "w") as f:
-            json.dump(rows, f, indent=1)
+    run_cases(lambda std, rate, n: run(ns, std, rate, n, a.duration), a.stations, a.json)
 
 
 if __name__ == "__main__":

@@ -10,18 +10,22 @@ AP's received IP bytes over [warmup, duration] are the throughput.
 ns-3 defaults neutralised: the FqCoDel root queue disc that Ipv4AddressHelper::Assign
 installs is removed (the WifiMacQueue is the only queue); WifiMacQueue::MaxDelay (500 ms by
 default, a drop of stale frames no standard asks for) raised to 10 s; the AP beacons every 1024 TU
-(about 1 s) instead of 100 TU, the first at 0 s: hosim's medium carries no management
-frames, and a beacon at 1 Mb/s every 102.4 ms takes about 1 % of the airtime (measured: 0.7 to
-1.1 % lower throughput). Beacons cannot be switched off: a station disassociates after
-StaWifiMac::MaxMissedBeacons, and the first beacon tells 802.11g stations to use the short
-slot.
+(about 1 s) instead of 100 TU, the first at 0 s (measured: beacons every 102.4 ms give 0.7 to
+1.1 % lower throughput). The BSS itself is bench/ns3/wifi_setup.py's, shared with ns3_tcp.py,
+ns3_rtt.py and bench/ns3/papers/vertical.py.
 
 Usage: python bench/ns3/wifi/ns3_udp.py [--duration 3] [--json out.json]
 """
 
+from __future__ import annotations
+
 import argparse
 import json
+import os
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from wifi_setup import install_bss, write_rows  # noqa: E402
 
 CASES = [
     ("802.11g", 6e6), ("802.11g", 24e6), ("802.11g", 54e6),
@@ -30,42 +34,16 @@ CASES = [
 PAYLOAD = 1472  # UDP payload: 1500-byte IP packets
 
 
-def mode_name(std: str, rate: float) -> str:
-    if std == "802.11g":
-        return f"ErpOfdmRate{int(rate / 1e6)}Mbps"
-    return {1e6: "DsssRate1Mbps", 2e6: "DsssRate2Mbps", 5.5e6: "DsssRate5_5Mbps", 11e6: "DsssRate11Mbps"}[rate]
-
-
 def bss(ns, std: str, rate: float, n_sta: int):
-    """One infrastructure BSS as every script here builds it: node 0 the AP, nodes 1..n_sta its
-    stations 1 m away; YansWifiPhy, ConstantRateWifiManager at `rate` (control frames at the
-    lowest rate of the standard), RTS/CTS off, one beacon a second without jitter; IPv4 on
-    10.0.0.0/24 (inside the simulation) with no queue discipline. Returns (nodes, the AP's
-    devices, the interfaces)."""
+    """One infrastructure BSS as every script here builds it (`wifi_setup.install_bss`): node 0
+    the AP, nodes 1..n_sta its stations 1 m away; IPv4 on 10.0.0.0/24 (inside the simulation)
+    with no queue discipline. Returns (nodes, the AP's devices, the interfaces)."""
     nodes = ns.NodeContainer()
     nodes.Create(n_sta + 1)
-    ap = nodes.Get(0)
-    chan = ns.YansWifiChannelHelper.Default()
-    phy = ns.YansWifiPhyHelper()
-    phy.SetChannel(chan.Create())
-    wifi = ns.WifiHelper()
-    wifi.SetStandard(ns.WIFI_STANDARD_80211g if std == "802.11g" else ns.WIFI_STANDARD_80211b)
-    ctrl = "ErpOfdmRate6Mbps" if std == "802.11g" else "DsssRate1Mbps"
-    wifi.SetRemoteStationManager(
-        "ns3::ConstantRateWifiManager", "DataMode", ns.StringValue(mode_name(std, rate)),
-        "ControlMode", ns.StringValue(ctrl), "RtsCtsThreshold", ns.UintegerValue(65535),
-    )
-    mac = ns.WifiMacHelper()
-    ssid = ns.Ssid("hosim")
-    beacon = ns.TimeValue(ns.MicroSeconds(1024 * 1024))
-    mac.SetType("ns3::ApWifiMac", "Ssid", ns.SsidValue(ssid), "BeaconInterval", beacon,
-                "EnableBeaconJitter", ns.BooleanValue(False))
-    ap_dev = wifi.Install(phy, mac, ap)
     stas = ns.NodeContainer()
     for i in range(n_sta):
         stas.Add(nodes.Get(i + 1))
-    mac.SetType("ns3::StaWifiMac", "Ssid", ns.SsidValue(ssid))
-    sta_dev = wifi.Install(phy, mac, stas)
+    ap_dev, sta_dev = install_bss(ns, std, rate, nodes.Get(0), stas, "hosim")
     mob = ns.MobilityHelper()
     pos = ns.CreateObject[ns.ListPositionAllocator]()
     pos.Add(ns.Vector(0, 0, 0))
@@ -83,6 +61,18 @@ def bss(ns, std: str, rate: float, n_sta: int):
     ifs = addr.Assign(devs)
     ns.TrafficControlHelper().Uninstall(devs)
     return nodes, ap_dev, ifs
+
+
+def run_cases(run_case, stations: list, json_path: str | None) -> None:
+    """Each case of CASES with each number of `stations` (None: the script has one), a JSON line
+    per result on stdout, all of them into `json_path`."""
+    rows = []
+    for n in stations:
+        for std, rate in CASES:
+            r = run_case(std, rate, n)
+            print(json.dumps(r), flush=True)
+            rows.append(r)
+    write_rows(rows, json_path)
 
 
 def run(ns, std: str, rate: float, n_sta: int, duration: float, warmup: float) -> dict:
@@ -129,15 +119,7 @@ def main() -> None:
     p.add_argument("--json")
     a = p.parse_args()
     from ns import ns
-    rows = []
-    for n in a.stations:
-        for std, rate in CASES:
-            r = run(ns, std, rate, n, a.duration, a.warmup)
-            print(json.dumps(r), flush=True)
-            rows.append(r)
-    if a.json:
-        with open(a.json, "w") as f:
-            json.dump(rows, f, indent=1)
+    run_cases(lambda std, rate, n: run(ns, std, rate, n, a.duration, a.warmup), a.stations, a.json)
 
 
 if __name__ == "__main__":

@@ -158,19 +158,22 @@ def simulate(runner: Runner, extra: dict[str, Any], rates: Sequence[float],
     return points
 
 
-def ns3_points(against: Path | None = None, reno_sack_reset: bool = True) -> dict[str, dict[str, Any]]:
+def ns3_points(against: Path | None = None, reno_sack_reset: bool = True,
+               arp_refill: bool = True) -> dict[str, dict[str, Any]]:
     """ns-3.44's runs (bench/ns3/papers/vertical.py), aggregated as hosim's points are and
     keyed the same way; empty if the file is absent. `reno_sack_reset` picks the runs made with
     ns-3's emulated SACKs cleared at the end of each fast recovery (the referee of the claims:
     without it ns-3's NewReno re-enters fast recovery on one duplicate ACK, an ns-3 defect
-    traced in docs/reproductions/vertical-handoff.md) or the runs made without."""
+    traced in docs/reproductions/vertical-handoff.md) or the runs made without; `arp_refill`
+    the runs whose ARP caches were filled again after the stations' associations (the referee)
+    or the runs from before that fix, which lost 12 segments to ARP at the first handoff."""
     import json
 
     path = (COMMITTED if against is None else against) / NS3_DATA
     if not path.exists():
         return {}
     rows = [r for r in json.loads(path.read_text(encoding="utf-8"))
-            if r.get("reno_sack_reset", False) == reno_sack_reset]
+            if r.get("reno_sack_reset", False) == reno_sack_reset and r.get("arp_refill", False) == arp_refill]
     points = {}
     for a, tcp in NS3_TCP.items():
         for rate in sorted({r["rate_bps"] for r in rows}):
