@@ -176,14 +176,13 @@ impl<E: Copy> SortedRun<E> {
         self.entries.get(self.head).map(|e| e.key)
     }
 
+    /// Removes the front entry (the caller has read it).
     #[inline]
-    fn pop_front(&mut self) -> Entry<E> {
-        let e = self.entries[self.head];
+    fn pop_front(&mut self) {
         self.head += 1;
         if self.head >= RUN_CAPACITY / 2 {
             self.move_back();
         }
-        e
     }
 
     /// Once half a [`RUN_CAPACITY`] and at least half the vector was popped, moves the pending
@@ -302,13 +301,13 @@ impl<E: Copy> EventQueue<E> {
             self.popped = false;
             self.heap.remove_top();
         }
-        let from_run = match (self.run.front_key(), self.heap.top_key()) {
-            (Some(run), Some(heap)) => run < heap,
-            (Some(_), None) => true,
-            (None, Some(_)) => false,
+        // Each front read once: its key decides, and the winner is the event.
+        let (top, from_run) = match (self.run.entries.get(self.run.head), self.heap.entries.first()) {
+            (Some(run), Some(heap)) if run.key < heap.key => (*run, true),
+            (_, Some(heap)) => (*heap, false),
+            (Some(run), None) => (*run, true),
             (None, None) => return None,
         };
-        let top = if from_run { self.run.entries[self.run.head] } else { self.heap.entries[0] };
         let time = key_time(top.key);
         if time > limit {
             return None;
