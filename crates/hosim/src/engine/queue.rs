@@ -258,16 +258,22 @@ impl<E: Copy> EventQueue<E> {
         }
     }
 
-    /// Schedules `event` at `time` in the near lane (see [`EventQueue::schedule_in`]).
-    #[inline]
+    /// Schedules `event` at `time` in the near lane (see [`EventQueue::schedule_in`]). Out of
+    /// line, one function a lane: the near lane's code tests no lane and keeps the heap's
+    /// sift out of its registers (bench/decisions.md).
+    #[inline(never)]
     pub fn schedule(&mut self, time: SimTime, event: E) {
-        self.schedule_in(Lane::Near, time, event);
+        let Some(entry) = self.entry(time, event) else { return };
+        if !self.run.insert(entry) {
+            self.overflow(entry);
+        }
     }
 
     /// Schedules `event` at `time` in the timer lane (see [`EventQueue::schedule_in`]).
-    #[inline]
+    #[inline(never)]
     pub fn schedule_timer(&mut self, time: SimTime, event: E) {
-        self.schedule_in(Lane::Timer, time, event);
+        let Some(entry) = self.entry(time, event) else { return };
+        self.push_heap(entry);
     }
 
     /// Schedules `event` at `time`, kept in `lane` until it is due; the lane changes no
@@ -276,15 +282,34 @@ impl<E: Copy> EventQueue<E> {
     /// [`EventQueue::past_request`], which the run loop turns into an internal error.
     #[inline]
     pub fn schedule_in(&mut self, lane: Lane, time: SimTime, event: E) {
+        match lane {
+            Lane::Near => self.schedule(time, event),
+            Lane::Timer => self.schedule_timer(time, event),
+        }
+    }
+
+    /// The entry for `event` at `time`, with the next sequence number; none (and the request
+    /// kept) if `time` is in the past.
+    #[inline(always)]
+    fn entry(&mut self, time: SimTime, event: E) -> Option<Entry<E>> {
         if time < self.now {
             self.refuse_past(time);
-            return;
+            return None;
         }
         let entry = Entry { key: key(time, self.next_seq), event };
         self.next_seq += 1;
-        if lane == Lane::Near && self.run.insert(entry) {
-            return;
-        }
+        Some(entry)
+    }
+
+    /// A link event beyond the run's reach: into the heap.
+    #[inline(never)]
+    fn overflow(&mut self, entry: Entry<E>) {
+        self.push_heap(entry);
+    }
+
+    /// Into the heap: over the entry popped last if it still holds the top.
+    #[inline(always)]
+    fn push_heap(&mut self, entry: Entry<E>) {
         if self.popped {
             self.popped = false;
             // The entry popped last is still at the top: overwrite it (one sift-down).
