@@ -176,37 +176,43 @@ impl<E: Copy> SortedRun<E> {
         self.entries.get(self.head).map(|e| e.key)
     }
 
+    /// Removes the front entry (the caller has read it).
     #[inline]
-    fn pop_front(&mut self) -> Entry<E> {
-        let e = self.entries[self.head];
+    fn pop_front(&mut self) {
         self.head += 1;
-        if self.head == self.entries.len() {
-            self.entries.clear();
+        if self.head >= RUN_CAPACITY / 2 {
+            self.move_back();
+        }
+    }
+
+    /// Once half a [`RUN_CAPACITY`] and at least half the vector was popped, moves the pending
+    /// entries back to the start: that costs no more than those pops did, and keeps the run
+    /// in its first few cache lines instead of sliding through a vector that once grew.
+    /// Otherwise the vector grows when it is full (doubling, so rarely). Tested here, at a pop,
+    /// rather than at every insertion: one compare a pop, instead of a pop's compare (for an
+    /// emptied run) and an insertion's two (bench/decisions.md).
+    #[inline]
+    fn move_back(&mut self) {
+        if 2 * self.head >= self.entries.len() {
+            self.entries.drain(..self.head);
             self.head = 0;
         }
-        e
     }
 
     /// Inserts `e` in key order if that is at most [`RUN_REACH`] entries from the back; false
-    /// (and nothing changed) otherwise.
+    /// (and nothing changed) otherwise. `e` was scheduled last, so its sequence number is the
+    /// largest: it goes after every pending entry due at its time or earlier, and the search
+    /// compares times alone (one 64-bit compare a step instead of a 128-bit one).
     #[inline]
     fn insert(&mut self, e: Entry<E>) -> bool {
         let len = self.entries.len();
+        let time = key_time(e.key);
         let mut i = len;
-        while i > self.head && self.entries[i - 1].key > e.key {
+        while i > self.head && key_time(self.entries[i - 1].key) > time {
             i -= 1;
             if len - i > RUN_REACH {
                 return false;
             }
-        }
-        if self.head >= RUN_CAPACITY / 2 && 2 * self.head >= len {
-            // At least half the vector was popped: moving the pending entries back costs no
-            // more than those pops did, and keeps the run in its first few cache lines instead
-            // of sliding through a vector that once grew. Otherwise the vector grows when it is
-            // full (doubling, so rarely).
-            self.entries.drain(..self.head);
-            i -= self.head;
-            self.head = 0;
         }
         self.entries.insert(i, e);
         true
@@ -252,16 +258,22 @@ impl<E: Copy> EventQueue<E> {
         }
     }
 
-    /// Schedules `event` at `time` in the near lane (see [`EventQueue::schedule_in`]).
-    #[inline]
+    /// Schedules `event` at `time` in the near lane (see [`EventQueue::schedule_in`]). Out of
+    /// line, one function a lane: the near lane's code tests no lane and keeps the heap's
+    /// sift out of its registers (bench/decisions.md).
+    #[inline(never)]
     pub fn schedule(&mut self, time: SimTime, event: E) {
-        self.schedule_in(Lane::Near, time, event);
+        let Some(entry) = self.entry(time, event) else { return };
+        if !self.run.insert(entry) {
+            self.overflow(entry);
+        }
     }
 
     /// Schedules `event` at `time` in the timer lane (see [`EventQueue::schedule_in`]).
-    #[inline]
+    #[inline(never)]
     pub fn schedule_timer(&mut self, time: SimTime, event: E) {
-        self.schedule_in(Lane::Timer, time, event);
+        let Some(entry) = self.entry(time, event) else { return };
+        self.push_heap(entry);
     }
 
     /// Schedules `event` at `time`, kept in `lane` until it is due; the lane changes no
@@ -270,15 +282,34 @@ impl<E: Copy> EventQueue<E> {
     /// [`EventQueue::past_request`], which the run loop turns into an internal error.
     #[inline]
     pub fn schedule_in(&mut self, lane: Lane, time: SimTime, event: E) {
+        match lane {
+            Lane::Near => self.schedule(time, event),
+            Lane::Timer => self.schedule_timer(time, event),
+        }
+    }
+
+    /// The entry for `event` at `time`, with the next sequence number; none (and the request
+    /// kept) if `time` is in the past.
+    #[inline(always)]
+    fn entry(&mut self, time: SimTime, event: E) -> Option<Entry<E>> {
         if time < self.now {
             self.refuse_past(time);
-            return;
+            return None;
         }
         let entry = Entry { key: key(time, self.next_seq), event };
         self.next_seq += 1;
-        if lane == Lane::Near && self.run.insert(entry) {
-            return;
-        }
+        Some(entry)
+    }
+
+    /// A link event beyond the run's reach: into the heap.
+    #[inline(never)]
+    fn overflow(&mut self, entry: Entry<E>) {
+        self.push_heap(entry);
+    }
+
+    /// Into the heap: over the entry popped last if it still holds the top.
+    #[inline(always)]
+    fn push_heap(&mut self, entry: Entry<E>) {
         if self.popped {
             self.popped = false;
             // The entry popped last is still at the top: overwrite it (one sift-down).
@@ -295,13 +326,13 @@ impl<E: Copy> EventQueue<E> {
             self.popped = false;
             self.heap.remove_top();
         }
-        let from_run = match (self.run.front_key(), self.heap.top_key()) {
-            (Some(run), Some(heap)) => run < heap,
-            (Some(_), None) => true,
-            (None, Some(_)) => false,
+        // Each front read once: its key decides, and the winner is the event.
+        let (top, from_run) = match (self.run.entries.get(self.run.head), self.heap.entries.first()) {
+            (Some(run), Some(heap)) if run.key < heap.key => (*run, true),
+            (_, Some(heap)) => (*heap, false),
+            (Some(run), None) => (*run, true),
             (None, None) => return None,
         };
-        let top = if from_run { self.run.entries[self.run.head] } else { self.heap.entries[0] };
         let time = key_time(top.key);
         if time > limit {
             return None;

@@ -48,13 +48,20 @@ impl Scheduler {
                 return Some(cur);
             }
         }
+        if n == 0 {
+            return None;
+        }
+        // The queues from the one after the cursor round to the cursor, in two ranges rather
+        // than a division per queue (a cell's scan passes every UE when few are backlogged).
+        let from = if self.cursor + 1 == n { 0 } else { self.cursor + 1 };
+        let round = || (from..n).chain(0..from);
         // Any backlog at all? Looked for from the cursor on, where the search below goes.
-        if !(1..=n).any(|k| backlog((self.cursor + k) % n).is_some()) {
+        if !round().any(|u| backlog(u).is_some()) {
             return None;
         }
         match self.kind {
             SchedulerKind::RoundRobin => {
-                let u = (1..=n).map(|k| (self.cursor + k) % n).find(|&u| backlog(u).is_some())?;
+                let u = round().find(|&u| backlog(u).is_some())?;
                 self.cursor = u;
                 Some(u)
             }
@@ -72,7 +79,7 @@ impl Scheduler {
                 } else {
                     self.deficit[cur] = 0;
                 }
-                let next = (cur + 1) % n;
+                let next = if cur + 1 == n { 0 } else { cur + 1 };
                 self.cursor = next;
                 if backlog(next).is_some() {
                     self.deficit[next] += (self.weights[next] * WFQ_QUANTUM_BYTES as f64).round().max(1.0) as u64;

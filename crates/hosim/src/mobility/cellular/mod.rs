@@ -170,8 +170,10 @@ pub struct Cellular {
     /// Each UE's PDCP receiver, and the next SN its bearer gives.
     pub pdcp: Vec<PdcpRx<Packet>>,
     next_sn: Vec<u64>,
-    /// The PDCP SN of each downlink packet (and copy) on its way, by packet uid.
-    sn_of: HashMap<u64, u64>,
+    /// The PDCP SN of each downlink packet (and copy) on its way, by packet uid: a look-up
+    /// for every packet, so a fast fixed hash (foldhash) rather than SipHash. Never iterated,
+    /// so the hash changes no result.
+    sn_of: HashMap<u64, u64, foldhash::fast::FixedState>,
     /// User packets the gateway tunnelled to each cell.
     pub gw_tunnelled: Vec<u64>,
     /// Random waypoint: each UE's walk (empty otherwise).
@@ -206,7 +208,7 @@ impl Cellular {
             handovers: Vec::new(),
             pdcp: (0..n).map(|_| PdcpRx::new(pdcp_out_of_order)).collect(),
             next_sn: vec![0; n],
-            sn_of: HashMap::new(),
+            sn_of: HashMap::default(),
             gw_tunnelled,
             walks: Vec::new(),
             a3_since: Vec::new(),
