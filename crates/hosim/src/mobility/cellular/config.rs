@@ -5,8 +5,8 @@
 use serde::Deserialize;
 
 use crate::net::rate::RateModel;
-use crate::spec::rate::{RateChange, RateSpec};
 use crate::spec::graph::RedSpec;
+use crate::spec::rate::{RateChange, RateSpec};
 use crate::spec::{Check, ScenarioError};
 
 #[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
@@ -826,10 +826,9 @@ impl CellularSection {
         if self.radios == Radios::Private && self.variable_rates() {
             // A private radio sends at its link's fixed rate; variable rates are timed by the
             // cell's one shared radio (`Radio::transmit_var`).
-            return Err(c.err(
-                &k("radios"),
-                "\"private\" cannot be combined with capacity, capacity_traces or ue_rate_traces",
-            ));
+            return Err(
+                c.err(&k("radios"), "\"private\" cannot be combined with capacity, capacity_traces or ue_rate_traces")
+            );
         }
         if self.capacity.as_ref().is_some_and(|c| c.rate_change != RateChange::Reschedule) {
             return Err(c.err(&k("capacity.rate_change"), "does not apply: a change acts on the packet in service"));

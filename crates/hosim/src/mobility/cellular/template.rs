@@ -25,9 +25,7 @@ use crate::mobility::ran::{self, BufferLimit, Cell, CellSet, PropFair, Ran, Sche
 use crate::net::rate::RateModel;
 use crate::net::QueueLimit;
 use crate::sim::{Cx, Sim};
-use crate::spec::graph::{
-    link, node, AppKind, FlowSpec, Graph, LinkSpec, NodeKindName, QueueKind, MAX_LINK_RATE_BPS,
-};
+use crate::spec::graph::{link, node, AppKind, FlowSpec, Graph, LinkSpec, NodeKindName, QueueKind, MAX_LINK_RATE_BPS};
 use crate::spec::{Check, ScenarioError};
 
 /// Radio link queue: the cell's radio sends one packet at a time, so this never fills.
