@@ -790,3 +790,22 @@ def test_a_run_left_behind_on_ctrl_c_does_not_make_a_new_directory_again(tmp_pat
     with pytest.raises(KeyboardInterrupt):
         api.run_to_dir("dumbbell", out, overrides=[("duration_s", "0.1")], capture=capture)
     assert not out.exists()
+
+
+def test_an_interrupted_run_ends_the_process_without_running_exit_handlers(monkeypatch):
+    # bench/fuzz_outdir.py (seed 636, case 697: a fresh DIR, `duration_s=60 --pcap all`, SIGINT
+    # at 0.65 s): "interrupted at t = 7.19 s", then SIGABRT "malloc_consolidate(): invalid
+    # chunk size". The core dump: the main thread in exit(130) running OpenBLAS's destructor,
+    # the run's worker thread still ending (tcache_thread_shutdown). An interrupted `hosim run`
+    # now ends with os._exit, as one that left its run behind already did.
+    import hosim.cli as cli
+    from hosim.cli import run as run_command
+
+    exits: list[int] = []
+    monkeypatch.setattr(cli.os, "_exit", exits.append)
+    run_command.ABANDONED.clear()
+    cli._exit_now_if_a_run_was_left_behind(0)
+    cli._exit_now_if_a_run_was_left_behind(2)
+    assert exits == []
+    cli._exit_now_if_a_run_was_left_behind(130)
+    assert exits == [130]

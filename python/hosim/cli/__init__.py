@@ -73,12 +73,18 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _exit_now_if_a_run_was_left_behind(code: int) -> None:
-    """End the process at once (``os._exit``) when `hosim run` left a run behind in a worker
-    thread on Ctrl-C: finalizing the interpreter would end that thread with ``pthread_exit``
-    wherever it is, and inside the core's Rust frames that aborts the process (SIGABRT)."""
+    """End the process at once (``os._exit``) when `hosim run` was interrupted (exit 130):
+    - a run left behind in a worker thread on Ctrl-C: finalizing the interpreter would end that
+      thread with ``pthread_exit`` wherever it is, and inside the core's Rust frames that aborts
+      the process (SIGABRT);
+    - a run that stopped at once: its worker thread is still ending (freeing its malloc arena)
+      while ``exit`` runs the libraries' destructors. bench/fuzz_outdir.py caught that twice as
+      ``malloc_consolidate(): invalid chunk size`` (SIGABRT; the core dump: the main thread in
+      ``exit(130)`` -> OpenBLAS's ``gotoblas_quit``, the worker in ``tcache_thread_shutdown``).
+    Files are closed and staging removed by then; nothing is left for exit handlers to do."""
     run_module = sys.modules.get("hosim.cli.run")
     abandoned = getattr(run_module, "ABANDONED", None)
-    if abandoned is not None and abandoned.is_set():
+    if abandoned is not None and (abandoned.is_set() or code == 130):
         for stream in (sys.stdout, sys.stderr):
             try:
                 stream.flush()
