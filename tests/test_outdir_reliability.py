@@ -804,8 +804,29 @@ def test_an_interrupted_run_ends_the_process_without_running_exit_handlers(monke
     exits: list[int] = []
     monkeypatch.setattr(cli.os, "_exit", exits.append)
     run_command.ABANDONED.clear()
+    monkeypatch.setattr(run_command, "WORKER_STARTED", __import__("threading").Event())
     cli._exit_now_if_a_run_was_left_behind(0)
     cli._exit_now_if_a_run_was_left_behind(2)
     assert exits == []
     cli._exit_now_if_a_run_was_left_behind(130)
     assert exits == [130]
+
+
+def test_a_run_that_started_its_worker_thread_ends_the_process_without_exit_handlers(monkeypatch):
+    # bench/fuzz_outdir.py (seed 641, case 65: a fresh DIR, `duration_s=1`, no signal): exit
+    # -6, "malloc_consolidate(): invalid chunk size". The core dump: the main thread in exit(0)
+    # -> _dl_fini (pandas' destructor), the run's worker thread still ending
+    # (tcache_thread_shutdown). Any `hosim run` that started its worker now ends with os._exit.
+    import hosim.cli as cli
+    from hosim.cli import run as run_command
+
+    exits: list[int] = []
+    monkeypatch.setattr(cli.os, "_exit", exits.append)
+    run_command.ABANDONED.clear()
+    monkeypatch.setattr(run_command, "WORKER_STARTED", __import__("threading").Event())
+    cli._exit_now_if_a_run_was_left_behind(0)
+    assert exits == []
+    run_command.WORKER_STARTED.set()
+    cli._exit_now_if_a_run_was_left_behind(0)
+    cli._exit_now_if_a_run_was_left_behind(2)
+    assert exits == [0, 2]

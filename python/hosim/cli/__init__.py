@@ -73,7 +73,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _exit_now_if_a_run_was_left_behind(code: int) -> None:
-    """End the process at once (``os._exit``) when `hosim run` was interrupted (exit 130):
+    """End the process at once (``os._exit``) when `hosim run` started a worker thread (see
+    ``hosim.cli.run.WORKER_STARTED``) or was interrupted (exit 130):
     - a run left behind in a worker thread on Ctrl-C: finalizing the interpreter would end that
       thread with ``pthread_exit`` wherever it is, and inside the core's Rust frames that aborts
       the process (SIGABRT);
@@ -84,7 +85,8 @@ def _exit_now_if_a_run_was_left_behind(code: int) -> None:
     Files are closed and staging removed by then; nothing is left for exit handlers to do."""
     run_module = sys.modules.get("hosim.cli.run")
     abandoned = getattr(run_module, "ABANDONED", None)
-    if abandoned is not None and (abandoned.is_set() or code == 130):
+    started = getattr(run_module, "WORKER_STARTED", None)
+    if (abandoned is not None and (abandoned.is_set() or code == 130)) or (started is not None and started.is_set()):
         for stream in (sys.stdout, sys.stderr):
             try:
                 stream.flush()

@@ -26,6 +26,13 @@ __all__ = ["presets_command", "print_result", "run_command"]
 T = TypeVar("T")
 #: Set when `hosim run` left a run behind in a worker thread on Ctrl-C (``_interruptible``).
 ABANDONED = threading.Event()
+#: Set once a run's worker thread was started (``_interruptible``): the console script then ends
+#: the process with ``os._exit`` (hosim.cli.main), whatever the exit code. A worker thread that
+#: is still ending (freeing its malloc arena) while ``exit`` runs the libraries' destructors
+#: aborted the process twice in bench/fuzz_outdir.py, once after a run that ended normally
+#: ("malloc_consolidate(): invalid chunk size"; the core dumps: the main thread in ``exit`` ->
+#: ``_dl_fini``, the worker in ``tcache_thread_shutdown``).
+WORKER_STARTED = threading.Event()
 
 
 @click.command("run")
@@ -223,6 +230,7 @@ def _interruptible(run: Callable[[], T], out: Path | None, committing: threading
         # Inside the guard: Ctrl-C while `start` waits for the thread to run must cancel it
         # too, or the run goes on and writes its files as the process ends
         # (bench/fuzz_outdir.py: a summary.json left without a manifest).
+        WORKER_STARTED.set()
         worker.start()
         while not done.wait(0.1):
             pass
