@@ -199,6 +199,9 @@ def run_case(case: Case, hosim: list[str], work: Path, full_fs: Path | None, tim
         shutil.rmtree(out, ignore_errors=True)
     for name in ("fresh", "used", "foreign"):
         shutil.rmtree(work / name, ignore_errors=True)
+    if problem is not None and err.strip():
+        # The whole stderr of a failing case (the problem line keeps only its end).
+        print(f"--- stderr of the case ({case}):\n{err.rstrip()}\n---", file=sys.stderr, flush=True)
     return outcome(code, err), problem
 
 
