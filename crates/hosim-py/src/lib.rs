@@ -114,7 +114,10 @@ fn run(
     trace_sink: Option<PyObject>,
     summary_dict: bool,
 ) -> PyResult<(PyObject, PyObject)> {
-    let capture = hosim::CaptureOptions { dir: capture_dir, links: capture_links, format: capture_format };
+    // The Python side stages its capture in a directory it made (`_StagedCapture`), and may
+    // remove it when it gives the run up on Ctrl-C: the core must not make it again.
+    let capture =
+        hosim::CaptureOptions { dir: capture_dir, links: capture_links, format: capture_format, existing_dir: true };
     let opts = hosim::RunOptions { seed, overrides, traces, capture };
     let text = scenario_toml.to_string();
     let src = source.to_string();

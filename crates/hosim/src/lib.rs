@@ -108,6 +108,11 @@ pub struct CaptureOptions {
     pub links: Option<Vec<String>>,
     /// `pcapng` or `pcap`.
     pub format: Option<String>,
+    /// `dir` was made by the caller and must still exist: if it is gone (a caller that gave the
+    /// run up on Ctrl-C and removed its staging directory), the capture fails rather than make
+    /// it again. Python's `hosim run` stages its capture so (bench/fuzz_outdir.py found a
+    /// `.capture-*` directory made again after SIGTERM). Off: `dir` is made if needed.
+    pub existing_dir: bool,
 }
 
 /// Parses, builds and runs a scenario. The seed is `opts.seed`, else the scenario's `seed`,
@@ -241,7 +246,7 @@ fn start_capture(
         .collect();
     let snaplen = s.capture.snaplen.unwrap_or(0);
     let named: Vec<(String, bool)> = world.links.iter().zip(&links).map(|(l, on)| (l.name.clone(), *on)).collect();
-    let cap = Capture::create(dir, format, &named, flows, snaplen)
+    let cap = Capture::create(dir, opts.existing_dir, format, &named, flows, snaplen)
         .map_err(|e| Error::Io(format!("{}: cannot create the packet capture: {e}", dir.display())))?;
     let files = cap.files().iter().filter_map(|p| p.file_name()).map(|f| f.to_string_lossy().into_owned()).collect();
     world.obs.add(Box::new(cap));

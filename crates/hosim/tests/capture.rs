@@ -35,7 +35,12 @@ fn expected(summary: &serde_json::Value) -> BTreeMap<String, u64> {
 fn capture_changes_nothing_in_the_run_but_the_capture_entry() {
     let dir = temp_dir("same");
     let plain = run(CaptureOptions::default());
-    let mut captured = run(CaptureOptions { dir: Some(dir.clone()), links: Some(vec!["all".into()]), format: None });
+    let mut captured = run(CaptureOptions {
+        dir: Some(dir.clone()),
+        links: Some(vec!["all".into()]),
+        format: None,
+        existing_dir: false,
+    });
     assert!(captured.as_object_mut().expect("object").remove("capture").is_some());
     assert_eq!(plain, captured);
     std::fs::remove_dir_all(dir).expect("clean up");
@@ -44,7 +49,12 @@ fn capture_changes_nothing_in_the_run_but_the_capture_entry() {
 #[test]
 fn pcapng_holds_one_interface_per_link_and_the_packets_it_transmitted() {
     let dir = temp_dir("ng");
-    let summary = run(CaptureOptions { dir: Some(dir.clone()), links: Some(vec!["all".into()]), format: None });
+    let summary = run(CaptureOptions {
+        dir: Some(dir.clone()),
+        links: Some(vec!["all".into()]),
+        format: None,
+        existing_dir: false,
+    });
     let mut reader = PcapNgReader::new(std::fs::File::open(dir.join("capture.pcapng")).expect("file")).expect("pcapng");
     let (mut names, mut counts) = (Vec::new(), BTreeMap::<String, u64>::new());
     while let Some(block) = reader.next_block() {
@@ -76,7 +86,8 @@ fn pcapng_holds_one_interface_per_link_and_the_packets_it_transmitted() {
 fn classic_pcap_writes_a_file_per_chosen_link() {
     let dir = temp_dir("classic");
     let links = Some(vec!["router->senb".to_string(), "senb->router".to_string()]);
-    let summary = run(CaptureOptions { dir: Some(dir.clone()), links, format: Some("pcap".into()) });
+    let summary =
+        run(CaptureOptions { dir: Some(dir.clone()), links, format: Some("pcap".into()), existing_dir: false });
     for (name, n) in expected(&summary) {
         let file = hosim::observe::pcap::pcap_file_name(&name);
         let mut reader = PcapReader::new(std::fs::File::open(dir.join(&file)).expect("file")).expect("pcap");
@@ -94,7 +105,12 @@ fn classic_pcap_writes_a_file_per_chosen_link() {
 #[test]
 fn unknown_capture_link_is_an_input_error_naming_the_key() {
     let text = hosim::scenario::presets::find(PRESET).expect("preset");
-    let capture = CaptureOptions { dir: Some(temp_dir("bad")), links: Some(vec!["nowhere".into()]), format: None };
+    let capture = CaptureOptions {
+        dir: Some(temp_dir("bad")),
+        links: Some(vec!["nowhere".into()]),
+        format: None,
+        existing_dir: false,
+    };
     let err = hosim::run(text, PRESET, &RunOptions { capture, ..Default::default() }).err().expect("an error");
     let msg = err.to_string();
     assert!(
@@ -139,8 +155,12 @@ fn classic_pcap_file_names_are_unique_and_give_back_the_link_name() {
     let text2 = text.replace("a>b", "ü/x").replace("a<b", "ü_x");
     for (i, text) in [text.to_string(), text2].iter().enumerate() {
         let dir = temp_dir(&format!("names{i}"));
-        let capture =
-            CaptureOptions { dir: Some(dir.clone()), links: Some(vec!["all".into()]), format: Some("pcap".into()) };
+        let capture = CaptureOptions {
+            dir: Some(dir.clone()),
+            links: Some(vec!["all".into()]),
+            format: Some("pcap".into()),
+            existing_dir: false,
+        };
         let out = hosim::run(text, "names.toml", &RunOptions { capture, ..Default::default() }).expect("run");
         let want = expected(&out.summary);
         let files: Vec<String> = out.summary["capture"]["files"]
@@ -184,8 +204,12 @@ fn percent_decode(s: &str) -> String {
 #[test]
 fn a_link_name_too_long_for_a_pcap_file_is_refused_before_the_run() {
     let dir = temp_dir("long");
-    let capture =
-        CaptureOptions { dir: Some(dir.clone()), links: Some(vec!["all".into()]), format: Some("pcap".into()) };
+    let capture = CaptureOptions {
+        dir: Some(dir.clone()),
+        links: Some(vec!["all".into()]),
+        format: Some("pcap".into()),
+        existing_dir: false,
+    };
     // 100 `>` become 300 bytes of `%3E`.
     let long = format!(
         "duration_s = 1.0\n[[nodes]]\nname = \"a\"\nkind = \"host\"\n[[nodes]]\nname = \"b\"\nkind = \"host\"\n\
@@ -204,7 +228,12 @@ fn a_link_name_too_long_for_a_pcap_file_is_refused_before_the_run() {
 #[test]
 fn capturing_flows_holds_each_packet_once_at_its_receiver() {
     let dir = temp_dir("flows");
-    let summary = run(CaptureOptions { dir: Some(dir.clone()), links: Some(vec!["flows".into()]), format: None });
+    let summary = run(CaptureOptions {
+        dir: Some(dir.clone()),
+        links: Some(vec!["flows".into()]),
+        format: None,
+        existing_dir: false,
+    });
     let mut reader = PcapNgReader::new(std::fs::File::open(dir.join("capture.pcapng")).expect("file")).expect("pcapng");
     let mut seen = BTreeMap::<([u8; 4], [u8; 4], u16), u32>::new();
     while let Some(block) = reader.next_block() {
@@ -218,8 +247,28 @@ fn capturing_flows_holds_each_packet_once_at_its_receiver() {
     let pairs: std::collections::BTreeSet<_> = seen.keys().map(|(s, d, _)| (*s, *d)).collect();
     let flows = summary["flows"].as_array().expect("flows").len();
     assert_eq!(pairs.len(), 2 * flows, "data and ACKs of every flow: {pairs:?}");
-    let all = run(CaptureOptions { dir: Some(dir.join("all")), links: Some(vec!["all".into()]), format: None });
+    let all = run(CaptureOptions {
+        dir: Some(dir.join("all")),
+        links: Some(vec!["all".into()]),
+        format: None,
+        existing_dir: false,
+    });
     let total = |s: &serde_json::Value| expected(s).values().sum::<u64>();
     assert!(total(&summary) as usize == seen.len() && 2 * total(&summary) < total(&all));
     std::fs::remove_dir_all(dir).expect("clean up");
+}
+
+#[test]
+fn a_capture_into_an_existing_directory_that_is_gone_fails_and_does_not_make_it_again() {
+    // bench/fuzz_outdir.py (seed 635, case 604): `hosim run`'s main thread gave a run up on
+    // SIGTERM and removed its staging directory; the core, still building the scenario, made it
+    // again (`create_dir_all`) and `.capture-<pid>-*` stayed in DIR.
+    let dir = temp_dir("gone");
+    let text = hosim::scenario::presets::find(PRESET).expect("preset");
+    let capture =
+        CaptureOptions { dir: Some(dir.clone()), links: Some(vec!["all".into()]), format: None, existing_dir: true };
+    let opts = RunOptions { seed: Some(1), capture, ..Default::default() };
+    let err = hosim::run(text, PRESET, &opts).err().expect("the capture directory is gone");
+    assert!(err.to_string().contains("the directory is gone"), "{err}");
+    assert!(!dir.exists(), "made again");
 }

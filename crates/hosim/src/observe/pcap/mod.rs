@@ -102,14 +102,20 @@ fn pcap_err(e: pcap_file::PcapError) -> io::Error {
 impl Capture {
     /// Creates the capture files in `dir` for the links whose `captured` entry is true.
     /// `links` are the names of all links, by id; `flows` describes every flow, by id.
+    /// `existing_dir`: `dir` must exist already (it is not made again if it was removed).
     pub fn create(
         dir: &Path,
+        existing_dir: bool,
         format: CaptureFormat,
         links: &[(String, bool)],
         flows: Vec<FlowWire>,
         snaplen: u32,
     ) -> io::Result<Capture> {
-        std::fs::create_dir_all(dir)?;
+        if !existing_dir {
+            std::fs::create_dir_all(dir)?;
+        } else if !dir.is_dir() {
+            return Err(io::Error::new(io::ErrorKind::NotFound, "the directory is gone"));
+        }
         let file_snaplen = if snaplen == 0 { 262_144 } else { snaplen };
         let mut files = Vec::new();
         let sink = match format {
