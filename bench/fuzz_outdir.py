@@ -219,16 +219,23 @@ KILLED = "signal's default action"
 LOST = "signal lost in python start-up"
 
 
+#: How CPython reports a KeyboardInterrupt it then ignores, before hosim runs: inside the import
+#: system's module-lock callback, or while it asks whether the console script is a zip archive
+#: (Modules/main.c, `pymain_get_importer`: it prints the error and runs the script all the same).
+_LOST_STARTS = ("Exception ignored in: <function _get_module_lock",
+                "Failed checking if argv[0] is an import path entry")
+
+
 def lost_in_start_up(err: str) -> str | None:
     """``err`` without CPython's report of a KeyboardInterrupt it ignored in the import system
     before hosim ran, or ``None`` if ``err`` holds no such report.
 
-    The report is the block from "Exception ignored in:" to its "KeyboardInterrupt" line; every
+    The report is the block from its first line (``_LOST_STARTS``) to its "KeyboardInterrupt" line; every
     frame in it must be the frozen import system's (a frame of hosim's code would mean hosim's
     own hook missed it: that stays a failure)."""
     lines = err.splitlines(keepends=True)
     for start, line in enumerate(lines):
-        if not line.startswith("Exception ignored in: <function _get_module_lock"):
+        if not line.startswith(_LOST_STARTS):
             continue
         for end in range(start + 1, len(lines)):
             if lines[end].startswith("KeyboardInterrupt"):

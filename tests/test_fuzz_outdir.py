@@ -83,3 +83,20 @@ def test_a_signal_lost_in_pythons_start_up_is_its_own_class_and_the_run_is_still
     ours = _LOST.replace('  File "<frozen importlib._bootstrap>"', '  File "/v/site-packages/hosim/api.py"')
     assert fuzz.outcome(0, ours) == "0"
     assert "traceback" in fuzz.check(0, ours, None, None, tmp_path / "none", set())
+
+
+def test_a_signal_lost_while_python_checks_the_script_for_a_zip_archive_is_that_class_too(tmp_path: Path) -> None:
+    # Round five and six (seed 633 case 782, seed 704 case 119): CPython's `pymain_get_importer`
+    # prints this, then runs the script as if no signal had come.
+    fuzz = load_fuzzer()
+    lost = ("Failed checking if argv[0] is an import path entry\n"
+            "Traceback (most recent call last):\n"
+            '  File "<frozen zipimport>", line 94, in __init__\n'
+            "zipimport.ZipImportError: not a Zip file: '/v/bin/hosim'\n\n"
+            "During handling of the above exception, another exception occurred:\n\n"
+            "Traceback (most recent call last):\n"
+            '  File "<frozen zipimport>", line 64, in __init__\n'
+            "KeyboardInterrupt\n")
+    assert fuzz.outcome(0, lost) == fuzz.LOST
+    assert fuzz.check(2, lost + "hosim: error: DIR is not empty\n", None, None, tmp_path / "none", set()) is None
+    assert fuzz.check(0, lost, None, None, tmp_path / "none", set()) == "exit 0 and no directory"
