@@ -526,6 +526,30 @@ def test_ctrl_c_while_the_lock_is_taken_leaves_no_lock(tmp_path, monkeypatch):
     assert list(tmp_path.iterdir()) == []
 
 
+def test_ctrl_c_as_the_lock_is_released_leaves_no_lock(tmp_path, monkeypatch):
+    # Ctrl-C (or SIGTERM) just as the release began, before `signals_deferred` held signals
+    # back: the KeyboardInterrupt left the release before the unlink, and `hosim.lock` stayed
+    # beside a complete run (bench/fuzz_outdir.py round seven, seed 802 case 1640).
+    import threading
+
+    from hosim import outdir
+
+    lock = outdir.DirectoryLock(tmp_path, "hosim run")
+    lock.acquire()
+    assert (tmp_path / outdir.LOCK).exists()
+    real_current_thread = threading.current_thread
+
+    def interrupting_current_thread():
+        os.kill(os.getpid(), signal.SIGINT)
+        return real_current_thread()
+
+    monkeypatch.setattr(outdir.threading, "current_thread", interrupting_current_thread)
+    with pytest.raises(KeyboardInterrupt):
+        lock.release()
+    monkeypatch.undo()
+    assert list(tmp_path.iterdir()) == []
+
+
 @pytest.mark.native
 def test_ctrl_c_as_the_run_ends_leaves_no_new_files_beside_the_old_manifest(tmp_path, monkeypatch, capsys):
     # Ctrl-C reaching the main thread just after the worker had put the run's files in place:
