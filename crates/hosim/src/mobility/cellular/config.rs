@@ -158,6 +158,20 @@ pub enum ForwardingPath {
     Core,
 }
 
+/// `reorder_release`: when a reordering target releases the direct packets it holds.
+#[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum ReorderRelease {
+    /// When the GTP-U end marker has come through the source (TS 36.300 §10.1.2.2.1).
+    #[default]
+    EndMarker,
+    /// When the old path is empty: once the path has switched, no packet for the UE is left
+    /// on the old S1 link nor on the forwarding path (Cohen & Levin's forward-and-rearrange,
+    /// as the `fcp` template's base station). The held packets then share the UE's buffer
+    /// with its queue, as the base station's per-mobile buffer.
+    PathEmpty,
+}
+
 /// One entry of `[[cellular.handovers]]`: UE `ue` hands over to cell `target` at `at_s`.
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -350,6 +364,10 @@ pub struct CellularSection {
     pub end_marker: Option<bool>,
     #[serde(default = "d_reorder_timeout_s")]
     pub reorder_timeout_s: f64,
+    /// When the reordering target releases what it holds: `end-marker` (default) or
+    /// `path-empty` (Cohen & Levin: "until the old path is empty").
+    #[serde(default)]
+    pub reorder_release: ReorderRelease,
     /// `predicted`: how long before the HO command the path switch is requested.
     #[serde(default = "d_prediction_lead_s")]
     pub prediction_lead_s: f64,
@@ -641,6 +659,9 @@ impl CellularSection {
             return Err(
                 c.err(&k("target_reordering"), &format!("needs a scheme that forwards (not {})", self.scheme.name()))
             );
+        }
+        if self.reorder_release == ReorderRelease::PathEmpty && !self.target_reordering() {
+            return Err(c.err(&k("reorder_release"), "\"path-empty\" needs target_reordering (on for rearrange)"));
         }
         if self.forwarding_path.is_some() && !(self.scheme.forwards() || self.scheme == SchemeName::Daps) {
             return Err(

@@ -620,6 +620,9 @@ impl Cellular {
         if self.p.end_marker && (self.handovers[h].reorder_wait || self.p.end_marker_always) {
             self.send_end_marker(cx, h, true);
         }
+        if self.p.release_on_empty {
+            self.release_if_path_empty(cx, u);
+        }
         self.arm_reorder_timeout(cx, h);
         self.end_if_done(cx, h);
     }
