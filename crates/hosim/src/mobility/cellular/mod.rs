@@ -38,8 +38,8 @@ mod report;
 mod template;
 
 pub use config::{
-    BufferSharing, CellularSection, ChoForwarding, ForwardingPath, Layout, Movement, Radios, ReorderRelease,
-    ScheduledHandover, SchedulerName, SchemeName,
+    BufferSharing, CellPositions, CellularSection, ChoForwarding, ForwardingPath, Layout, Movement, Radios,
+    ReorderRelease, ScheduledHandover, SchedulerName, SchemeName,
 };
 pub use movement::{parse_trace, TraceRow, Walk, WALK_STREAM};
 pub use rates::Rates;

@@ -121,7 +121,7 @@ impl CellBuffers {
     pub fn room_with_held(&self, ue: usize, pkt: &Packet) -> bool {
         let (q, h) = (&self.queues[ue], &self.held[ue]);
         match self.limit {
-            BufferLimit::PerUe(QueueLimit::Packets(n)) => q.len_pkts() as u64 + h.len_pkts() as u64 + 1 <= n as u64,
+            BufferLimit::PerUe(QueueLimit::Packets(n)) => (q.len_pkts() as u64 + h.len_pkts() as u64) < u64::from(n),
             BufferLimit::PerUe(QueueLimit::Bytes(b)) => q.len_bytes() + h.len_bytes() + pkt.size_bytes as u64 <= b,
             BufferLimit::Shared(_) => true,
         }
