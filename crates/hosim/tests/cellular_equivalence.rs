@@ -134,6 +134,8 @@ fn the_new_keys_are_checked_by_name() {
     let ping_pong = "[{at_s = 1.0, ue = 0, target = 1, every_s = 0.0}]";
     assert!(err(&[("cellular.handovers", ping_pong)]).contains("cellular.handovers[0].every_s"));
     assert!(err(&[("cellular.x2_control_delay_s", "-1")]).contains("cellular.x2_control_delay_s"));
+    let no_hold = [("cellular.target_reordering", "false"), ("cellular.reorder_release", "\"path-empty\"")];
+    assert!(err(&no_hold).contains("cellular.reorder_release"));
 }
 
 #[test]
@@ -233,6 +235,11 @@ fn fcp_figures(s: &Value, cellular: bool) -> Vec<String> {
 /// Runs `fcp` (`mobiles` mobiles, handovers every 4 s from 2.5 s, 20 s) and its `cellular`
 /// writing with the same scheme and loss recovery, and returns both figures.
 fn fcp_pair(mobiles: usize, scheme: &str, recovery: &str) -> (Vec<String>, Vec<String>) {
+    fcp_pair_with(mobiles, scheme, recovery, &[])
+}
+
+/// As [`fcp_pair`], with `cell` overrides of the `cellular` writing.
+fn fcp_pair_with(mobiles: usize, scheme: &str, recovery: &str, cell: &[(&str, &str)]) -> (Vec<String>, Vec<String>) {
     let (duration, first, every) = (20.0, 2.5, 4.0);
     let fcp = preset("fcp").replace("handover_interval_rtt = 50.0", &format!("handover_interval_s = {every}"));
     let (s, r, d, f, m) = (
@@ -254,12 +261,9 @@ fn fcp_pair(mobiles: usize, scheme: &str, recovery: &str) -> (Vec<String>, Vec<S
         ],
         1,
     );
-    let b = run(
-        &fcp_as_cellular(mobiles, duration, first, every),
-        "fcp-cellular",
-        &[("cellular.scheme", &s), ("tcp.recovery", &r)],
-        1,
-    );
+    let mut kv = vec![("cellular.scheme", s.as_str()), ("tcp.recovery", r.as_str())];
+    kv.extend_from_slice(cell);
+    let b = run(&fcp_as_cellular(mobiles, duration, first, every), "fcp-cellular", &kv, 1);
     (fcp_figures(&a, false), fcp_figures(&b, true))
 }
 
@@ -276,6 +280,25 @@ fn fcp_drop_and_forward_are_cellular_scenarios() {
             assert!(last.starts_with("handovers=5 ") && !last.contains(&format!("{moved}=0")), "{last}");
         }
     }
+}
+
+/// Cohen & Levin's forward-and-rearrange: the new base station holds direct packets "until
+/// the old path is empty", in the buffer it keeps for the mobile. The `cellular` writing
+/// releases by the same rule (`reorder_release = "path-empty"`, no end marker, a timeout
+/// that never comes): the same run event for event under the three recoveries, with
+/// packets held at every handover. Released on the end marker instead (the `cellular`
+/// default), the runs differ.
+#[test]
+fn fcp_rearrange_is_a_cellular_scenario_releasing_when_the_old_path_is_empty() {
+    let empty = [("cellular.reorder_release", "\"path-empty\""), ("cellular.reorder_timeout_s", "1000")];
+    for recovery in ["reno", "newreno", "sack"] {
+        let (a, b) = fcp_pair_with(1, "rearrange", recovery, &empty);
+        assert_eq!(a, b, "fcp vs cellular, rearrange, {recovery}");
+        let last = a.last().expect("handover line");
+        assert!(last.starts_with("handovers=5 ") && !last.contains("forwarded=0"), "{last}");
+    }
+    let (a, b) = fcp_pair_with(1, "rearrange", "newreno", &[("cellular.end_marker", "true")]);
+    assert_ne!(a, b, "the end marker's release is another rule");
 }
 
 /// With the preset's ten mobiles the runs part after a while: the cellular network's core

@@ -69,6 +69,96 @@ fn on_a_grid_a_ue_moving_along_a_row_hands_over_within_one_time_to_trigger_of_ea
     }
 }
 
+/// Cells listed in the plane (`cell_positions_m` as `[x, y]` pairs): a triangle 500 m wide
+/// with its apex 430 m up. A UE crossing the base along y = 0 at 20 m/s from x = 0 hands over
+/// at the base's border (250 m plus half the 10 m hysteresis: 12.75 s) to cell1, not to the
+/// apex cell; one starting under the apex (x = 250, y = 0: nearer cell0, 250 m, than cell2,
+/// 430 m) at rest never hands over. Listed along y = 0 instead, the apex cell stands at 250 m
+/// and takes the first UE at its own border (125 m).
+#[test]
+fn cells_listed_in_the_plane_are_measured_by_their_distances() {
+    let (ttt, period) = (0.256, 0.04);
+    let kv = |xy: &'static str, speed: &'static str, x0: &'static str| {
+        summary(
+            &[
+                ("duration_s", "20"),
+                ("cellular.cells", "3"),
+                ("cellular.cell_positions_m", xy),
+                ("cellular.ue_start_m", x0),
+                ("cellular.speed_mps", speed),
+                ("cellular.hysteresis_m", "10"),
+                ("cellular.scheme", "\"forward\""),
+                ("tcp.rwnd_bytes", "65535"),
+            ],
+            1,
+        )
+    };
+    let hos = handovers(&kv("[[0, 0], [500, 0], [250, 430]]", "20", "0"));
+    assert_eq!(hos.len(), 1, "{hos:?}");
+    let (start, _, from, to) = &hos[0];
+    assert_eq!((from.as_str(), to.as_str()), ("cell0", "cell1"));
+    let late = start - (12.75 + ttt);
+    assert!((-1e-9..=period + 1e-9).contains(&late), "decided at {start}: {late} s late");
+    assert!(handovers(&kv("[[0, 0], [500, 0], [250, 430]]", "0", "250")).is_empty());
+    let on_line = handovers(&kv("[0, 250, 500]", "20", "0"));
+    assert_eq!((on_line[0].2.as_str(), on_line[0].3.as_str()), ("cell0", "cell1"));
+    assert!((on_line[0].0 - (6.5 + ttt)).abs() < 1e-6, "{on_line:?}");
+}
+
+/// Conditional handover on a grid (TS 38.300 §9.2.3.4): its prepare, execution and radio
+/// link failure conditions on the measured distances. A 3 x 2 grid 400 m apart; the UE runs
+/// along the first row at 20 m/s. Prepared when cell1 is closer than cell0 by more than
+/// -40 m (x > 180 m: 9 s) with cell1 and cell4 (then 450 m against cell0's 180 m: not
+/// meeting the condition) not both candidates; executed once cell1 has been closer by the
+/// 10 m hysteresis (x > 205 m: 10.25 s) for the time to trigger. With a 2 s time to trigger
+/// the link to cell0 fails first (cell1 closer by 30 m: x > 215 m, 10.75 s) and the UE
+/// re-establishes in the prepared cell1. Once in cell1, cell0 meets the -40 m prepare
+/// condition until the UE is 20 m past the border (x < 220 m): prepared, never executed,
+/// and withdrawn as the UE moves on (its copies discarded).
+#[test]
+fn cho_on_a_grid_prepares_executes_and_fails_by_measured_distances() {
+    let period = 0.04;
+    let run_cho = |ttt: &'static str| {
+        summary(
+            &[
+                ("duration_s", "14"),
+                ("cellular.cells", "6"),
+                ("cellular.layout", "\"grid\""),
+                ("cellular.grid_columns", "3"),
+                ("cellular.cell_spacing_m", "400"),
+                ("cellular.speed_mps", "20"),
+                ("cellular.hysteresis_m", "10"),
+                ("cellular.time_to_trigger_s", ttt),
+                ("cellular.measure_period_s", "0.04"),
+                ("cellular.scheme", "\"cho\""),
+                ("cellular.cho_prepare_offset_m", "-40"),
+                ("cellular.rlf_offset_m", "30"),
+                ("tcp.rwnd_bytes", "65535"),
+            ],
+            1,
+        )
+    };
+    let within = |t: f64, from_s: f64| (-1e-9..=period + 1e-9).contains(&(t - from_s));
+    let s = run_cho("0.256");
+    let hos = s["handovers"].as_array().unwrap();
+    assert_eq!(hos.len(), 2, "{hos:?}");
+    let back = &hos[1];
+    assert_eq!((back["source"].as_str(), back["target"].as_str()), (Some("cell1"), Some("cell0")), "{back}");
+    assert!(back["command_s"].is_null() && back["cancelled_discarded"].as_u64() > Some(0), "{back}");
+    let ho = &hos[0];
+    assert_eq!((ho["source"].as_str(), ho["target"].as_str()), (Some("cell0"), Some("cell1")), "{ho}");
+    assert_eq!(ho["candidates"], serde_json::json!(["cell1"]), "{ho}");
+    assert!(within(ho["start_s"].as_f64().unwrap(), 9.0), "prepared at 9 s: {ho}");
+    assert!(within(ho["command_s"].as_f64().unwrap(), 10.25 + 0.256), "executed a TTT after 10.25 s: {ho}");
+    assert_eq!(ho["radio_link_failure"], false, "{ho}");
+    let s = run_cho("2.0");
+    let ho = &s["handovers"][0];
+    assert!(within(ho["start_s"].as_f64().unwrap(), 9.0), "prepared at 9 s: {ho}");
+    assert_eq!(ho["radio_link_failure"], true, "{ho}");
+    assert_eq!(ho["target"], "cell1", "{ho}");
+    assert!(within(ho["command_s"].as_f64().unwrap(), 10.75), "the link fails at 10.75 s: {ho}");
+}
+
 /// Replays the A3-like rule on UE 0's walk in 1 ms steps: the first time from `from_s` on
 /// that a cell has been closer than `serving` by more than the hysteresis for the whole time
 /// to trigger, and that cell.
@@ -194,8 +284,24 @@ fn bad_movement_input_is_refused_by_key_and_line() {
             "`cellular.grid_columns`: must be 1 to cells (3)",
         ),
         (
-            vec![("cellular.layout", "\"grid\"".into()), ("cellular.scheme", "\"cho\"".into())],
-            "`cellular.scheme`: cho needs",
+            vec![("cellular.cell_positions_m", "[[0, 0], [500, 0]]".into())],
+            "`cellular.cell_positions_m`: must list one position per cell (3 cells), got 2",
+        ),
+        (
+            vec![("cellular.cell_positions_m", "[[0, 0], [500, 0], [0, 0]]".into())],
+            "`cellular.cell_positions_m[2]`: is cell 0's position too (0, 0)",
+        ),
+        (
+            vec![("cellular.cell_positions_m", "[[0, 0], [500, 0], [250, nan]]".into())],
+            "`cellular.cell_positions_m[2][1]`",
+        ),
+        (vec![("cellular.cell_positions_m", "[[0, 0], [500, 0], 250]".into())], "cellular.cell_positions_m"),
+        (
+            vec![
+                ("cellular.cell_positions_m", "[[0, 0], [500, 0], [250, 430]]".into()),
+                ("cellular.layout", "\"grid\"".into()),
+            ],
+            "`cellular.cell_positions_m`: is for layout = \"line\"",
         ),
         (
             vec![("cellular.movement", "\"random-waypoint\"".into())],

@@ -223,3 +223,53 @@ fn cho_prepares_up_to_k_candidates_and_the_ones_not_chosen_discard_their_copies(
     assert_eq!(ho["candidates"], serde_json::json!(["cell1"]), "{ho}");
     assert_eq!(u(&ho["cancelled_discarded"]), 0, "{ho}");
 }
+
+/// `core_queue = "red"`: with the core router's 20 Mb/s link to the gateway the bottleneck
+/// of four UEs' flows, RED there marks ECN-capable packets (their inner headers: the core
+/// queue is above the tunnel entry) and the senders reduce their windows on the echoed
+/// marks; the mark rides in the inner header through the GTP tunnel (the gateway's
+/// encapsulation keeps it, RFC 6040 §4.1, and the cell's decapsulation restores it, §4.2), so
+/// a cell that drops packets whose *outer* header is marked (`ecn_through_tunnel = false`)
+/// still delivers them. Without `red.ecn`, RED drops early instead; DropTail (the key
+/// ignored) never marks and lets the queue fill.
+#[test]
+fn red_at_the_core_marks_and_the_marks_reach_the_senders_through_the_tunnel() {
+    let red = "{min_th_pkts = 5.0, max_th_pkts = 15.0, max_p = 0.1, weight = 0.002, ecn = true}";
+    let red_no_ecn = "{min_th_pkts = 5.0, max_th_pkts = 15.0, max_p = 0.1, weight = 0.002, ecn = false}";
+    let base = [
+        ("duration_s", "4"),
+        ("cellular.cells", "1"),
+        ("cellular.ues", "4"),
+        ("cellular.speed_mps", "0"),
+        ("cellular.buffer", "per-ue"),
+        ("cellular.core_bps", "20e6"),
+        ("cellular.core_queue_packets", "100"),
+        ("tcp.ecn", "true"),
+    ];
+    let core = |s: &Value| s["queues"].as_array().unwrap().iter().find(|q| q["name"] == "core->gw").unwrap().clone();
+    let flows = |s: &Value, k: &str| s["flows"].as_array().unwrap().iter().map(|f| u(&f[k])).sum::<u64>();
+    let with = |extra: &[(&'static str, &'static str)]| {
+        let mut kv = base.to_vec();
+        kv.extend_from_slice(extra);
+        summary(&kv, 1)
+    };
+    let marked = with(&[("cellular.core_queue", "\"red\""), ("cellular.red", red)]);
+    let q = core(&marked);
+    assert_eq!(q["kind"], "red", "{q}");
+    assert!(u(&q["marked"]) > 0, "RED marks: {q}");
+    assert!(flows(&marked, "ecn_reductions") > 0, "the marks reach the senders");
+    let opaque =
+        with(&[("cellular.core_queue", "\"red\""), ("cellular.red", red), ("cellular.ecn_through_tunnel", "false")]);
+    assert_eq!(core(&opaque)["marked"], q["marked"], "the outer header plays no part in a mark made above the tunnel");
+    assert_eq!(flows(&opaque, "ecn_reductions"), flows(&marked, "ecn_reductions"));
+    let early = with(&[("cellular.core_queue", "\"red\""), ("cellular.red", red_no_ecn)]);
+    let qe = core(&early);
+    assert!(u(&qe["marked"]) == 0 && u(&qe["dropped"]) > 0, "RED without ECN drops early: {qe}");
+    assert!(u(&q["dropped"]) < u(&qe["dropped"]), "marks instead of drops: {q} {qe}");
+    assert!(u(&qe["max_len_pkts"]) < 100, "before the queue is full: {qe}");
+    let droptail = with(&[]);
+    let qd = core(&droptail);
+    assert_eq!((qd["kind"].as_str(), u(&qd["marked"])), (Some("droptail"), 0), "{qd}");
+    assert_eq!(flows(&droptail, "ecn_reductions"), 0, "DropTail never marks");
+    assert!(u(&qd["max_len_pkts"]) > u(&q["max_len_pkts"]), "RED/ECN keeps the core queue shorter");
+}

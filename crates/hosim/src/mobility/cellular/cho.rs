@@ -36,11 +36,11 @@ impl Cellular {
         if self.state[u].active.is_some() || self.state[u].serving != source {
             return;
         }
-        let x = self.x_m(u, cx.now());
-        let ds = (x - self.p.cell_x_m[source]).abs();
-        let mut near: Vec<(f64, usize)> = (self.p.cell_x_m.iter().enumerate())
+        let dist = self.cell_dists_m(u, cx.now());
+        let ds = dist[source];
+        let mut near: Vec<(f64, usize)> = (dist.iter().enumerate())
             .filter(|&(c, _)| c != source)
-            .map(|(c, &xc)| ((x - xc).abs(), c))
+            .map(|(c, &d)| (d, c))
             .filter(|&(d, _)| d + self.p.cho_prepare_offset_m < ds + 1e-6)
             .collect();
         near.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
@@ -50,6 +50,61 @@ impl Cellular {
         }
         let h = self.open(cx, u, near.into_iter().map(|(_, c)| c).collect());
         self.cho_request(cx, h);
+    }
+
+    /// UE `u`'s distance to every cell at `t`: along the line, or in the plane off it.
+    fn cell_dists_m(&mut self, u: usize, t: SimTime) -> Vec<f64> {
+        if self.p.two_d {
+            return (0..self.p.cell_xy_m.len()).map(|c| self.dist_m(u, c, t)).collect();
+        }
+        let x = self.x_m(u, t);
+        self.p.cell_x_m.iter().map(|&xc| (x - xc).abs()).collect()
+    }
+
+    /// Off the line: at each measurement of UE `u`, the prepare condition (with no handover
+    /// under way) and the radio link failure condition (until the UE executes), each the
+    /// A3-like rule on the measured distances with its own offset and no time to trigger.
+    /// With no direction of travel, a negative prepare offset is met by the cell the UE has
+    /// just left too; a preparation whose candidates all have stopped meeting the prepare
+    /// condition before the UE executed is withdrawn (the source cancels it, TS 38.300
+    /// §9.2.3.4.2, and the candidates discard what they kept).
+    pub(super) fn cho_measure_2d(&mut self, cx: &mut Cx<Timer>, u: usize) {
+        let now = cx.now();
+        let s = self.state[u].serving;
+        let dist = self.cell_dists_m(u, now);
+        let offset = self.p.cho_prepare_offset_m;
+        let meets = |offset: f64| dist.iter().enumerate().any(|(c, &d)| c != s && d + offset < dist[s]);
+        if let Some(h) = self.state[u].active {
+            let ho = &self.handovers[h];
+            let waiting = ho.scheme == SchemeName::Cho && ho.command_ns.is_none() && ho.prepared_ns.is_some();
+            if waiting && ho.candidates.iter().all(|&c| dist[c] + offset >= dist[s]) {
+                self.cho_withdraw(cx, h);
+            }
+        }
+        if self.state[u].active.is_none() && meets(offset) {
+            self.cho_prepare(cx, u, s);
+        }
+        let executing = self.state[u].active.is_some_and(|h| self.handovers[h].command_ns.is_some());
+        if !executing && self.p.rlf_offset_m.is_some_and(meets) {
+            self.radio_link_failure(cx, u, s);
+        }
+    }
+
+    /// The source cancels a preparation the UE did not execute: the candidates discard the
+    /// copies they kept (and those still on their way), and the UE may be prepared anew.
+    fn cho_withdraw(&mut self, cx: &mut Cx<Timer>, h: usize) {
+        let now = cx.now();
+        let u = self.handovers[h].ue;
+        let ho = &mut self.handovers[h];
+        (ho.cancelled, ho.early_copying, ho.exec_pending) = (true, false, None);
+        for i in 0..self.handovers[h].candidates.len() {
+            let c = self.handovers[h].candidates[i];
+            for pkt in self.ran.cells[c].buffers.release_held(u, now) {
+                self.handovers[h].cancelled_discarded += 1;
+                self.discard(cx, pkt);
+            }
+        }
+        self.state[u].active = None;
     }
 
     /// HO requests to every candidate and their acks over X2.
@@ -62,8 +117,8 @@ impl Cellular {
     /// holds; an execution condition that held already executes now.
     pub(super) fn cho_prepared(&mut self, cx: &mut Cx<Timer>, h: usize) {
         self.handovers[h].prepared_ns = Some(cx.now());
-        if self.handovers[h].command_ns.is_some() {
-            return; // the radio link failed first
+        if self.handovers[h].command_ns.is_some() || self.handovers[h].cancelled {
+            return; // the radio link failed first, or the preparation was withdrawn
         }
         if self.p.cho_early {
             self.handovers[h].early_copying = true;
@@ -123,6 +178,12 @@ impl Cellular {
         if ho.scheme != SchemeName::Cho || direct || c == ho.source || !ho.candidates.contains(&c) {
             return Some(pkt);
         }
+        if ho.cancelled && ho.command_ns.is_none() {
+            // A copy of a withdrawn preparation.
+            self.handovers[h].cancelled_discarded += 1;
+            self.discard(cx, pkt);
+            return None;
+        }
         if ho.command_ns.is_none() || (c != ho.target && !ho.cancelled) {
             self.hold(cx, c, u, pkt);
             return None;
@@ -164,28 +225,21 @@ impl Cellular {
         if self.state[u].serving != source {
             return; // executed in time
         }
-        let x = self.x_m(u, cx.now());
+        let dist = self.cell_dists_m(u, cx.now());
         let h = match self.state[u].active {
             Some(h) if self.handovers[h].command_ns.is_none() => h,
             Some(_) => return,
             None => {
-                let best = self.nearest_cell_but(x, source);
+                let best = nearest_but(&dist, source);
                 self.open(cx, u, vec![best])
             }
         };
         let best = (self.handovers[h].candidates.iter().copied())
-            .min_by(|&a, &b| (x - self.p.cell_x_m[a]).abs().total_cmp(&(x - self.p.cell_x_m[b]).abs()))
+            .min_by(|&a, &b| dist[a].total_cmp(&dist[b]))
             .expect("a handover has a candidate");
         self.handovers[h].rlf = true;
         self.handovers[h].exec_pending = None;
         self.cho_execute(cx, h, best, self.p.rlf_interruption_ns);
-    }
-
-    fn nearest_cell_but(&self, x: f64, not: usize) -> usize {
-        (0..self.p.cell_x_m.len())
-            .filter(|&c| c != not)
-            .min_by(|&a, &b| (x - self.p.cell_x_m[a]).abs().total_cmp(&(x - self.p.cell_x_m[b]).abs()))
-            .unwrap_or(not)
     }
 
     /// The UE leaves the source for `target` and attaches `interruption_ns` later.
@@ -253,4 +307,9 @@ impl Cellular {
         }
         self.end_if_done(cx, h);
     }
+}
+
+/// The cell nearest by `dist` other than `not` (the lower index on a tie).
+fn nearest_but(dist: &[f64], not: usize) -> usize {
+    (0..dist.len()).filter(|&c| c != not).min_by(|&a, &b| dist[a].total_cmp(&dist[b])).unwrap_or(not)
 }

@@ -95,7 +95,8 @@ pub enum SchedulerName {
 #[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
 pub enum Layout {
-    /// Along the x axis: `cell_spacing_m` apart, or at `cell_positions_m`.
+    /// Along the x axis: `cell_spacing_m` apart, or at `cell_positions_m` (which may also
+    /// place them in the plane).
     #[default]
     Line,
     /// Row by row, `grid_columns` to a row, `cell_spacing_m` apart in x and y.
@@ -158,6 +159,43 @@ pub enum ForwardingPath {
     Core,
 }
 
+/// `cell_positions_m`: the cells' positions, along the line or in the plane.
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(untagged)]
+pub enum CellPositions {
+    /// `[x0, x1, ...]`: along the x axis, increasing.
+    Line(Vec<f64>),
+    /// `[[x0, y0], [x1, y1], ...]`: anywhere in the plane (decisions by measurement).
+    Plane(Vec<[f64; 2]>),
+}
+
+impl CellPositions {
+    pub fn len(&self) -> usize {
+        match self {
+            CellPositions::Line(xs) => xs.len(),
+            CellPositions::Plane(ps) => ps.len(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// `reorder_release`: when a reordering target releases the direct packets it holds.
+#[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum ReorderRelease {
+    /// When the GTP-U end marker has come through the source (TS 36.300 §10.1.2.2.1).
+    #[default]
+    EndMarker,
+    /// When the old path is empty: once the path has switched, no packet for the UE is left
+    /// on the old S1 link nor on the forwarding path (Cohen & Levin's forward-and-rearrange,
+    /// as the `fcp` template's base station). The held packets then share the UE's buffer
+    /// with its queue, as the base station's per-mobile buffer.
+    PathEmpty,
+}
+
 /// One entry of `[[cellular.handovers]]`: UE `ue` hands over to cell `target` at `at_s`.
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -179,9 +217,9 @@ pub struct CellularSection {
     /// Distance between neighbouring cells along the line; cell i sits at i * spacing.
     #[serde(default = "d_cell_spacing_m")]
     pub cell_spacing_m: f64,
-    /// An explicit list of cell positions along the line, increasing (instead of `cells` at
-    /// `cell_spacing_m`; `cells` must equal its length).
-    pub cell_positions_m: Option<Vec<f64>>,
+    /// An explicit list of cell positions (instead of `cells` at `cell_spacing_m`; `cells`
+    /// must equal its length): along the line, increasing, or `[x, y]` pairs in the plane.
+    pub cell_positions_m: Option<CellPositions>,
     #[serde(default)]
     pub scheduler: SchedulerName,
     /// Each cell's downlink radio capacity, shared by the UEs it serves.
@@ -350,6 +388,10 @@ pub struct CellularSection {
     pub end_marker: Option<bool>,
     #[serde(default = "d_reorder_timeout_s")]
     pub reorder_timeout_s: f64,
+    /// When the reordering target releases what it holds: `end-marker` (default) or
+    /// `path-empty` (Cohen & Levin: "until the old path is empty").
+    #[serde(default)]
+    pub reorder_release: ReorderRelease,
     /// `predicted`: how long before the HO command the path switch is requested.
     #[serde(default = "d_prediction_lead_s")]
     pub prediction_lead_s: f64,
@@ -543,17 +585,33 @@ impl CellularSection {
             return Err(c.err(&k("flows_per_ue"), &format!("ues x flows_per_ue must be <= {MAX_FLOWS}, got {flows}")));
         }
         c.positive(&k("cell_spacing_m"), self.cell_spacing_m)?;
-        if let Some(xs) = &self.cell_positions_m {
-            if xs.len() != self.cells as usize {
+        if let Some(ps) = &self.cell_positions_m {
+            if ps.len() != self.cells as usize {
                 return Err(c.err(
                     &k("cell_positions_m"),
-                    &format!("must list one position per cell ({} cells), got {}", self.cells, xs.len()),
+                    &format!("must list one position per cell ({} cells), got {}", self.cells, ps.len()),
                 ));
             }
-            for (i, &x) in xs.iter().enumerate() {
-                c.finite(&format!("cellular.cell_positions_m[{i}]"), x)?;
-                if i > 0 && x <= xs[i - 1] {
-                    return Err(c.err(&format!("cellular.cell_positions_m[{i}]"), "positions must increase"));
+            match ps {
+                CellPositions::Line(xs) => {
+                    for (i, &x) in xs.iter().enumerate() {
+                        c.finite(&format!("cellular.cell_positions_m[{i}]"), x)?;
+                        if i > 0 && x <= xs[i - 1] {
+                            return Err(c.err(&format!("cellular.cell_positions_m[{i}]"), "positions must increase"));
+                        }
+                    }
+                }
+                CellPositions::Plane(ps) => {
+                    for (i, p) in ps.iter().enumerate() {
+                        c.finite(&format!("cellular.cell_positions_m[{i}][0]"), p[0])?;
+                        c.finite(&format!("cellular.cell_positions_m[{i}][1]"), p[1])?;
+                        if let Some(j) = ps[..i].iter().position(|q| q == p) {
+                            return Err(c.err(
+                                &format!("cellular.cell_positions_m[{i}]"),
+                                &format!("is cell {j}'s position too ({}, {})", p[0], p[1]),
+                            ));
+                        }
+                    }
                 }
             }
         }
@@ -641,6 +699,9 @@ impl CellularSection {
             return Err(
                 c.err(&k("target_reordering"), &format!("needs a scheme that forwards (not {})", self.scheme.name()))
             );
+        }
+        if self.reorder_release == ReorderRelease::PathEmpty && !self.target_reordering() {
+            return Err(c.err(&k("reorder_release"), "\"path-empty\" needs target_reordering (on for rearrange)"));
         }
         if self.forwarding_path.is_some() && !(self.scheme.forwards() || self.scheme == SchemeName::Daps) {
             return Err(
@@ -757,12 +818,6 @@ impl CellularSection {
             ));
         }
         c.non_negative(&k("pause_s"), self.pause_s)?;
-        if self.scheme == SchemeName::Cho && self.two_d() {
-            return Err(c.err(
-                &k("scheme"),
-                "cho needs UEs moving along a line of cells (layout = \"line\", movement = \"line\")",
-            ));
-        }
         match self.movement {
             Movement::RandomWaypoint => {
                 if self.speed_mps <= 0.0 {
@@ -890,9 +945,15 @@ impl CellularSection {
         self.capacity.is_some() || self.capacity_traces.is_some() || self.ue_rate_traces.is_some()
     }
 
-    /// Cells and UEs off a line: a grid, or random waypoint (decisions by measurement).
+    /// Cells and UEs off a line: a grid, cells listed in the plane, or random waypoint
+    /// (decisions by measurement).
     pub fn two_d(&self) -> bool {
-        self.layout == Layout::Grid || self.movement == Movement::RandomWaypoint
+        self.cells_in_plane() || self.movement == Movement::RandomWaypoint
+    }
+
+    /// The cells stand off the x axis: a grid, or `[x, y]` positions.
+    pub fn cells_in_plane(&self) -> bool {
+        self.layout == Layout::Grid || matches!(self.cell_positions_m, Some(CellPositions::Plane(_)))
     }
 
     /// Cells to a row of the grid: `grid_columns`, else the ceiling of the square root.
@@ -903,7 +964,10 @@ impl CellularSection {
     /// Position of cell `c` in the plane, in metres.
     pub fn cell_xy_m(&self, c: usize) -> (f64, f64) {
         match self.layout {
-            Layout::Line => (self.cell_x_m(c), 0.0),
+            Layout::Line => match &self.cell_positions_m {
+                Some(CellPositions::Plane(ps)) => (ps[c][0], ps[c][1]),
+                _ => (self.cell_x_m(c), 0.0),
+            },
             Layout::Grid => {
                 let cols = self.grid_columns().max(1) as usize;
                 ((c % cols) as f64 * self.cell_spacing_m, (c / cols) as f64 * self.cell_spacing_m)
@@ -919,7 +983,8 @@ impl CellularSection {
     /// Position of cell `c` along the line, in metres.
     pub fn cell_x_m(&self, c: usize) -> f64 {
         match &self.cell_positions_m {
-            Some(xs) => xs[c],
+            Some(CellPositions::Line(xs)) => xs[c],
+            Some(CellPositions::Plane(ps)) => ps[c][0],
             None => c as f64 * self.cell_spacing_m,
         }
     }
@@ -937,12 +1002,12 @@ impl CellularSection {
         self.ue_start_m + u as f64 * self.ue_spacing_m
     }
 
-    /// UE `u`'s first cell: its `ue_cells` entry, else the cell nearest to its start (on a
-    /// line along y = 0).
+    /// UE `u`'s first cell: its `ue_cells` entry, else the cell nearest to its start (on the
+    /// x axis).
     pub fn ue_first_cell(&self, u: usize) -> usize {
         match &self.ue_cells {
             Some(cells) => cells[u] as usize,
-            None if self.layout == Layout::Grid => self.nearest_cell_xy((self.ue_x0_m(u), 0.0)),
+            None if self.cells_in_plane() => self.nearest_cell_xy((self.ue_x0_m(u), 0.0)),
             None => self.nearest_cell(self.ue_x0_m(u)),
         }
     }
@@ -1004,7 +1069,7 @@ mod tests {
     fn a_ue_starts_in_the_nearest_cell_of_the_line() {
         let mut s = CellularSection::default();
         assert_eq!([-50.0, 499.0, 501.0, 5000.0].map(|x| s.nearest_cell(x)), [0, 0, 1, 2]);
-        s.cell_positions_m = Some(vec![0.0, 100.0, 1000.0]);
+        s.cell_positions_m = Some(CellPositions::Line(vec![0.0, 100.0, 1000.0]));
         assert_eq!([49.0, 51.0, 549.0, 551.0].map(|x| s.nearest_cell(x)), [0, 1, 1, 2]);
         assert_eq!(s.cell_x_m(2), 1000.0);
     }

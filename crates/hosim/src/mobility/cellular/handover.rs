@@ -342,11 +342,11 @@ impl Cellular {
 
     /// The time to trigger is over: the handover starts unless the UE has moved on.
     pub(super) fn triggered(&mut self, cx: &mut Cx<Timer>, u: usize, source: usize, target: usize) {
-        if self.p.scheme == SchemeName::Cho && self.state[u].serving == source {
-            return self.cho_execution_condition(cx, u, target);
-        }
         if self.p.two_d && !self.a3_held(u, target, cx.now()) {
             return; // the condition broke off, or started anew later
+        }
+        if self.p.scheme == SchemeName::Cho && self.state[u].serving == source {
+            return self.cho_execution_condition(cx, u, target);
         }
         if self.state[u].active.is_none() && self.state[u].serving == source {
             self.decide(cx, u, target);
@@ -619,6 +619,9 @@ impl Cellular {
         self.handovers[h].bicasting = false;
         if self.p.end_marker && (self.handovers[h].reorder_wait || self.p.end_marker_always) {
             self.send_end_marker(cx, h, true);
+        }
+        if self.p.release_on_empty {
+            self.release_if_path_empty(cx, u);
         }
         self.arm_reorder_timeout(cx, h);
         self.end_if_done(cx, h);

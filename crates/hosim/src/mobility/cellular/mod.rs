@@ -38,8 +38,8 @@ mod report;
 mod template;
 
 pub use config::{
-    BufferSharing, CellularSection, ChoForwarding, ForwardingPath, Layout, Movement, Radios, ScheduledHandover,
-    SchedulerName, SchemeName,
+    BufferSharing, CellPositions, CellularSection, ChoForwarding, ForwardingPath, Layout, Movement, Radios,
+    ReorderRelease, ScheduledHandover, SchedulerName, SchemeName,
 };
 pub use movement::{parse_trace, TraceRow, Walk, WALK_STREAM};
 pub use rates::Rates;
@@ -77,6 +77,8 @@ pub struct Params {
     /// The target holds direct packets until the end marker (or its timeout).
     pub target_reordering: bool,
     pub end_marker: bool,
+    /// `reorder_release = "path-empty"`: the target releases once the old path is empty.
+    pub release_on_empty: bool,
     /// `end_marker = true`: sent at every path switch, whether the target reorders or not.
     pub end_marker_always: bool,
     pub reorder_timeout_ns: SimTime,
@@ -305,6 +307,9 @@ impl Cellular {
         // Direct: from the gateway's S1-U tunnel (not forwarded by a cell).
         let direct = !gtp::is_forwarding(t.teid);
         self.downlink(cx, c, u, pkt, direct);
+        if self.p.release_on_empty {
+            self.release_if_path_empty(cx, u);
+        }
     }
 
     /// A user packet for UE `u` came out of a tunnel at cell `c`: the scheme decides.
@@ -337,6 +342,13 @@ impl Cellular {
             }
         }
         if st.serving == c {
+            if !direct && self.holds_for(u, c) && !self.ran.cells[c].buffers.room_with_held(u, &pkt) {
+                // A forwarded packet finds the buffer it shares with the held ones full.
+                self.ran.cells[c].buffers.stats.drops += 1;
+                self.sn_of.remove(&pkt.uid);
+                cx.counters_mut().dropped_queue += 1;
+                return;
+            }
             if direct {
                 self.cho_copy_early(cx, u, c, &pkt);
             }
@@ -350,6 +362,35 @@ impl Cellular {
             self.drop_for_handover(cx, u, pkt);
         } else {
             self.forward(cx, u, c, pkt, false);
+        }
+    }
+
+    /// `reorder_release = "path-empty"`: cell `c` holds direct packets for UE `u`.
+    fn holds_for(&self, u: usize, c: usize) -> bool {
+        let Some(h) = self.state[u].last else { return false };
+        let ho = &self.handovers[h];
+        self.p.release_on_empty && ho.reorder_wait && ho.target == c
+    }
+
+    /// `reorder_release = "path-empty"`: once UE `u`'s path has switched, its target releases
+    /// what it holds when no packet for the UE is left on the old path (the gateway's S1-U
+    /// tunnel to the source) nor on the handover's forwarding tunnel, wherever on a link:
+    /// queued, in service or propagating (Cohen & Levin: the new base station holds packets
+    /// "until the old path is empty"). Checked at the path switch and whenever a tunnelled
+    /// packet for the UE reaches a cell.
+    pub(super) fn release_if_path_empty(&mut self, cx: &mut Cx<Timer>, u: usize) {
+        let Some(h) = self.state[u].last else { return };
+        let ho = &self.handovers[h];
+        if !ho.reorder_wait || ho.path_switch_ns.is_none() {
+            return;
+        }
+        let (ue, old, fwd) = (self.ran.ues[u].node, gtp::s1u_teid(ho.source, u), gtp::x2_teid(h));
+        let store = cx.store();
+        let pending = cx.links().iter().any(|l| {
+            l.packets(store).any(|p| p.tunnel.is_some_and(|t| t.inner_dst == ue && (t.teid == old || t.teid == fwd)))
+        });
+        if !pending {
+            self.stop_reordering(cx, h);
         }
     }
 
@@ -380,6 +421,12 @@ impl Cellular {
     fn hold(&mut self, cx: &mut Cx<Timer>, c: usize, u: usize, pkt: Packet) {
         let now = cx.now();
         let uid = pkt.uid;
+        if self.p.release_on_empty && !self.ran.cells[c].buffers.room_with_held(u, &pkt) {
+            self.sn_of.remove(&uid);
+            cx.counters_mut().dropped_queue += 1;
+            self.ran.cells[c].buffers.stats.drops += 1;
+            return;
+        }
         if !self.ran.cells[c].buffers.hold(u, now, pkt, cx.rng()) {
             self.sn_of.remove(&uid);
             cx.counters_mut().dropped_queue += 1;

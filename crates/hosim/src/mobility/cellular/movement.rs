@@ -21,7 +21,7 @@
 
 use rand::Rng as _;
 
-use super::{Cellular, Timer};
+use super::{Cellular, SchemeName, Timer};
 use crate::engine::rng::Rng;
 use crate::engine::time::{s_to_ns, SimTime};
 use crate::sim::Cx;
@@ -165,7 +165,15 @@ impl Cellular {
         if next < cx.end_ns() {
             cx.schedule(next, Timer::Measure2d { ue: u });
         }
-        if self.state[u].active.is_some() {
+        if self.p.scheme == SchemeName::Cho {
+            self.cho_measure_2d(cx, u);
+        }
+        // A prepared CHO waits for the execution condition: it goes on being measured.
+        let cho_waits = self.state[u].active.is_some_and(|h| {
+            let ho = &self.handovers[h];
+            ho.scheme == SchemeName::Cho && ho.command_ns.is_none()
+        });
+        if self.state[u].active.is_some() && !cho_waits {
             return; // decisions wait for the handover's end, which restarts every trigger
         }
         let s = self.state[u].serving;

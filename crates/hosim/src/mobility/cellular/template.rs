@@ -15,7 +15,7 @@
 
 use super::config::{
     BufferSharing, CellularSection, ChoForwarding, ForwardingPath, Layout, Movement, QueueDiscipline, Radios,
-    SchedulerName,
+    ReorderRelease, SchedulerName,
 };
 use super::movement::{TraceRow, Walk, WALK_STREAM};
 use super::{Cellular, Motion, Params, Rates, Timer};
@@ -233,7 +233,8 @@ fn system(d: &CellularSection, cx: &mut Cx<Timer>, trace: &[TraceRow], models: M
         two_d: d.two_d(),
         measure_period_ns: s_to_ns(d.measure_period_s).max(1),
         target_reordering: d.target_reordering(),
-        end_marker: d.end_marker.unwrap_or(true),
+        end_marker: d.end_marker.unwrap_or(d.reorder_release == ReorderRelease::EndMarker),
+        release_on_empty: d.reorder_release == ReorderRelease::PathEmpty,
         end_marker_always: d.end_marker == Some(true),
         reorder_timeout_ns: s_to_ns(d.reorder_timeout_s),
         prediction_lead_ns: s_to_ns(d.prediction_lead_s),

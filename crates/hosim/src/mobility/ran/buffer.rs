@@ -115,6 +115,18 @@ impl CellBuffers {
         }
     }
 
+    /// Whether `pkt` fits UE `ue`'s per-UE limit counting its held packets with its queued
+    /// ones (a per-mobile buffer that both share, as Cohen & Levin's base station's); a
+    /// shared limit counts held packets already.
+    pub fn room_with_held(&self, ue: usize, pkt: &Packet) -> bool {
+        let (q, h) = (&self.queues[ue], &self.held[ue]);
+        match self.limit {
+            BufferLimit::PerUe(QueueLimit::Packets(n)) => (q.len_pkts() as u64 + h.len_pkts() as u64) < u64::from(n),
+            BufferLimit::PerUe(QueueLimit::Bytes(b)) => q.len_bytes() + h.len_bytes() + pkt.size_bytes as u64 <= b,
+            BufferLimit::Shared(_) => true,
+        }
+    }
+
     /// The size of UE `ue`'s next packet to serve, if it has one.
     pub fn head_bytes(&self, ue: usize) -> Option<u32> {
         self.queues[ue].iter(&self.store).next().map(|p| p.size_bytes)
