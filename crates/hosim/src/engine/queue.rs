@@ -1,18 +1,30 @@
 //! The event queue, ordered by (time, insertion sequence), so simultaneous events always run
 //! in the order they were scheduled, on every run and every machine.
 //!
-//! Two structures hold the pending events, and a pop takes the earlier of their fronts, so
-//! the order is the same as one priority queue's ((time, sequence) keys are unique, so any
-//! correct one pops them in the same order):
+//! Three structures hold the pending events, and a pop takes the earlier of the run's front
+//! and the heap's top (where the buckets are present by their fronts), so the order is the
+//! same as one priority queue's ((time, sequence) keys are unique, so any correct one pops
+//! them in the same order):
 //! - a sorted run for link events ([`Lane::Near`]): an arrival is almost always due after all
 //!   but the last few link events pending, so it is inserted from the back, passing a few
 //!   entries, and the earliest is popped from the front. An insertion that would pass more
-//!   than [`RUN_REACH`] entries goes to the heap instead, so no insertion costs more than that.
+//!   than [`RUN_REACH`] entries from the back goes in from the front if it passes at most
+//!   that many there (an event due before nearly every pending one: a transmission's end
+//!   microseconds ahead), else to a bucket (below), so no insertion costs more than that.
 //!   Its compares are predictable where a heap's sift is not: measured, a run loop 7–11 %
 //!   faster than with the near events in a heap of their own (bench/decisions.md), for 1 %
 //!   fewer instructions;
 //! - a binary heap for timers ([`Lane::Timer`]: retransmission, delayed ACK, applications,
-//!   agents, rate changes) and for the link events the run did not take.
+//!   agents, rate changes);
+//! - for the link events the run did not take, sorted runs by how far ahead they are due
+//!   ([`BUCKETS`]: one per power of two of the delay from now), each present in the heap by a
+//!   single entry keyed by its front, which stands for the whole run. Where link delays differ
+//!   (a cellular network: 15 ms to the servers, 5 ms over the radio, 1 and 2 ms in the core),
+//!   an arrival due in 5 ms would pass every pending arrival due in 5 to 15 ms: hundreds with a
+//!   hundred busy flows. Events due about as far ahead are scheduled in about the order they
+//!   are due, so in its own run such an event passes few; the heap then holds one entry a run
+//!   instead of every such event. Only events that would pass a run's front, or more than
+//!   [`RUN_REACH`] of its entries, go into the heap themselves.
 //!
 //! Popping from the heap leaves the popped entry at its top until the next call: most events
 //! schedule another, and a first schedule into the heap overwrites the top and sifts it down
@@ -52,6 +64,21 @@ pub enum Lane {
     Near,
     /// Timers: retransmission, delayed ACK, application ticks, agents' timers, rate changes.
     Timer,
+}
+
+/// What a heap entry stands for: an event, or the front of a bucket's run (the entry's key is
+/// that front's, so the run is popped from exactly where its front event belongs).
+#[derive(Clone, Copy)]
+enum Slot<E> {
+    Event(E),
+    Run(u32),
+}
+
+/// The earlier of the two fronts a pop compares: the run's event, or what the heap's top
+/// stands for.
+enum Top<E> {
+    Run(E),
+    Heap(Slot<E>),
 }
 
 /// A min-heap on `key` (`ARITY` children per node), sifted with a hole rather than swaps.
@@ -205,16 +232,49 @@ impl<E: Copy> SortedRun<E> {
     /// compares times alone (one 64-bit compare a step instead of a 128-bit one).
     #[inline]
     fn insert(&mut self, e: Entry<E>) -> bool {
+        self.insert_from(e, 0)
+    }
+
+    /// [`SortedRun::insert`], refused also if `e` would go before index `floor` (a bucket's
+    /// run passes `head + 1`: its front is keyed in the heap, so it must not change).
+    #[inline(always)]
+    fn insert_from(&mut self, e: Entry<E>, floor: usize) -> bool {
         let len = self.entries.len();
         let time = key_time(e.key);
         let mut i = len;
         while i > self.head && key_time(self.entries[i - 1].key) > time {
             i -= 1;
-            if len - i > RUN_REACH {
+            if len - i > RUN_REACH || i < floor {
                 return false;
             }
         }
         self.entries.insert(i, e);
+        true
+    }
+
+    /// Inserts `e` in key order if that is at most [`RUN_REACH`] entries from the front and
+    /// a popped slot before the front is free to take the entries it passes; false (and
+    /// nothing changed) otherwise. For an event due before nearly every pending one (a
+    /// transmission's end microseconds ahead, among arrivals due over the next milliseconds).
+    #[inline(always)]
+    fn insert_front(&mut self, e: Entry<E>) -> bool {
+        if self.head == 0 {
+            return false;
+        }
+        let time = key_time(e.key);
+        let (head, len) = (self.head, self.entries.len());
+        let mut p = head;
+        // `e` goes after every pending entry due at its time or earlier (its sequence number
+        // is the largest).
+        while p < len && key_time(self.entries[p].key) <= time {
+            p += 1;
+            if p - head > RUN_REACH {
+                return false;
+            }
+        }
+        self.entries.copy_within(head..p, head - 1);
+        self.head = head - 1;
+        self.entries[p - 1] = e;
         true
     }
 
@@ -223,11 +283,26 @@ impl<E: Copy> SortedRun<E> {
     }
 }
 
+/// Sorted runs for the link events the [`SortedRun`] did not take, one per power of two of
+/// their delay from now (bucket `b` holds delays of `b` bits: 4.2 to 8.4 ms is bucket 23), the
+/// last one for everything further. A nonempty run has one entry in the heap, keyed by its
+/// front ([`Slot::Run`]).
+const BUCKETS: usize = 40;
+
+/// The bucket of an event due `delay` ns from now.
+#[inline(always)]
+fn bucket_of(delay: SimTime) -> usize {
+    ((SimTime::BITS - delay.leading_zeros()) as usize).min(BUCKETS - 1)
+}
+
 pub struct EventQueue<E> {
     /// Link events ([`Lane::Near`]) that fit the sorted run.
     run: SortedRun<E>,
-    /// Timers ([`Lane::Timer`]), and link events that did not fit the run.
-    heap: Heap<E>,
+    /// Timers ([`Lane::Timer`]), the front of each nonempty bucket, and link events that fit
+    /// neither the run nor their bucket.
+    heap: Heap<Slot<E>>,
+    /// Link events that did not fit the run, by their delay (see [`BUCKETS`]).
+    buckets: Vec<SortedRun<E>>,
     next_seq: u64,
     executed: u64,
     /// Time of the last event popped: nothing may be scheduled before it.
@@ -250,6 +325,7 @@ impl<E: Copy> EventQueue<E> {
         EventQueue {
             run: SortedRun { entries: Vec::with_capacity(RUN_CAPACITY), head: 0 },
             heap: Heap { entries: Vec::with_capacity(1024) },
+            buckets: (0..BUCKETS).map(|_| SortedRun { entries: Vec::new(), head: 0 }).collect(),
             next_seq: 0,
             executed: 0,
             now: 0,
@@ -273,7 +349,7 @@ impl<E: Copy> EventQueue<E> {
     #[inline(never)]
     pub fn schedule_timer(&mut self, time: SimTime, event: E) {
         let Some(entry) = self.entry(time, event) else { return };
-        self.push_heap(entry);
+        self.push_heap(Entry { key: entry.key, event: Slot::Event(entry.event) });
     }
 
     /// Schedules `event` at `time`, kept in `lane` until it is due; the lane changes no
@@ -301,15 +377,50 @@ impl<E: Copy> EventQueue<E> {
         Some(entry)
     }
 
-    /// A link event beyond the run's reach: into the heap.
+    /// A link event beyond the run's reach from the back: into the run from its front if it
+    /// is due among the first few (see [`SortedRun::insert_front`]); else into the run of
+    /// its bucket, behind that run's front and within [`RUN_REACH`] of its back; an empty
+    /// bucket's run takes it and enters the heap with its key. Otherwise the event goes into
+    /// the heap itself.
     #[inline(never)]
     fn overflow(&mut self, entry: Entry<E>) {
-        self.push_heap(entry);
+        if self.run.insert_front(entry) {
+            return;
+        }
+        let b = bucket_of(key_time(entry.key) - self.now);
+        let run = &mut self.buckets[b];
+        if run.len() == 0 {
+            run.entries.clear();
+            run.head = 0;
+            run.entries.push(entry);
+            self.push_heap(Entry { key: entry.key, event: Slot::Run(b as u32) });
+            return;
+        }
+        let front = run.head + 1;
+        if !run.insert_from(entry, front) {
+            self.push_heap(Entry { key: entry.key, event: Slot::Event(entry.event) });
+        }
+    }
+
+    /// Pops the front of bucket `b`, whose heap entry is at the top: that entry is keyed
+    /// anew by the run's next front (one sift-down), or left to be removed if the run is
+    /// now empty.
+    #[inline(never)]
+    fn pop_bucket(&mut self, b: u32) -> E {
+        let run = &mut self.buckets[b as usize];
+        let front = run.entries[run.head];
+        debug_assert_eq!(Some(front.key), self.heap.top_key(), "a bucket's heap entry is keyed by its front");
+        run.pop_front();
+        match run.front_key() {
+            Some(key) => self.heap.sift_down(0, Entry { key, event: Slot::Run(b) }),
+            None => self.popped = true,
+        }
+        front.event
     }
 
     /// Into the heap: over the entry popped last if it still holds the top.
     #[inline(always)]
-    fn push_heap(&mut self, entry: Entry<E>) {
+    fn push_heap(&mut self, entry: Entry<Slot<E>>) {
         if self.popped {
             self.popped = false;
             // The entry popped last is still at the top: overwrite it (one sift-down).
@@ -327,24 +438,30 @@ impl<E: Copy> EventQueue<E> {
             self.heap.remove_top();
         }
         // Each front read once: its key decides, and the winner is the event.
-        let (top, from_run) = match (self.run.entries.get(self.run.head), self.heap.entries.first()) {
-            (Some(run), Some(heap)) if run.key < heap.key => (*run, true),
-            (_, Some(heap)) => (*heap, false),
-            (Some(run), None) => (*run, true),
+        let (key, top) = match (self.run.entries.get(self.run.head), self.heap.entries.first()) {
+            (Some(run), Some(heap)) if run.key < heap.key => (run.key, Top::Run(run.event)),
+            (_, Some(heap)) => (heap.key, Top::Heap(heap.event)),
+            (Some(run), None) => (run.key, Top::Run(run.event)),
             (None, None) => return None,
         };
-        let time = key_time(top.key);
+        let time = key_time(key);
         if time > limit {
             return None;
         }
-        if from_run {
-            self.run.pop_front();
-        } else {
-            self.popped = true;
-        }
+        let event = match top {
+            Top::Run(event) => {
+                self.run.pop_front();
+                event
+            }
+            Top::Heap(Slot::Event(event)) => {
+                self.popped = true;
+                event
+            }
+            Top::Heap(Slot::Run(b)) => self.pop_bucket(b),
+        };
         self.executed += 1;
         self.now = time;
-        Some((time, top.event))
+        Some((time, event))
     }
 
     /// The time of the earliest pending event, if any: a driver that follows the wall clock
@@ -378,7 +495,8 @@ impl<E: Copy> EventQueue<E> {
 
     /// Events pending (the one popped last is not).
     pub fn len(&self) -> usize {
-        self.run.len() + self.heap.entries.len() - self.popped as usize
+        let (held, runs) = self.buckets.iter().fold((0, 0), |(n, r), b| (n + b.len(), r + (b.len() > 0) as usize));
+        self.run.len() + self.heap.entries.len() - self.popped as usize - runs + held
     }
 
     pub fn is_empty(&self) -> bool {
@@ -451,9 +569,9 @@ mod tests {
     }
 
     /// Pops interleaved with schedules (the top overwritten in place, ties, a growing and
-    /// shrinking heap, events spread over both lanes) come out in (time, insertion) order, as a sorted list gives them.
-    #[test]
-    fn interleaved_pops_and_schedules_match_a_sorted_reference() {
+    /// shrinking heap, events spread over both lanes) come out in (time, insertion) order, as
+    /// a sorted list gives them. `delay` draws an event's delay from a random word.
+    fn check_against_a_sorted_reference(delay: impl Fn(u64, u64) -> SimTime) {
         let mut q = EventQueue::new();
         let mut reference: Vec<(SimTime, u64)> = Vec::new();
         let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
@@ -463,10 +581,10 @@ mod tests {
             x ^= x << 13;
             x ^= x >> 7;
             x ^= x << 17;
-            // Bursts of schedules, then of pops; small delays make many equal times.
+            // Bursts of schedules, then of pops.
             let pushes = if (step / 500) % 2 == 0 { x % 3 } else { x % 2 };
             for k in 0..pushes {
-                let t = now + (x >> (8 + k)) % 4;
+                let t = now + delay(x, k);
                 // Both lanes, as the run mixes them: the order must not depend on the lane.
                 if (x >> (20 + k)).is_multiple_of(3) {
                     q.schedule_timer(t, next);
@@ -488,16 +606,88 @@ mod tests {
     }
 
     #[test]
+    fn interleaved_pops_and_schedules_match_a_sorted_reference() {
+        // Small delays make many equal times.
+        check_against_a_sorted_reference(|x, k| (x >> (8 + k)) % 4);
+    }
+
+    #[test]
+    fn link_events_of_many_delays_match_a_sorted_reference() {
+        // Delays in several buckets, with jitter within each, and some in the same one.
+        check_against_a_sorted_reference(|x, k| {
+            [0, 3, 40, 1_000, 1_100, 5_000, 15_000][((x >> (30 + k)) % 7) as usize] + (x >> (8 + k)) % 64
+        });
+    }
+
+    #[test]
+    fn link_events_of_two_delays_wait_in_their_buckets_not_in_the_heap() {
+        let mut q = EventQueue::new();
+        // A hundred flows' arrivals due in 15 us, and as many due in 5 us (a cellular
+        // network's server links and radio links): each short one would pass some 60 long
+        // ones in a single run.
+        let mut now = 0;
+        let mut n = 0u64;
+        for i in 0..200u64 {
+            q.schedule(now + 15_000 + i, n);
+            n += 1;
+        }
+        let mut last = (0, 0);
+        for i in 0..20_000u64 {
+            let (t, e) = q.pop_until(SimTime::MAX).expect("pending");
+            assert!((t, e) > last, "in (time, insertion) order");
+            last = (t, e);
+            now = t;
+            let delay = if i % 2 == 0 { 15_000 } else { 5_000 };
+            q.schedule(now + delay, n);
+            n += 1;
+            // The heap holds one entry a bucket, not the short arrivals themselves.
+            assert!(q.heap.entries.len() <= 2, "step {i}: {} heap entries", q.heap.entries.len());
+        }
+        assert_eq!(q.len(), 200);
+    }
+
+    #[test]
     fn link_events_beyond_the_runs_reach_wait_in_the_heap_and_keep_their_order() {
         let mut q = EventQueue::new();
         // Descending times: each would pass every pending entry; past RUN_REACH they cannot.
         for i in 0..100u64 {
             q.schedule(1_000 - i, i);
         }
+        // The first of them starts the run of its bucket; each later one would pass that
+        // run's front, so it waits in the heap.
         assert_eq!(q.run.len(), RUN_REACH + 1);
-        assert_eq!(q.heap.entries.len(), 100 - RUN_REACH - 1);
+        assert_eq!(q.buckets[bucket_of(1_000 - RUN_REACH as u64 - 1)].len(), 1);
+        assert_eq!(q.heap.entries.len(), 1 + 100 - RUN_REACH - 2);
         let order: Vec<u64> = std::iter::from_fn(|| q.pop_until(SimTime::MAX).map(|(_, e)| e)).collect();
         assert_eq!(order, (0..100).rev().collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn a_link_event_due_before_nearly_every_pending_one_goes_into_the_run_from_its_front() {
+        let mut q = EventQueue::new();
+        for i in 0..100u64 {
+            q.schedule(1_000 + 10 * i, i);
+        }
+        for i in 0..4u64 {
+            assert_eq!(q.pop_until(SimTime::MAX), Some((1_000 + 10 * i, i)));
+        }
+        // Due before all 96 pending, after the first two, and at the same time as the third
+        // (after it: scheduled later): each passes more than RUN_REACH from the back.
+        q.schedule(1_031, 100);
+        q.schedule(1_045, 101);
+        q.schedule(1_060, 102);
+        q.schedule(1_060, 103);
+        assert_eq!((q.run.len(), q.heap.entries.len()), (100, 0), "all in the run, none in a bucket");
+        let order: Vec<u64> = std::iter::from_fn(|| q.pop_until(1_070).map(|(_, e)| e)).collect();
+        assert_eq!(order, vec![100, 4, 101, 5, 6, 102, 103, 7]);
+        // With no popped slot before the front, such an event waits in its bucket.
+        let mut q = EventQueue::new();
+        for i in 0..100u64 {
+            q.schedule(1_000 + 10 * i, i);
+        }
+        q.schedule(999, 100);
+        assert_eq!((q.run.len(), q.heap.entries.len()), (100, 1));
+        assert_eq!(q.pop_until(SimTime::MAX), Some((999, 100)));
     }
 
     #[test]
