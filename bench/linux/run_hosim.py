@@ -48,6 +48,7 @@ VARIANTS: dict[str, dict] = {
         "tcp.linux_hystart": False,
         "tcp.dsack": False,
         "tcp.dsack_undo": False,
+        "tcp.timestamps": False,
     },
 }
 

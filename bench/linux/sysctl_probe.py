@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""A controlled kernel experiment for issue 35 §4: drop-or-forward's case of `todays_tcp.py`
-(Δ = 10 RTT, 20 s) with the kernel's CUBIC as flow0, and one or more per-namespace TCP sysctls
-changed in both of its namespaces (e.g. ``net.ipv4.tcp_dsack=0``). They are set by the
+"""A controlled kernel experiment for issue 35 §4: a case of `todays_tcp.py` (by default
+drop-or-forward, Δ = 10 RTT, 20 s) with the kernel's CUBIC as flow0, and one or more
+per-namespace TCP sysctls changed in both of its namespaces (e.g. ``net.ipv4.tcp_dsack=0``). They are set by the
 server's and the client's shell commands inside the namespaces `hosim emulate` creates, so
 nothing machine-wide changes and they die with the namespaces.
 
@@ -10,11 +10,17 @@ Benchmark only; must run as root. One JSON line per run on stdout: goodput (the 
 the sender's and receiver's nonzero nstat counters about retransmission, SACK, DSACK, undo and
 reordering.
 
+`HOSIM_PROBE_CASE=lte-x2` runs lte-x2's case instead (the variant is then the path switch:
+standard, fast or predicted); `HOSIM_PROBE_CLAMP=BYTES` makes the receiver advertise at most
+BYTES (TCP_WINDOW_CLAMP on the fetching socket, `hosim.netapps fetch --window-clamp`) instead
+of its autotuned window.
+
 Usage:
   sudo python bench/linux/sysctl_probe.py none forward 1,2,3
   sudo python bench/linux/sysctl_probe.py net.ipv4.tcp_dsack=0 forward 1,2,3
   sudo python bench/linux/sysctl_probe.py "net.ipv4.tcp_timestamps=0" forward 1,2,3
-The runs of 2026-11-27: bench/results/linux/sysctl-probe-drop-or-forward.jsonl.
+  sudo HOSIM_PROBE_CASE=lte-x2 HOSIM_PROBE_CLAMP=65535 python bench/linux/sysctl_probe.py none fast 1,2,3
+The runs of 2026-11-27: bench/results/linux/sysctl-probe-<case>.jsonl.
 """
 
 from __future__ import annotations
@@ -42,17 +48,22 @@ def main() -> int:
     setting, scheme, seeds = sys.argv[1], sys.argv[2], [int(s) for s in sys.argv[3].split(",")]
     import hosim
 
-    case = T.CASES["drop-or-forward"]
+    name = os.environ.get("HOSIM_PROBE_CASE", "drop-or-forward")
+    clamp = os.environ.get("HOSIM_PROBE_CLAMP")
+    case = T.CASES[name]
     text = T.scenario_text(case)
-    overrides = {**case["base"], "fcp.scheme": scheme}
+    key = {"drop-or-forward": "fcp.scheme", "lte-x2": "lte_x2.path_switch"}[name]
+    overrides = {**case["base"], key: scheme}
+    dur = float(case["base"].get("duration_s", 5.0))
+    clamp_arg = f" --window-clamp {int(clamp)}" if clamp else ""
     py = sys.executable
     pre = "" if setting == "none" else " && ".join(f"sysctl -q -w {s}" for s in setting.split(";")) + " && "
     for seed in seeds:
         with tempfile.TemporaryDirectory(prefix="hosim-probe-") as tmp:
             s = hosim.emulate(
                 text, seed=seed, overrides=overrides,
-                server=f"{pre}exec {py} -m hosim.netapps serve --cc cubic --bytes 100000000000 --timeout 25",
-                client=f"{pre}exec {py} -m hosim.netapps fetch {{server}} --timeout 25",
+                server=f"{pre}exec {py} -m hosim.netapps serve --cc cubic --bytes 100000000000 --timeout {dur + 5}",
+                client=f"{pre}exec {py} -m hosim.netapps fetch {{server}} --timeout {dur + 5}{clamp_arg}",
                 client_delay_s=T.CLIENT_DELAY_S, app_output_dir=tmp,
             )
         emu = s["emulation"]
@@ -61,7 +72,8 @@ def main() -> int:
         rcv = next(h for h in emu["hosts"] if h["host"] == flow["dst"])
         acked = T.bytes_acked(T.ss_text(snd["ss"]))
         row = {
-            "setting": setting, "scheme": scheme, "seed": seed,
+            "case": name, "setting": setting, "window_clamp": int(clamp) if clamp else None,
+            "scheme": scheme, "seed": seed,
             "goodput_mbps": acked * 8 / (emu["duration_s"] - T.CLIENT_DELAY_S) / 1e6,
             "p99_us": emu["lateness"]["p99_us"], "snd": counters(snd["nstat"]), "rcv": counters(rcv["nstat"]),
         }

@@ -88,14 +88,18 @@ def _listen(port: int, timeout: float, mptcp: bool) -> socket.socket:
     return srv
 
 
-def _connect(host: str, port: int, timeout: float, mptcp: bool) -> tuple[socket.socket, float]:
+def _connect(host: str, port: int, timeout: float, mptcp: bool,
+             window_clamp: int | None = None) -> tuple[socket.socket, float]:
     """Connects; the peer may not listen yet (it starts at the same time): tries again until
-    the timeout. The socket and the time the successful try started."""
+    the timeout. The socket and the time the successful try started. `window_clamp`: the
+    largest window the socket advertises (Linux TCP_WINDOW_CLAMP, set before the SYN)."""
     first = time.monotonic()
     while True:
         start = time.monotonic()
         try:
             s = _socket(mptcp)
+            if window_clamp:
+                s.setsockopt(socket.IPPROTO_TCP, socket.TCP_WINDOW_CLAMP, window_clamp)
             s.settimeout(timeout)
             s.connect((host, port))
             return s, start
@@ -126,8 +130,8 @@ def serve(port: int, nbytes: int, timeout: float, cc: str | None, mptcp: bool = 
     return 0
 
 
-def fetch(host: str, port: int, timeout: float, mptcp: bool = False) -> int:
-    s, start = _connect(host, port, timeout, mptcp)
+def fetch(host: str, port: int, timeout: float, mptcp: bool = False, window_clamp: int | None = None) -> int:
+    s, start = _connect(host, port, timeout, mptcp, window_clamp)
     s.settimeout(timeout)
     return _receive(s, start)
 
@@ -174,6 +178,8 @@ def main(argv: list[str] | None = None) -> int:
     f.add_argument("--port", type=int, default=5001)
     f.add_argument("--timeout", type=float, default=30.0)
     f.add_argument("--mptcp", action="store_true", help="a Multipath TCP socket (IPPROTO_MPTCP)")
+    f.add_argument("--window-clamp", type=int, default=None, metavar="BYTES",
+                   help="largest receive window to advertise (TCP_WINDOW_CLAMP), instead of autotuning")
     p = sub.add_parser("push", help="connect and send --bytes N (the connecting side sends)")
     p.add_argument("host")
     p.add_argument("--port", type=int, default=5001)
@@ -192,7 +198,7 @@ def main(argv: list[str] | None = None) -> int:
         return push(args.host, args.port, args.bytes, args.timeout, args.cc, args.mptcp)
     if args.cmd == "sink":
         return sink(args.port, args.timeout, args.mptcp)
-    return fetch(args.host, args.port, args.timeout, args.mptcp)
+    return fetch(args.host, args.port, args.timeout, args.mptcp, args.window_clamp)
 
 
 if __name__ == "__main__":

@@ -30,7 +30,8 @@ profile = "linux"
 
 /// The other Linux dialect keys at their RFC values: the `linux` profile before issue 35.
 const RFC_KEYS: &str = "slow_start_growth = \"smss\"\nrto_formula = \"rfc6298\"\ncubic_alpha = \"rfc9438\"\n\
-                        growth_gate = \"always\"\nlinux_hystart = false\ndsack = false\ndsack_undo = false";
+                        growth_gate = \"always\"\nlinux_hystart = false\ndsack = false\ndsack_undo = false\n\
+                        timestamps = false";
 
 /// Segments that reached a receiver twice, over all flows.
 fn duplicates(w: &World) -> u64 {
@@ -131,12 +132,28 @@ fn dsack_widens_racks_window_and_undoes_the_recoveries_forwarding_fakes() {
     // marked lost and resent; with DSACKs RACK's reordering window grows (RFC 8985 §6.2 step
     // 4) and DSACK undo restores the window of the recoveries they prove spurious
     // (`tcp_try_undo_dsack`). The kernel without timestamps does the same (docs/tcp.md).
-    let (off, off_bytes) = fcp_forward(&[("tcp.dsack", "false")]);
-    let (grow, grow_bytes) = fcp_forward(&[("tcp.dsack_undo", "false")]);
-    let (on, on_bytes) = fcp_forward(&[]);
+    // Without timestamps, whose echo shows the reordering sooner (the next test).
+    let no_ts = ("tcp.timestamps", "false");
+    let (off, off_bytes) = fcp_forward(&[("tcp.dsack", "false"), no_ts]);
+    let (grow, grow_bytes) = fcp_forward(&[("tcp.dsack_undo", "false"), no_ts]);
+    let (on, on_bytes) = fcp_forward(&[no_ts]);
     assert_eq!((off.dsacks_received, off.dsack_undos), (0, 0));
     assert!(grow.dsacks_received > 0 && grow.dsack_undos == 0);
     assert!(grow.retransmits < off.retransmits, "{} {}", grow.retransmits, off.retransmits);
     assert!(on.dsack_undos > 0);
     assert!(on_bytes > grow_bytes && grow_bytes > off_bytes, "{off_bytes} {grow_bytes} {on_bytes}");
+}
+
+#[test]
+fn timestamps_show_the_forwarded_originals_and_cut_the_spurious_retransmissions() {
+    // The same forward case. With timestamps the ACK of a hole the late original filled
+    // echoes that original's TSval, older than the retransmission (Linux
+    // `tcp_packet_delayed`): the sender sees the reordering at once (`TCPTSReorder`, RACK's
+    // window opens) and resends far less, as the kernel with `net.ipv4.tcp_timestamps` = 1
+    // does (docs/reproductions/drop-or-forward.md).
+    let (off, _) = fcp_forward(&[("tcp.timestamps", "false")]);
+    let (on, _) = fcp_forward(&[]);
+    assert_eq!((off.ts_undos, off.ts_reorders), (0, 0));
+    assert!(on.ts_reorders > 0, "{}", on.ts_reorders);
+    assert!(on.retransmits < off.retransmits, "{} {}", on.retransmits, off.retransmits);
 }

@@ -201,6 +201,11 @@ pub fn summary(sim: &Sim, scenario: &str, seed: u64, wall_time_s: f64, violation
                 if s.cfg.dsack_undo {
                     m.insert("dsack_undos".into(), json!(st.dsack_undos));
                 }
+                if s.cfg.timestamps {
+                    m.insert("ts_undos".into(), json!(st.ts_undos));
+                    m.insert("ts_partial_undos".into(), json!(st.ts_partial_undos));
+                    m.insert("ts_reorders".into(), json!(st.ts_reorders));
+                }
                 if s.cfg.loss_detection_in_effect() == crate::tcp::LossDetection::RackTlp {
                     m.insert("tlp_probes".into(), json!(st.tlp_probes));
                     m.insert("tlp_loss_repairs".into(), json!(st.tlp_loss_repairs));

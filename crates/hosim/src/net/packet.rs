@@ -120,8 +120,11 @@ pub struct Packet {
     pub sent_ns: u64,
     /// True when this is a retransmission of bytes sent before.
     pub is_retx: bool,
-    /// A tag derived from (flow, seq, len): the receiver checks it to catch any mix-up of
-    /// payload between flows or offsets on the way.
+    /// A data segment: a tag derived from (flow, seq, len): the receiver checks it to catch
+    /// any mix-up of payload between flows or offsets on the way. An ACK: its RFC 7323 TSecr
+    /// (with `tcp.timestamps`; 0: none, as Linux reads a zero echo), so that the packet does
+    /// not grow (`a_packet_fits_the_inline_copy_limit`). A data segment's TSval is its
+    /// `sent_ns` on the sender's timestamp clock.
     pub tag: u32,
     /// Set while the packet travels inside a GTP-U tunnel.
     pub tunnel: Option<Tunnel>,

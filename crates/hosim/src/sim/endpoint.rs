@@ -7,6 +7,7 @@ use crate::net::FlowId;
 use crate::net::NO_TAG;
 use crate::observe::TraceKind;
 use crate::tcp::receiver::AckOut;
+use crate::tcp::sender::ts_clock;
 
 use super::flow::{goodput_add, note_timeout, resolve_spurious, resolve_timeout_at};
 use super::world::{Event, World};
@@ -86,6 +87,8 @@ impl World {
         pkt.size_bytes += ack.sack.option_bytes();
         pkt.ece = ack.ece;
         pkt.rwnd_bytes = ack.rwnd;
+        // RFC 7323 TSecr, in the field a data segment's payload tag takes (`Packet::tag`).
+        pkt.tag = ack.ts_ecr;
         self.send_from_host(f, false, pkt);
     }
 
@@ -150,6 +153,7 @@ impl World {
             PacketKind::Ack => {
                 let now = self.now;
                 let flow = &mut self.flows[f as usize];
+                flow.sender.set_ack_ts_ecr(pkt.tag);
                 flow.sender.on_ack(now, pkt.ack, &pkt.sack, pkt.ece, pkt.rwnd_bytes, &mut self.seg_buf);
                 self.flush_segments(f);
                 self.check_completion(f);
@@ -165,6 +169,8 @@ impl World {
             flow.tag_errors += 1;
         }
         resolve_spurious(flow, &pkt);
+        // RFC 7323: the segment's TSval is its send time on the sender's timestamp clock.
+        flow.receiver.on_tsval(pkt.seq, ts_clock(pkt.sent_ns));
         let res = flow.receiver.on_data(now, pkt.seq, pkt.len, pkt.ecn == Ecn::Ce, pkt.cwr);
         if res.delivered > 0 {
             flow.delivered_bytes += res.delivered;

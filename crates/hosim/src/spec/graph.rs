@@ -130,6 +130,7 @@ pub struct TcpSection {
     pub small_queues: Option<bool>,
     pub dsack: Option<bool>,
     pub dsack_undo: Option<bool>,
+    pub timestamps: Option<bool>,
 }
 
 #[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
@@ -353,6 +354,10 @@ impl TcpSection {
         if let Some(v) = self.dsack_undo {
             cfg.dsack_undo = v;
             set.insert(ProfileKeys::DSACK_UNDO);
+        }
+        if let Some(v) = self.timestamps {
+            cfg.timestamps = v;
+            set.insert(ProfileKeys::TIMESTAMPS);
         }
         if let Some(t) = self.newreno_timer {
             cfg.newreno_timer = match t {

@@ -458,6 +458,12 @@ pub struct TcpConfig {
     /// Undo a fast recovery once DSACKs have reported every segment it retransmitted
     /// (Linux `tcp_try_undo_dsack`, `tcp_try_undo_recovery`; `sender/dsack_undo.rs`).
     pub dsack_undo: bool,
+    /// RFC 7323 TCP timestamps (Linux `net.ipv4.tcp_timestamps = 1`): data carries TSval, the
+    /// receiver echoes TS.Recent (§4.3), and the sender uses the echo as Linux does: undo of
+    /// a recovery whose hole the original filled (`tcp_packet_delayed`), reordering seen, and
+    /// RTT samples where Karn's rule gives none (`sender/timestamps.rs`). The option's bytes
+    /// are `header_bytes`' to count.
+    pub timestamps: bool,
 }
 
 impl Default for TcpConfig {

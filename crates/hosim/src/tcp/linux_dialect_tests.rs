@@ -201,3 +201,101 @@ fn dsack_undo_waits_for_every_retransmission_of_the_episode() {
     dsack_of(&mut s, 301, 5);
     assert_eq!((s.cwnd() >= 10 * MSS, s.stats.dsack_undos), (true, 1));
 }
+
+/// `recovery_with_late_originals` with `timestamps`: the late originals' ACKs echo the
+/// TSval of their first transmission (100 ms), older than the retransmissions (200 ms on).
+fn recovery_with_echoed_originals(timestamps: bool, holes: &[u64]) -> super::sender::TcpSender {
+    use super::sender::ts_clock;
+    let cfg = TcpConfig { timestamps, ..config(Recovery::Sack) };
+    let (mut s, mut peer, _) = super::fixtures::sack_in_recovery_with(cfg, holes);
+    for k in (0..10).filter(|k| !holes.contains(k)) {
+        peer.deliver(&mut s, 210, k);
+    }
+    for &k in holes {
+        s.set_ack_ts_ecr(ts_clock(ms(100)));
+        peer.deliver(&mut s, 250, k);
+    }
+    s
+}
+
+#[test]
+fn timestamps_undo_a_recovery_whose_hole_the_original_filled() {
+    // Linux `tcp_try_undo_recovery` with `tcp_packet_delayed`: the ACK ending the recovery
+    // echoes a TSval older than the first retransmission, so the original arrived: cwnd and
+    // ssthresh go back (here ssthresh to the initial, infinite one). Without the key the
+    // reduction stands.
+    for ts in [false, true] {
+        let s = recovery_with_echoed_originals(ts, &[0]);
+        assert!(!s.in_recovery());
+        if ts {
+            assert_eq!((s.cwnd() >= 10 * MSS, s.ssthresh()), (true, u64::MAX));
+            assert_eq!((s.stats.ts_undos, s.stats.ts_partial_undos), (1, 0));
+        } else {
+            assert_eq!((s.cwnd() < 10 * MSS, s.ssthresh()), (true, 5 * MSS));
+            assert_eq!(s.stats.ts_undos, 0);
+        }
+    }
+}
+
+#[test]
+fn timestamps_echo_of_the_retransmission_undoes_nothing() {
+    // The hole filled by the retransmission (sent at 200 ms): its echo is not older than
+    // `retrans_stamp`, the loss was real.
+    use super::sender::ts_clock;
+    let cfg = TcpConfig { timestamps: true, ..config(Recovery::Sack) };
+    let (mut s, mut peer, _) = super::fixtures::sack_in_recovery_with(cfg, &[0]);
+    for k in 4..10 {
+        peer.deliver(&mut s, 210, k);
+    }
+    s.set_ack_ts_ecr(ts_clock(ms(200)));
+    peer.deliver(&mut s, 260, 0);
+    assert_eq!((s.in_recovery(), s.ssthresh(), s.stats.ts_undos), (false, 5 * MSS, 0));
+}
+
+#[test]
+fn timestamps_give_an_rtt_sample_where_karns_rule_gives_none() {
+    // After the RTO at 1100 ms only the retransmission of segment 0 is out; its ACK is
+    // ambiguous by Karn's rule (RFC 6298 §3), but its echo (the retransmission's TSval) times
+    // it: 60 ms (Linux `tcp_ack_update_rtt`, `tcp_rtt_tsopt_us`).
+    use super::sender::ts_clock;
+    for ts in [false, true] {
+        let mut s = established(TcpConfig { timestamps: ts, ..config(Recovery::Sack) });
+        let mut out = Vec::new();
+        assert_eq!(s.on_timer(ms(1100), &mut out), Some(0));
+        let before = s.stats.rtt_samples;
+        s.set_ack_ts_ecr(ts_clock(ms(1100)));
+        super::fixtures::ack(&mut s, 1160, MSS);
+        assert_eq!(s.stats.rtt_samples - before, ts as u64, "timestamps {ts}");
+    }
+}
+
+#[test]
+fn timestamps_partial_undo_when_no_retransmission_is_left_out() {
+    // Holes 0 and 9: only 0 is resent (nothing is SACKed above 9). The late original of 0
+    // is a partial ACK echoing 100 ms: Linux `tcp_try_undo_partial` undoes the reduction and
+    // leaves recovery (TCPPartialUndo), as no retransmission is in the network.
+    let s = recovery_with_echoed_originals(true, &[0, 9]);
+    assert_eq!((s.stats.ts_undos, s.stats.ts_partial_undos), (1, 1));
+    assert_eq!(s.ssthresh(), u64::MAX);
+}
+
+#[test]
+fn timestamps_hold_the_undo_while_a_retransmission_is_out() {
+    // Holes 0 and 5, both resent: the original of 0 shows reordering but the retransmission
+    // of 5 is still out, so the sender stays in recovery ("clock out new packets but do not
+    // mark more packets lost"); the original of 5 ends it, and the whole recovery is undone.
+    use super::sender::ts_clock;
+    let cfg = TcpConfig { timestamps: true, ..config(Recovery::Sack) };
+    let (mut s, mut peer, mut sent) = super::fixtures::sack_in_recovery_with(cfg, &[0, 5]);
+    for k in [4, 6, 7, 8, 9] {
+        sent.extend(peer.deliver(&mut s, 210, k));
+    }
+    assert!(sent.iter().any(|g| g.is_retx && g.seq == 5 * MSS), "5 resent");
+    s.set_ack_ts_ecr(ts_clock(ms(100)));
+    peer.deliver(&mut s, 250, 0);
+    assert_eq!((s.in_recovery(), s.stats.ts_undos), (true, 0));
+    s.set_ack_ts_ecr(ts_clock(ms(100)));
+    peer.deliver(&mut s, 251, 5);
+    assert_eq!((s.in_recovery(), s.stats.ts_undos, s.stats.ts_partial_undos), (false, 1, 0));
+    assert_eq!(s.ssthresh(), u64::MAX);
+}

@@ -76,6 +76,7 @@ impl ProfileKeys {
     pub const SMALL_QUEUES: ProfileKeys = ProfileKeys(1 << 37);
     pub const DSACK: ProfileKeys = ProfileKeys(1 << 39);
     pub const DSACK_UNDO: ProfileKeys = ProfileKeys(1 << 40);
+    pub const TIMESTAMPS: ProfileKeys = ProfileKeys(1 << 48);
 
     pub fn insert(&mut self, k: ProfileKeys) {
         self.0 |= k.0;
@@ -166,6 +167,9 @@ impl Profile {
             // TcpSocketBase send no D-SACK.
             dsack: false,
             dsack_undo: false,
+            // RFC 7323 is an extension; ns-2's Agent/TCP `timestamps_` is false. (ns-3.44's
+            // Timestamp attribute is true, but hosim models only what Linux does with them.)
+            timestamps: false,
         };
         match self {
             Profile::Rfc => common,
@@ -261,6 +265,8 @@ impl Profile {
                 dsack: true,
                 // tcp_input.c `tcp_try_undo_dsack` (`sender/dsack_undo.rs`).
                 dsack_undo: true,
+                // net.ipv4.tcp_timestamps = 1 (RFC 7323; `sender/timestamps.rs`).
+                timestamps: true,
                 ..common
             },
         }
@@ -322,6 +328,7 @@ impl Profile {
             EXIT_ACK_OPENS => exit_ack_opens_window,
             DSACK => dsack,
             DSACK_UNDO => dsack_undo,
+            TIMESTAMPS => timestamps,
         );
         cfg
     }

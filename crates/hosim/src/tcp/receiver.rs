@@ -1,6 +1,7 @@
 //! The TCP receiver: reassembly, cumulative and delayed ACKs (RFC 5681 §4.2, RFC 1122
 //! §4.2.3.2), SACK block generation (RFC 2018 §4), duplicate SACK (RFC 2883, with `dsack`) and
-//! ECN echo (RFC 3168 §6.1.3).
+//! ECN echo (RFC 3168 §6.1.3), and the timestamp echo TS.Recent (RFC 7323 §4.3, with
+//! `timestamps`).
 
 use super::config::TcpConfig;
 use crate::engine::time::SimTime;
@@ -12,6 +13,8 @@ pub struct AckOut {
     pub sack: SackBlocks,
     pub ece: bool,
     pub rwnd: u64,
+    /// RFC 7323 TSecr: TS.Recent (0 without timestamps).
+    pub ts_ecr: u32,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -55,6 +58,12 @@ pub struct TcpReceiver {
     unacked_segments: u32,
     delack_deadline: Option<SimTime>,
     ece_pending: bool,
+    /// RFC 7323 §4.3 with `timestamps`: TS.Recent, the TSval echoed in every ACK (0: none yet
+    /// or timestamps off), and Last.ACK.sent (Linux `rcv_wup`, rcv_nxt when the last ACK
+    /// left).
+    timestamps: bool,
+    ts_recent: u32,
+    last_ack_sent: u64,
     pub stats: ReceiverStats,
 }
 
@@ -76,6 +85,9 @@ impl TcpReceiver {
             unacked_segments: 0,
             delack_deadline: None,
             ece_pending: false,
+            timestamps: cfg.timestamps,
+            ts_recent: 0,
+            last_ack_sent: 0,
             stats: ReceiverStats::default(),
         }
     }
@@ -97,6 +109,17 @@ impl TcpReceiver {
 
     pub fn out_of_order_bytes(&self) -> u64 {
         self.ooo.iter().map(|(s, e)| e - s).sum()
+    }
+
+    /// The TSval of the data segment at `seq` about to be passed to [`Self::on_data`]. RFC
+    /// 7323 §4.3 (2): TS.Recent takes it when SEG.SEQ <= Last.ACK.sent, so that an ACK
+    /// echoes the earliest unacknowledged segment's TSval, and a segment filling a hole (its
+    /// SEG.SEQ is the ACK already sent) is echoed by the ACK it triggers. As Linux
+    /// `tcp_replace_ts_recent` (`!after(seq, rcv_wup)`, `tcp_paws_check`): never backwards.
+    pub fn on_tsval(&mut self, seq: u64, tsval: u32) {
+        if self.timestamps && seq <= self.last_ack_sent && (tsval.wrapping_sub(self.ts_recent) as i32) >= 0 {
+            self.ts_recent = tsval;
+        }
     }
 
     /// A data segment arrived. `ce`: the IP header carried Congestion Experienced.
@@ -171,7 +194,7 @@ impl TcpReceiver {
 
     /// The ACK that completes or answers the handshake.
     pub fn syn_ack(&self) -> AckOut {
-        AckOut { ack: self.rcv_nxt, sack: SackBlocks::default(), ece: false, rwnd: self.rwnd_bytes }
+        AckOut { ack: self.rcv_nxt, sack: SackBlocks::default(), ece: false, rwnd: self.rwnd_bytes, ts_ecr: 0 }
     }
 
     /// A window update: the ACK of what has arrived, carrying the current `rwnd_bytes` (sent
@@ -184,7 +207,9 @@ impl TcpReceiver {
         self.unacked_segments = 0;
         self.delack_deadline = None;
         self.stats.acks_sent += 1;
-        AckOut { ack: self.rcv_nxt, sack: self.sack_blocks(), ece: self.ece_pending, rwnd: self.rwnd_bytes }
+        self.last_ack_sent = self.rcv_nxt;
+        let sack = self.sack_blocks();
+        AckOut { ack: self.rcv_nxt, sack, ece: self.ece_pending, rwnd: self.rwnd_bytes, ts_ecr: self.ts_recent }
     }
 
     /// With `dsack`, remembers [start, end) as the duplicate to report (RFC 2883 §4: the
@@ -287,6 +312,27 @@ mod tests {
 
     fn seg(r: &mut TcpReceiver, i: u64) -> DataResult {
         r.on_data(0, i * MSS as u64, MSS, false, false)
+    }
+
+    #[test]
+    fn timestamp_echo_follows_rfc7323_ts_recent() {
+        // RFC 7323 §4.3: a delayed ACK echoes the earlier of its two segments; an out-of-order
+        // segment does not change TS.Recent; the segment filling the hole is echoed. Without
+        // the key nothing is echoed.
+        for ts in [false, true] {
+            let cfg = TcpConfig { timestamps: ts, recovery: Recovery::Sack, ..TcpConfig::default() };
+            let mut r = TcpReceiver::new(&cfg);
+            let arrive = |r: &mut TcpReceiver, i: u64, tsval: u32| {
+                r.on_tsval(i * MSS as u64, tsval);
+                r.on_data(0, i * MSS as u64, MSS, false, false).ack.map(|a| a.ts_ecr)
+            };
+            assert_eq!(arrive(&mut r, 0, 10), None);
+            assert_eq!(arrive(&mut r, 1, 11), Some(if ts { 10 } else { 0 }), "the first of the two");
+            assert_eq!(arrive(&mut r, 3, 13), Some(if ts { 10 } else { 0 }), "out of order: unchanged");
+            assert_eq!(arrive(&mut r, 2, 5), Some(if ts { 10 } else { 0 }), "never backwards");
+            assert_eq!(arrive(&mut r, 4, 14), None);
+            assert_eq!(arrive(&mut r, 5, 15), Some(if ts { 14 } else { 0 }), "in order, at Last.ACK.sent");
+        }
     }
 
     #[test]

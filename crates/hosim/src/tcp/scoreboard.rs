@@ -426,6 +426,14 @@ impl Scoreboard {
         pipe
     }
 
+    /// Forgets every loss mark RACK set (Linux `tcp_undo_cwnd_reduction` with `unmark_loss`:
+    /// the recovery was undone).
+    pub fn clear_lost_marks(&mut self) {
+        for s in self.segs.iter_mut() {
+            s.lost = false;
+        }
+    }
+
     /// The first unSACKed segment marked lost whose retransmission is not in the network.
     pub fn first_lost_unsent(&self) -> Option<usize> {
         self.segs.iter().position(|s| !s.sacked && s.lost && !s.rexmit_out)

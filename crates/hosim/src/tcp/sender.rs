@@ -25,6 +25,9 @@ mod persist;
 mod rack_tlp;
 mod rate_based;
 mod small_queues;
+mod timestamps;
+
+pub use timestamps::ts_clock;
 
 use frto::{Frto, FrtoAck};
 use rack_tlp::TlpEpisode;
@@ -101,6 +104,12 @@ pub struct SenderStats {
     /// Fast recoveries undone because DSACKs reported every retransmission (`dsack_undo`;
     /// Linux TcpExtTCPDSACKUndo + TcpExtTCPFullUndo without timestamps).
     pub dsack_undos: u64,
+    /// Fast recoveries undone because a timestamp echo showed an original filled the hole
+    /// (`timestamps`; Linux TCPFullUndo + TCPPartialUndo), and of them the partial undos
+    /// (TCPPartialUndo); reordering shown so (TCPTSReorder).
+    pub ts_undos: u64,
+    pub ts_partial_undos: u64,
+    pub ts_reorders: u64,
 }
 
 /// RFC 2883 §4: the first SACK block is a D-SACK when it lies below the cumulative ACK, or
@@ -182,6 +191,11 @@ pub struct TcpSender {
     small_queues: Option<small_queues::SmallQueues>,
     /// The fast recovery a DSACK may undo, with `dsack_undo` (`dsack_undo.rs`).
     undo: Option<dsack_undo::Undo>,
+    /// With `timestamps` (`timestamps.rs`): Linux `retrans_stamp` (0: none), the TSecr of
+    /// the ACK being processed (0: none), and whether that ACK may not mark losses.
+    retrans_stamp: u32,
+    ack_ts_ecr: u32,
+    ts_hold: bool,
     pub stats: SenderStats,
 }
 
@@ -240,6 +254,9 @@ impl TcpSender {
             rate,
             small_queues: cfg_small_queues.then(Default::default),
             undo: None,
+            retrans_stamp: 0,
+            ack_ts_ecr: 0,
+            ts_hold: false,
             stats: SenderStats::default(),
         }
     }
@@ -449,10 +466,11 @@ impl TcpSender {
             // A duplicate ACK as the recovery defines it (RFC 5681 §2, RFC 6675 §2).
             self.on_dupack(now, out);
         }
+        let hold = self.take_ts_hold();
         if let Some(rack) = self.rack.as_mut() {
             // RFC 8985 §6.2 step 4: a DSACK widens the reordering window.
             rack.on_ack_dsack(dsack, self.snd_una, self.snd_max);
-            if !self.window.is_external() {
+            if !self.window.is_external() && !hold {
                 self.rack_detect(now, true, out);
             }
         }
@@ -474,6 +492,7 @@ impl TcpSender {
         }
         self.update_persist(now);
         self.send_allowed(now, out);
+        self.ack_ts_ecr = 0;
     }
 
     /// RFC 6675 Update() with a rate-based controller: every newly SACKed segment is also
@@ -521,7 +540,11 @@ impl TcpSender {
             RttSampling::EveryAck => info.rtt_sample_sent_ns,
             RttSampling::TimedSegment => self.timed_segment_acked(ack),
         };
-        let rtt_sample = sent.filter(|t| self.accepts_rtt_sample(*t)).map(|sent| now - sent);
+        let mut rtt_sample = sent.filter(|t| self.accepts_rtt_sample(*t)).map(|sent| now - sent);
+        if rtt_sample.is_none() && self.cfg.timestamps && self.cfg.rtt_sampling == RttSampling::EveryAck {
+            // Linux `tcp_ack_update_rtt`: no sample by Karn's rule, one from the echo.
+            rtt_sample = self.ts_rtt_sample(now);
+        }
         if let Some(r) = rtt_sample {
             self.take_rtt_sample(now, r);
         }
@@ -543,7 +566,13 @@ impl TcpSender {
             (true, false)
         } else if self.recovery.in_recovery() {
             let restart = self.on_new_ack_in_recovery(now, acked, out);
-            (restart, self.exit_ack_opens_window() && !self.recovery.in_recovery())
+            if self.recovery.in_recovery() && self.ts_partial_ack(ack - acked) {
+                // `tcp_try_undo_partial` undid the recovery: the ACK grows the window it
+                // restored (`tcp_cong_control` outside a reduction).
+                (true, true)
+            } else {
+                (restart, self.exit_ack_opens_window() && !self.recovery.in_recovery())
+            }
         } else {
             self.recovery.reset_dupacks();
             (true, true)
@@ -589,7 +618,12 @@ impl TcpSender {
         let seq = self.outstanding();
         match self.recovery.on_ack(now, &mut self.cc, &self.board, seq, acked) {
             AckInRecovery::Exit => {
-                self.end_recovery();
+                if self.ts_undo_at_exit() {
+                    // `tcp_try_undo_recovery` undid it: not a completed recovery.
+                    self.leave_recovery(false);
+                } else {
+                    self.end_recovery();
+                }
                 true
             }
             AckInRecovery::Continue { retransmit, restart_timer } => {
@@ -632,6 +666,7 @@ impl TcpSender {
         // Transmit sent.
         let flight = seq.flight_size().saturating_sub(self.lt_bytes);
         let cwnd_before = self.cc.cwnd();
+        self.ts_on_enter_recovery();
         self.undo_on_enter(cwnd_before, self.cc.ssthresh());
         let first = self.recovery.enter(now, &mut self.cc, &self.rto, &self.board, seq, flight);
         if self.cfg.fast_retransmit_window == FastRetransmitWindow::CwndHalf
@@ -1098,6 +1133,7 @@ impl TcpSender {
         self.small_queue_charge(seg.len() + self.cfg.header_bytes as u64);
         self.stats.retransmits += 1;
         self.undo_on_retransmit();
+        self.ts_on_retransmit(now);
         if let Some(e) = self.stats.episodes.last_mut().filter(|e| e.end_ns.is_none()) {
             e.retransmits += 1;
         }

@@ -104,6 +104,15 @@ impl Rack {
         }
     }
 
+    /// Reordering shown another way than step 3 (Linux `tcp_check_sack_reordering` from
+    /// `tcp_try_undo_partial`: a timestamp echo proves an original filled the hole at
+    /// `low_seq`): seen if data above `low_seq` was delivered. Returns whether it was.
+    pub fn note_reordering_above(&mut self, low_seq: u64) -> bool {
+        let seen = self.fack > low_seq;
+        self.reordering_seen |= seen;
+        seen
+    }
+
     pub fn reordering_seen(&self) -> bool {
         self.reordering_seen
     }

@@ -13,9 +13,9 @@
 //! Disorder, not Recovery). Segments still marked lost start a new recovery at once, as
 //! `tcp_time_to_recover` does ("the loss is proven").
 //!
-//! Not modelled: the timestamp-based undo (`tcp_packet_delayed`, TCP timestamps: hosim's
-//! segments carry none), hence no partial undo (`tcp_try_undo_partial`); undo after a
-//! timeout (`tcp_try_undo_loss`; F-RTO, `frto.rs`, answers spurious timeouts).
+//! The same record serves the timestamp-based undo (`timestamps`, `timestamps.rs`: Linux
+//! `tcp_may_undo` with `tcp_packet_delayed`). Not modelled: undo after a timeout
+//! (`tcp_try_undo_loss`; F-RTO, `frto.rs`, answers spurious timeouts).
 
 use super::{Segment, TcpSender};
 use crate::engine::time::SimTime;
@@ -38,7 +38,7 @@ pub(super) struct Undo {
 impl TcpSender {
     /// Fast recovery starts: remember the window before its reduction (`tcp_init_undo`).
     pub(super) fn undo_on_enter(&mut self, cwnd_before: u64, ssthresh_before: u64) {
-        if self.cfg.dsack_undo {
+        if self.cfg.dsack_undo || self.cfg.timestamps {
             let three_quarters = (cwnd_before >> 1) + (cwnd_before >> 2);
             self.undo = Some(Undo {
                 marker: self.snd_una,
@@ -67,6 +67,9 @@ impl TcpSender {
     /// (`tcp_check_dsack` for data below snd_una, `tcp_sacktag_one` for data above it: only a
     /// retransmitted segment's).
     pub(super) fn undo_on_dsack(&mut self, sack: &SackBlocks, snd_una_before: u64) {
+        if !self.cfg.dsack_undo {
+            return;
+        }
         let Some(u) = self.undo.as_mut() else { return };
         let Some(r) = u.retrans.filter(|&r| r > 0) else { return };
         let Some((start, end)) = sack.iter().next() else { return };
@@ -88,17 +91,12 @@ impl TcpSender {
     /// timeout.
     pub(super) fn undo_if_spurious(&mut self, now: SimTime, out: &mut Vec<Segment>) {
         let Some(u) = self.undo else { return };
-        if u.retrans != Some(0) {
+        if !self.cfg.dsack_undo || u.retrans != Some(0) {
             return;
         }
-        self.undo = None;
+        self.undo_cwnd_reduction(false);
         self.stats.dsack_undos += 1;
-        // Linux `tcp_reno_undo_cwnd` (CUBIC's too): max(cwnd, prior_cwnd).
-        let cwnd = self.cc.cwnd().max(u.prior_cwnd);
-        if u.prior_ssthresh > self.cc.ssthresh() {
-            self.cc.set_ssthresh(u.prior_ssthresh);
-        }
-        self.cc.set_cwnd(cwnd);
+        // `tcp_try_undo_dsack`: reo_wnd_persist grows.
         if let Some(rack) = self.rack.as_mut() {
             rack.on_spurious_recovery();
         }
@@ -109,6 +107,25 @@ impl TcpSender {
         if self.board.first_lost_unsent().is_some() && self.recovery.may_enter(self.outstanding()) {
             self.enter_recovery(now, out);
         }
+    }
+}
+
+impl TcpSender {
+    /// Linux `tcp_undo_cwnd_reduction`: cwnd = max(cwnd, the kept one) (`tcp_reno_undo_cwnd`,
+    /// CUBIC's too), ssthresh = max(ssthresh, the kept one); with `unmark_loss`, RACK's loss
+    /// marks are forgotten (it marks again on the ACK's own detection). False if there is
+    /// no reduction to undo.
+    pub(super) fn undo_cwnd_reduction(&mut self, unmark_loss: bool) -> bool {
+        let Some(u) = self.undo.take() else { return false };
+        let cwnd = self.cc.cwnd().max(u.prior_cwnd);
+        if u.prior_ssthresh > self.cc.ssthresh() {
+            self.cc.set_ssthresh(u.prior_ssthresh);
+        }
+        self.cc.set_cwnd(cwnd);
+        if unmark_loss && self.rack.is_some() {
+            self.board.clear_lost_marks();
+        }
+        true
     }
 }
 

@@ -110,7 +110,11 @@ impl TcpSender {
             self.send_new(new_len as u32, now, out);
             Some(false)
         } else if self.tlp.is_none() && !self.board.is_empty() {
+            // Linux `tcp_send_loss_probe` resends through `__tcp_retransmit_skb`, which
+            // leaves `retrans_stamp` as it was.
+            let stamp = self.retrans_stamp;
             self.resend(self.board.len() - 1, now, out);
+            self.retrans_stamp = stamp;
             Some(true)
         } else {
             None
