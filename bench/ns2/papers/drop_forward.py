@@ -148,6 +148,29 @@ def run_one(job: tuple[str, str, str, float | None, int, float, dict[str, str]])
     return r
 
 
+def events_summary(path: str) -> str:
+    """Means per release (REL lines) and per handover (HO lines) of a trace_events run."""
+    rel: list[list[float]] = []
+    ho: dict[int, list[list[float]]] = {}
+    for line in open(path):
+        f = line.split()
+        if f and f[0] == "REL":
+            rel.append([float(x) for x in f[3:]])
+        elif f and f[0] == "HO":
+            ho.setdefault(int(f[2]), []).append([float(x) for x in f[3:6]])
+    out = [f"releases {len(rel)}"]
+    names = ("held packets released", "wireless queue before the release", "wireless-queue drops while holding",
+             "held-queue overflow", "drops at the release")
+    for j, name in enumerate(names):
+        if rel:
+            out.append(f"  {name:36s} {statistics.fmean(r[j] for r in rel):7.2f} per release")
+    gaps = [[b[k] - a[k] for k in range(3)] for hs in ho.values() for a, b in zip(hs, hs[1:])]
+    if gaps:
+        out.append("between handovers: timeouts {:.2f}, retransmitted packets {:.2f}, window cuts {:.2f}".format(
+            *(statistics.fmean(g[k] for g in gaps) for k in range(3))))
+    return "\n".join(out)
+
+
 def key(setting: str, recovery: str, scheme: str, delta: float | None) -> str:
     return "|".join([setting, recovery, scheme, "none" if delta is None else f"{delta:g}"])
 
@@ -188,11 +211,18 @@ def main() -> int:
                     help="change one of the script's parameters (e.g. window_pkts=20): a candidate "
                          "tested in ns-2 itself; the output file gets the suffix -NAME-VALUE")
     ap.add_argument("--out", default="")
-    ap.add_argument("--print-tcl", nargs=4, metavar=("SETTING", "RECOVERY", "SCHEME", "DELTA"))
+    ap.add_argument("--print-tcl", nargs=4, metavar=("SETTING", "RECOVERY", "SCHEME", "DELTA"),
+                    help="print the script of one point (seed 1, with the --set values) and exit")
+    ap.add_argument("--events", metavar="NS_OUTPUT",
+                    help="summarize the per-event lines of a run with --set trace_events=1 and exit")
     args = ap.parse_args()
     if args.print_tcl:
         s, r, sch, d = args.print_tcl
-        print(tcl(s, r, sch, None if d == "none" else float(d), 1, args.warmup))
+        sets = dict(x.split("=", 1) for x in args.set)
+        print(tcl(s, r, sch, None if d == "none" else float(d), 1, args.warmup, None, sets))
+        return 0
+    if args.events:
+        print(events_summary(args.events))
         return 0
     for setting in args.settings.split(","):
         deltas = [float(x) for x in args.deltas.split(",")] if args.deltas else list(DELTAS_RTT[setting])

@@ -101,6 +101,16 @@ foreach a {0 1} {
 }
 set markers_sent 0
 set markers_seen 0
+# Per-event counts (drop_forward.py --set trace_events=1): a queue monitor on each BS->mobile
+# link counts the drops of its wireless queue; a handover prints the flow's TCP counters, a
+# release what it moves and what the wireless queue drops meanwhile. Monitors and the
+# counting drop target of the held queue only count: the packets go where they went.
+set trace_events [expr {[info exists trace_events] ? $trace_events : 0}]
+if {$trace_events} {
+    for {set i 0} {$i < $mobiles} {incr i} {
+        foreach b {0 1} { set qm($b,$i) [$ns monitor-queue $bs($b) $m($i) ""] }
+    }
+}
 
 proc wireless_head {b i} {
     global ns bs m
@@ -134,7 +144,7 @@ proc flush {q to} {
 }
 
 proc handover {i} {
-    global ns bs m at hid holding held scheme fwdlink interval null marker plug markers_sent
+    global ns bs m at hid holding held scheme fwdlink interval null marker plug markers_sent fwdexit
     set a $at($i)
     set b [expr {1 - $a}]
     attach $i $b
@@ -151,6 +161,11 @@ proc handover {i} {
     }
     set at($i) $b
     incr hid($i)
+    if {$::trace_events} {
+        set t $::tcp($i)
+        puts "HO [$ns now] $i [$t set nrexmit_] [$t set nrexmitpack_] [$t set ncwndcuts1_] [$::qm($b,$i) set pdrops_]"
+        set ::ho_drops($i) [$::qm($b,$i) set pdrops_]
+    }
     if {$scheme == "rearrange"} {
         # A queue nobody resumes: its first packet (a plug) goes to the null agent, and it
         # stays blocked, holding every later packet until `flush` moves them out.
@@ -158,11 +173,20 @@ proc handover {i} {
         $h set limit_ [expr {$::bs_buffer + 1}]
         $h target $null
         $h drop-target $null
+        if {$::trace_events} { set ::hlm($i) [new Agent/LossMonitor]; $h drop-target $::hlm($i) }
         $plug($b) target $h
         $plug($b) send plug
         set held($i) $h
         set holding($i) 1
         $bs($b) add-route [$m($i) id] $h
+        if {[info exists ::held_first] && $::held_first} {
+            # A candidate (drop_forward.py --set held_first=1): the held packets crowd out
+            # the forwarded ones, as in a buffer shared by both (hosim's rearrange_buffer =
+            # "shared"), approximated in plain Tcl: every packet forwarded while the new
+            # base station holds is dropped, where hosim drops it only once held + queued
+            # fill the buffer (there, 96 % of them at Δ = 100 RTTs, 100 Mb/s).
+            $fwdexit($b) install [$m($i) id] $null
+        }
         $marker($a) send "$i $hid($i)"
         incr markers_sent
     }
@@ -172,13 +196,24 @@ proc handover {i} {
 # An end marker reached the new base station: release the held packets if it is the
 # marker of the mobile's last handover.
 proc release {i h} {
-    global ns bs m at hid holding held markers_seen
+    global ns bs m at hid holding held markers_seen fwdexit
     incr markers_seen
     if {$h != $hid($i) || !$holding($i)} { return }
     set b $at($i)
+    if {$::trace_events} {
+        set d0 [$::qm($b,$i) set pdrops_]
+        set a0 [$::qm($b,$i) set parrivals_]
+        set nwq [$::qm($b,$i) set pkts_]
+    }
     flush $held($i) [wireless_head $b $i]
+    if {$::trace_events} {
+        # REL time mobile held wireless-queue-before drops-while-holding held-overflow drops-at-release
+        set nheld [expr {[$::qm($b,$i) set parrivals_] - $a0}]
+        puts "REL [$ns now] $i $nheld $nwq [expr {$d0 - $::ho_drops($i)}] [$::hlm($i) set npkts_] [expr {[$::qm($b,$i) set pdrops_] - $d0}]"
+    }
     set holding($i) 0
     $bs($b) add-route [$m($i) id] [wireless_head $b $i]
+    $fwdexit($b) install [$m($i) id] [wireless_head $b $i]
 }
 
 proc warmup {} {
@@ -208,6 +243,21 @@ proc sample {} {
     $ns at [expr {[$ns now] + 0.1}] "sample"
 }
 
+# With trace_events: every flow's cwnd_, ssthresh_, timeouts and window cuts every
+# trace_period seconds (1 s unless set), from time 0.
+proc sample_tcp {} {
+    global ns tcp mobiles
+    for {set i 0} {$i < $mobiles} {incr i} {
+        set t $tcp($i)
+        puts "CW [$ns now] $i [$t set cwnd_] [$t set ssthresh_] [$t set nrexmit_] [$t set ncwndcuts1_] [$t set ndatapack_]"
+    }
+    $ns at [expr {[$ns now] + $::trace_period}] "sample_tcp"
+}
+if {$trace_events} {
+    if {![info exists trace_period]} { set trace_period 1.0 }
+    $ns at 0.0 "sample_tcp"
+}
+
 proc finish {} {
     global ns sink tcp mobiles warm duration warmup_s rtt_sum rto_sum rtt_n markers_sent markers_seen
     for {set i 0} {$i < $mobiles} {incr i} {
@@ -225,7 +275,11 @@ $ns at $warmup_s "warmup"
 $ns at $warmup_s "sample"
 if {$handovers} {
     for {set i 0} {$i < $mobiles} {incr i} {
-        $ns at [expr {$warmup_s + [$rng uniform 0 $interval]}] "handover $i"
+        set first [expr {$warmup_s + [$rng uniform 0 $interval]}]
+        # Controlled runs (--set first_handover=T0,T1,...): every mobile's first handover
+        # time given, e.g. those of a hosim run, instead of the seed's.
+        if {[info exists first_handover]} { set first [lindex [split $first_handover ,] $i] }
+        $ns at $first "handover $i"
     }
 }
 $ns at $duration "finish"

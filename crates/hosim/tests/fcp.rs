@@ -136,6 +136,33 @@ fn rearrange_fills_bs2_buffer_when_forwarding_is_slow() {
 }
 
 #[test]
+fn rearrange_with_a_separate_held_buffer_keeps_the_forwarded_packets() {
+    // The ns-2.35 stand-in's held queue (`fcp.rearrange_buffer = "separate"`): the held
+    // direct packets have 40 places of their own, so held + queued can pass the 40-packet
+    // buffer and the forwarded packets are not crowded out; the release pushes the held
+    // packets into the wireless queue, whose DropTail limit drops what does not fit.
+    let sets = [("fcp.forward_delay_s", "0.15"), ("fcp.bs_buffer_pkts", "40"), ("tcp.rwnd_bytes", "102200")];
+    let shared = world("rearrange", &sets);
+    let shared = only_handover(&shared).clone();
+    let mut separate = sets.to_vec();
+    separate.push(("fcp.rearrange_buffer", "separate"));
+    let w = world("rearrange", &separate);
+    let h = only_handover(&w);
+    assert_eq!(h.held_max_pkts, 40, "the held buffer filled up");
+    assert!(h.bs_buffer_max_pkts > 40, "held + queued beyond one buffer: {}", h.bs_buffer_max_pkts);
+    assert!(
+        h.forwarded_buffer_drops < shared.forwarded_buffer_drops,
+        "separate {} against shared {} forwarded packets lost",
+        h.forwarded_buffer_drops,
+        shared.forwarded_buffer_drops
+    );
+    let c = &w.world.counters;
+    assert!(c.dropped_queue > 0, "the release overflowed the wireless queue");
+    assert_eq!(c.dropped(), h.buffer_drops, "held overflow and release drops are the only losses");
+    assert_eq!(h.forwarded_overtaken_pkts, 0, "still in order");
+}
+
+#[test]
 fn held_packets_count_as_in_flight() {
     // Stop while BS2 still holds packets: conservation must count them.
     let w = world("rearrange", &[("fcp.forward_delay_s", "0.15"), ("duration_s", "1.05")]);
@@ -198,6 +225,7 @@ fn bad_fcp_keys_give_one_line_errors_naming_the_key() {
         ("fcp.handover_interval_s", "0"),
         ("fcp.handover_distribution", "gaussian"),
         ("fcp.rearrange_overflow", "drop-oldest"),
+        ("fcp.rearrange_buffer", "both"),
         ("fcp.old_bs_queue", "keep"),
         ("fcp.rtt_s", "0"),
         ("fcp.first_handover_s", "-1"),

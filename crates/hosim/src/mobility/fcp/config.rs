@@ -40,6 +40,21 @@ pub enum RearrangeOverflow {
     EvictHeld,
 }
 
+/// Under `rearrange`, where the new base station keeps the direct packets it holds back.
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum RearrangeBuffer {
+    /// In its buffer for the mobile, shared with the wireless queue: "the direct packets
+    /// consume important buffer space at BS2 while waiting for the forwarded packets"
+    /// (Sec. VI); `rearrange_overflow` says what a full buffer drops.
+    Shared,
+    /// In a buffer of their own of `bs_buffer_pkts`, beside the wireless queue's: forwarded
+    /// packets meet only the wireless queue's limit, a direct packet only the held ones'; at
+    /// the release the held packets enter the wireless queue, which drops (DropTail) what
+    /// does not fit. The ns-2.35 stand-in's held queue (bench/ns2/papers/drop_forward.tcl).
+    Separate,
+}
+
 /// What happens at the handover instant to the packets queued in the old base station's
 /// buffer for the mobile.
 #[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
@@ -95,6 +110,8 @@ pub struct FcpSection {
     pub old_bs_queue: OldBsQueue,
     #[serde(default = "d_rearrange_overflow")]
     pub rearrange_overflow: RearrangeOverflow,
+    #[serde(default = "d_rearrange_buffer")]
+    pub rearrange_buffer: RearrangeBuffer,
     /// Propagation delay of the forwarding path between the base stations (each direction).
     /// Default 50 ms: the tree path BS1 -> FCP -> BS2 of Fig. 1 (2 x 25 ms).
     #[serde(default = "d_forward_delay_s")]
@@ -158,6 +175,9 @@ fn d_old_bs_queue() -> OldBsQueue {
 }
 fn d_rearrange_overflow() -> RearrangeOverflow {
     RearrangeOverflow::Tail
+}
+fn d_rearrange_buffer() -> RearrangeBuffer {
+    RearrangeBuffer::Shared
 }
 fn d_forward_delay_s() -> f64 {
     0.050

@@ -29,7 +29,9 @@ mod config;
 mod report;
 mod template;
 
-pub use config::{mobile_name, FcpScheme, FcpSection, IntervalDistribution, OldBsQueue, RearrangeOverflow, BS, FCP};
+pub use config::{
+    mobile_name, FcpScheme, FcpSection, IntervalDistribution, OldBsQueue, RearrangeBuffer, RearrangeOverflow, BS, FCP,
+};
 pub use report::HandoverLog;
 pub use template::{expand, install, PRESET, TEMPLATE};
 
@@ -111,6 +113,7 @@ pub struct HandoverRecord {
 pub struct FcpHandover {
     pub scheme: FcpScheme,
     overflow: RearrangeOverflow,
+    rearrange_buffer: RearrangeBuffer,
     old_bs_queue: OldBsQueue,
     fcp: NodeId,
     bs: [NodeId; 2],
@@ -265,16 +268,21 @@ impl FcpHandover {
             return;
         }
         // Forward-and-rearrange: forwarded packets go ahead of the held ones, within the buffer.
-        if !self.buffer_has_room(cx.links(), m) {
-            if self.overflow == RearrangeOverflow::EvictHeld && !self.mobiles[m].hold.is_empty() {
-                self.mobiles[m].hold.pop_back();
-                self.buffer_drop(cx, m, false);
-            } else {
-                self.buffer_drop(cx, m, true);
-                return;
+        if self.rearrange_buffer == RearrangeBuffer::Separate {
+            // The held packets have room of their own: only the wireless queue's limit applies.
+            self.enqueue_counting_drops(cx, m, pkt, true);
+        } else {
+            if !self.buffer_has_room(cx.links(), m) {
+                if self.overflow == RearrangeOverflow::EvictHeld && !self.mobiles[m].hold.is_empty() {
+                    self.mobiles[m].hold.pop_back();
+                    self.buffer_drop(cx, m, false);
+                } else {
+                    self.buffer_drop(cx, m, true);
+                    return;
+                }
             }
+            cx.enqueue(l, pkt);
         }
-        cx.enqueue(l, pkt);
         let mob = &self.mobiles[m];
         let occupancy = mob.hold.len() as u64 + cx.links()[l as usize].queue.len_pkts() as u64;
         if let Some(r) = mob.draining {
@@ -284,7 +292,11 @@ impl FcpHandover {
 
     /// Forward-and-rearrange: the new base station holds a direct packet back.
     fn hold(&mut self, cx: &mut Cx<Timer>, m: usize, pkt: Packet) {
-        if !self.buffer_has_room(cx.links(), m) {
+        let room = match self.rearrange_buffer {
+            RearrangeBuffer::Shared => self.buffer_has_room(cx.links(), m),
+            RearrangeBuffer::Separate => self.mobiles[m].hold.len() < self.buffer_pkts as usize,
+        };
+        if !room {
             self.buffer_drop(cx, m, false);
             return;
         }
@@ -316,11 +328,31 @@ impl FcpHandover {
     }
 
     fn buffer_drop(&mut self, cx: &mut Cx<Timer>, m: usize, forwarded: bool) {
+        self.log_buffer_drop(m, forwarded);
+        cx.counters_mut().dropped_handover += 1;
+    }
+
+    fn log_buffer_drop(&mut self, m: usize, forwarded: bool) {
         if let Some(r) = self.mobiles[m].draining {
             self.log[r].buffer_drops += 1;
             self.log[r].forwarded_buffer_drops += forwarded as u64;
         }
-        cx.counters_mut().dropped_handover += 1;
+    }
+
+    /// `rearrange_buffer = "separate"`: a packet enters the wireless queue of the base station
+    /// the mobile is attached to, whose DropTail limit may drop it (a queue drop, which the
+    /// link counts); the handover's log counts it as a buffer drop too.
+    fn enqueue_counting_drops(&mut self, cx: &mut Cx<Timer>, m: usize, pkt: Packet, forwarded: bool) {
+        let l = self.mobiles[m].down[self.mobiles[m].at] as usize;
+        let dropped_before = cx.links()[l].queue.stats.dropped;
+        if forwarded {
+            cx.enqueue(l as LinkId, pkt);
+        } else {
+            self.send_to_mobile(cx, m, pkt);
+        }
+        if cx.links()[l].queue.stats.dropped > dropped_before {
+            self.log_buffer_drop(m, forwarded);
+        }
     }
 
     /// Ends the last handover of mobile `m` once neither the old path nor the forwarding path
@@ -336,14 +368,20 @@ impl FcpHandover {
         }
         self.log[r].end_ns.get_or_insert(cx.now());
         let mob = &mut self.mobiles[m];
-        mob.draining = None;
         if mob.holding {
             mob.holding = false;
             let held: Vec<Packet> = mob.hold.drain(..).collect();
             for pkt in held {
-                self.send_to_mobile(cx, m, pkt);
+                if self.rearrange_buffer == RearrangeBuffer::Separate {
+                    // Into a wireless queue that may hold forwarded packets: what does not
+                    // fit is dropped there (the stand-in's `Queue reset` into the link).
+                    self.enqueue_counting_drops(cx, m, pkt, false);
+                } else {
+                    self.send_to_mobile(cx, m, pkt);
+                }
             }
         }
+        self.mobiles[m].draining = None;
     }
 }
 

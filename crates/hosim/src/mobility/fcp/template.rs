@@ -104,6 +104,7 @@ pub fn install(f: &FcpSection, sim: &mut Sim, c: &Check) -> Result<(), ScenarioE
     let h = FcpHandover {
         scheme: f.scheme,
         overflow: f.rearrange_overflow,
+        rearrange_buffer: f.rearrange_buffer,
         old_bs_queue: f.old_bs_queue,
         fcp,
         bs,
