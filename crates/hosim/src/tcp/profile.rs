@@ -414,7 +414,7 @@ mod tests {
         assert_eq!(
             (cfg.ca_growth, cfg.fast_retransmit_window, cfg.newreno_exit, cfg.sack_entry, cfg.sack_retransmit),
             (
-                CaGrowth::PerAck,
+                CaGrowth::PerAckExact,
                 FastRetransmitWindow::CwndHalf,
                 NewRenoExit::KeepWindow,
                 SackEntry::Dupacks,
