@@ -37,18 +37,17 @@ _spec = importlib.util.spec_from_file_location("ns2_run_hosim", os.path.join(HER
 assert _spec is not None and _spec.loader is not None
 hosim_side = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(hosim_side)
+# bench/ns2/compare.py by its path (bench/ns3 has one too): its Student-t quantile
+_cspec = importlib.util.spec_from_file_location("ns2_compare", os.path.join(HERE, "compare.py"))
+assert _cspec is not None and _cspec.loader is not None
+_compare = importlib.util.module_from_spec(_cspec)
+_cspec.loader.exec_module(_compare)
+t975 = _compare.t975
 
 RESULTS = os.path.normpath(os.path.join(HERE, "..", "results", "ns2"))
 
 
 COUNTS = ("retransmits", "fast_recoveries", "timeouts")
-
-
-def t975(df: int) -> float:
-    """Student's t 97.5 % quantile (two-sided 95 %), exact to 3 digits for df >= 1."""
-    table = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306, 9: 2.262,
-             10: 2.228, 12: 2.179, 15: 2.131, 19: 2.093, 20: 2.086, 24: 2.064, 29: 2.045, 39: 2.023, 49: 2.010}
-    return table.get(df) or table[max(k for k in table if k <= df)]
 
 
 EXTRA: dict = {}

@@ -7,7 +7,7 @@ mod common;
 
 use hosim::engine::time::s_to_ns;
 use hosim::sim::World;
-use hosim::tcp::{CaGrowth, CcKind, NewRenoTimer, Profile, Recovery, RecoveryRate, RtoSsthresh};
+use hosim::tcp::{CaGrowth, CcKind, NewRenoTimer, Profile, Recovery, RecoveryRate, RtoFormula, RtoSsthresh};
 
 /// Three flows on `common::line`'s path: `a` takes `[tcp]` as it is, `b` and `c` their own
 /// tables.
@@ -33,7 +33,12 @@ fn profile_sets_every_default_it_bundles() {
         (ns2.min_rto_ns, ns2.initial_rto_ns, ns2.clock_granularity_ns),
         (s_to_ns(0.2), s_to_ns(3.0), s_to_ns(0.01))
     );
-    assert_eq!((ns2.delayed_ack, ns2.ca_growth, ns2.rto_ssthresh), (false, CaGrowth::PerAck, RtoSsthresh::CwndHalf));
+    assert_eq!(
+        (ns2.delayed_ack, ns2.ca_growth, ns2.rto_ssthresh),
+        (false, CaGrowth::PerAckExact, RtoSsthresh::CwndHalf)
+    );
+    // ns-2's double cwnd_ (TcpAgent::opencwnd) and RTO in whole tcpTick_ ticks.
+    assert_eq!(ns2.rto_formula, RtoFormula::Ns2);
     let ns3 = cfg(1);
     assert_eq!(
         (ns3.profile, ns3.mss_bytes, ns3.initial_window_segments, ns3.quickack_segments),

@@ -155,7 +155,8 @@ pub enum RtoSsthresh {
     PipeHalf,
     /// ns-2 `TcpAgent::slowdown(CLOSE_SSTHRESH_HALF)` from `timeout()`: half of
     /// min(cwnd, rwnd), cwnd without fast-recovery inflation, on every timeout (so a repeated
-    /// timeout leaves 2*SMSS).
+    /// timeout leaves 2*SMSS), in whole segments (`ssthresh_` is an int: `(int) halfwin`),
+    /// at least 2.
     CwndHalf,
     /// Linux `tcp_enter_loss`: a timeout during fast recovery keeps the recovery's ssthresh;
     /// otherwise `tcp_reno_ssthresh`, half of cwnd; kept on a repeated timeout.

@@ -194,11 +194,9 @@ impl Profile {
                 delayed_ack: false,
                 delayed_ack_timeout_ns: s_to_ns(0.1),
                 rwnd_bytes: 20 * 1000,
-                // ns-2's cwnd_ is a double: `per-ack-exact`. The profile keeps `per-ack`
-                // until the paper reproductions (docs/reproductions/) are regenerated under
-                // it: it is the one dialect key the paper presets cannot pin without changing
-                // their `--profile rfc|linux` runs (docs/tcp.md, "ns-2 dialect").
-                ca_growth: CaGrowth::PerAck,
+                // ns-2's cwnd_ is a double (tcp.h) grown by `TcpAgent::opencwnd`
+                // (tcp.cc, cwnd_ += increase_num_ / cwnd_): `per-ack-exact`.
+                ca_growth: CaGrowth::PerAckExact,
                 rto_ssthresh: RtoSsthresh::CwndHalf,
                 rescue_retransmission: false,
                 fast_retransmit_window: FastRetransmitWindow::CwndHalf,
@@ -423,7 +421,7 @@ mod tests {
         assert_eq!(
             (cfg.ca_growth, cfg.fast_retransmit_window, cfg.newreno_exit, cfg.sack_entry, cfg.sack_retransmit),
             (
-                CaGrowth::PerAck,
+                CaGrowth::PerAckExact,
                 FastRetransmitWindow::CwndHalf,
                 NewRenoExit::KeepWindow,
                 SackEntry::Dupacks,

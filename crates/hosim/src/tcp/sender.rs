@@ -833,6 +833,12 @@ impl TcpSender {
             self.open_episode(EpisodeKind::Timeout, now);
         }
         self.cc.on_timeout(now, halved, set_ssthresh, self.snd_max, &self.rto);
+        if set_ssthresh && self.cfg.rto_ssthresh == RtoSsthresh::CwndHalf {
+            // ns-2 `slowdown()`: `ssthresh_` is an int, `(int) halfwin` whole packets, at
+            // least 2 (as `ns2_halve_window` after a fast retransmit).
+            let mss = self.cfg.mss_bytes as u64;
+            self.cc.set_ssthresh((self.cc.ssthresh() / mss).max(2) * mss);
+        }
         self.consecutive_timeouts += 1;
         self.lt_bytes = 0;
         // RFC 6582 §3.2 step 1 / RFC 6675 §5.1: after an RTO, recover = RecoveryPoint = HighData.
@@ -1274,8 +1280,9 @@ mod tests {
             (RtoSsthresh::OutstandingHalf, 8000),
             // pipe = 16000 - 11000 = 5000: only segments 0, 4 and 13-15 may be in the network.
             (RtoSsthresh::PipeHalf, 2500),
-            // ns-2: cwnd_ without the inflation is the recovery's 5000.
-            (RtoSsthresh::CwndHalf, 2500),
+            // ns-2: cwnd_ without the inflation is the recovery's 5000; `slowdown()` keeps
+            // whole packets of its half, `(int) halfwin` = 2.
+            (RtoSsthresh::CwndHalf, 2000),
             // Linux: the timeout fires in recovery and keeps its ssthresh.
             (RtoSsthresh::KeepInRecovery, 5000),
         ] {
@@ -1326,7 +1333,8 @@ mod tests {
         for (rule, want) in [
             (RtoSsthresh::OutstandingHalf, 5500),
             (RtoSsthresh::PipeHalf, 2500),
-            (RtoSsthresh::CwndHalf, 2500),
+            // ns-2: `(int) halfwin` of cwnd_ = 5 packets.
+            (RtoSsthresh::CwndHalf, 2000),
             (RtoSsthresh::KeepInRecovery, 5000),
         ] {
             let s = newreno_long_recovery_ended_by_rto(rule);
