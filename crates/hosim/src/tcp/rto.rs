@@ -37,7 +37,8 @@ pub struct RtoEstimator {
     base_ns: u64,
     /// The most recent measurement R.
     latest_rtt_ns: Option<SimTime>,
-    /// The smallest R since creation or the last `reset`.
+    /// The smallest R since creation: RACK.min_RTT (RFC 8985 §6.2 step 1), which `reset`
+    /// keeps.
     min_rtt_ns: Option<SimTime>,
     /// Some: Linux's formula (`RtoFormula::Linux`) and its state.
     linux: Option<LinuxVar>,
@@ -80,11 +81,24 @@ impl RtoEstimator {
     }
 
     /// Back to the state before any measurement: RFC 6298 (2.1), RTO = initial RTO "until a
-    /// round-trip time (RTT) measurement has been made", no backoff. For a sender whose path
-    /// changed so much that the old estimates say nothing about the new one.
+    /// round-trip time (RTT) measurement has been made", no backoff, SRTT, RTTVAR and the
+    /// latest sample forgotten. For a sender whose path changed so much that the old estimates
+    /// say nothing about the new one (TCP-CLAH's and Daniel & Kojo's "reset RTT and RTO
+    /// estimations").
+    ///
+    /// The minimum RTT stays: it is RACK.min_RTT, RACK's own state, not the RTO estimation's.
+    /// RFC 8985 §6.2 step 1 lets it follow a move to a longer path by a windowed min filter
+    /// ("that can adapt when migrating to significantly longer paths"), not by a reset; Linux
+    /// keeps it in a filter apart from SRTT and RTTVAR (`tcp_update_rtt_min`, 300 s window),
+    /// and ns-3, the vertical-handoff paper's referee, in `TcpSocketState::m_minRtt`, which
+    /// `RttEstimator::Reset` does not touch. Forgetting it left RACK without a reordering
+    /// window through the reordering a handoff causes (docs/tcp.md, "RTT reset at a path
+    /// change").
     pub fn reset(&mut self) {
         let formula = self.formula();
+        let min_rtt_ns = self.min_rtt_ns;
         *self = RtoEstimator::new(self.min_ns, self.initial_ns, self.max_ns, self.granularity_ns).with_formula(formula);
+        self.min_rtt_ns = min_rtt_ns;
     }
 
     /// Feeds one RTT measurement R taken at `now` by an ACK that moved snd_una to `snd_una`,
@@ -252,7 +266,7 @@ impl RtoEstimator {
         self.latest_rtt_ns
     }
 
-    /// The smallest RTT measured since creation or the last `reset`.
+    /// The smallest RTT measured since creation (RACK.min_RTT; `reset` keeps it).
     pub fn min_rtt_ns(&self) -> Option<SimTime> {
         self.min_rtt_ns
     }
@@ -370,16 +384,19 @@ mod tests {
     }
 
     #[test]
-    fn reset_returns_to_the_initial_rto_and_forgets_every_sample() {
+    fn reset_returns_to_the_initial_rto_and_keeps_only_the_min_rtt() {
         let mut e = est();
         e.sample(100 * MS);
         e.back_off();
         e.reset();
         assert_eq!(e.rto_ns(), S, "RFC 6298 (2.1): initial RTO until a measurement");
-        assert_eq!((e.srtt_ns(), e.rttvar_ns(), e.backoff()), (None, 0, 0));
-        assert_eq!((e.min_rtt_ns(), e.latest_rtt_ns()), (None, None));
+        assert_eq!((e.srtt_ns(), e.rttvar_ns(), e.backoff(), e.latest_rtt_ns()), (None, 0, 0, None));
+        assert_eq!(e.min_rtt_ns(), Some(100 * MS), "RACK.min_RTT (RFC 8985 §6.2) survives");
+        e.sample(140 * MS);
+        assert_eq!(e.srtt_ns(), Some(140 * MS), "the next sample is a first sample (2.2)");
+        assert_eq!(e.min_rtt_ns(), Some(100 * MS));
         e.sample(40 * MS);
-        assert_eq!(e.srtt_ns(), Some(40 * MS), "the next sample is a first sample (2.2)");
+        assert_eq!(e.min_rtt_ns(), Some(40 * MS));
     }
 
     #[test]

@@ -370,9 +370,10 @@ impl TcpSender {
         self.send_allowed(now, out);
     }
 
-    /// Forgets every RTT measurement: RFC 6298 (2.1), RTO = initial RTO "until a round-trip
-    /// time (RTT) measurement has been made", backoff cleared. A running timer keeps its
-    /// deadline; the next restart uses the initial RTO.
+    /// Forgets the RTO estimation: RFC 6298 (2.1), RTO = initial RTO "until a round-trip time
+    /// (RTT) measurement has been made", backoff cleared; RACK.min_RTT stays
+    /// (`RtoEstimator::reset`). A running timer keeps its deadline; the next restart uses the
+    /// initial RTO.
     pub fn reset_rtt_estimator(&mut self) {
         self.rto.reset();
     }
@@ -1228,7 +1229,7 @@ mod tests {
         assert_eq!((s.srtt_ns(), s.rto_ns()), (Some(ms(100)), s_to_ns(1.0)));
         s.reset_rtt_estimator();
         assert_eq!((s.srtt_ns(), s.rto_ns()), (None, s_to_ns(3.0)), "RFC 6298 (2.1)");
-        assert_eq!((s.rtt().min_rtt_ns(), s.rtt().latest_rtt_ns()), (None, None));
+        assert_eq!((s.rtt().min_rtt_ns(), s.rtt().latest_rtt_ns()), (Some(ms(100)), None));
     }
 
     #[test]

@@ -22,6 +22,9 @@
 //! ignored (they measured the old path, or both); when the new path's BDP (rate x base RTT,
 //! `PathChange::bdp_bytes`) is below cwnd, cwnd = ssthresh = that BDP (at least 2 SMSS, the
 //! floor of RFC 5681 eq. (4)); otherwise cwnd and ssthresh stay.
+//!
+//! Both resets forget the RTO estimation only: RACK.min_RTT (RFC 8985 §6.2) stays
+//! (`RtoEstimator::reset`).
 
 use super::TcpSender;
 use crate::engine::time::SimTime;
@@ -180,8 +183,8 @@ pub fn clah_bdp_bytes(estimate: BdpEstimate, change: &PathChange, mss_bytes: u64
 mod tests {
     use super::*;
     use crate::engine::time::s_to_ns;
-    use crate::tcp::config::{Recovery, TcpConfig};
-    use crate::tcp::fixtures::{ack, config, established, ms, MSS};
+    use crate::tcp::config::{LossDetection, Recovery, TcpConfig};
+    use crate::tcp::fixtures::{ack, config, established, ms, SackPeer, MSS};
     use crate::tcp::path::{AccessKind, Handoff};
 
     fn change(delay: DelayShift) -> PathChange {
@@ -212,7 +215,7 @@ mod tests {
         for delay in [DelayShift::ToLowDelay, DelayShift::ToHighDelay] {
             let s = clah_after_handoff(delay, DupackResume::PreHandoffAcked);
             assert_eq!((s.srtt_ns(), s.rto_ns()), (None, s_to_ns(3.0)), "RFC 6298 (2.1) after {delay:?}");
-            assert_eq!(s.rtt().min_rtt_ns(), None);
+            assert_eq!(s.rtt().min_rtt_ns(), Some(ms(100)), "RACK.min_RTT (RFC 8985 §6.2) stays");
         }
     }
 
@@ -295,6 +298,29 @@ mod tests {
         assert!(!sent.is_empty());
         ack(&mut s, 380, 11 * MSS);
         assert_eq!(s.srtt_ns(), Some(ms(80)), "the first segment sent after it gives a sample");
+    }
+
+    #[test]
+    fn daniel_kojo_reset_keeps_racks_reordering_window() {
+        // A RACK-TLP SACK sender (min RTT 100 ms) with Daniel & Kojo's reaction, notified at
+        // 150 ms. Segment 1 is SACKed at 200 ms, 0 is still on the old path: RACK waits
+        // reo_wnd = min_RTT / 4 = 25 ms (RFC 8985 §6.2 step 4) before marking it lost. With
+        // min_RTT forgotten by the reset, reo_wnd was 0 and segment 0 was resent at once.
+        let cfg = TcpConfig {
+            loss_detection: LossDetection::RackTlp,
+            initial_rto_ns: s_to_ns(3.0),
+            ..config(Recovery::Sack)
+        };
+        let mut s = established(cfg);
+        s.set_path_reaction(PathReaction::DanielKojo);
+        s.on_path_change(ms(150), &change(DelayShift::ToLowDelay), &mut Vec::new());
+        assert_eq!((s.srtt_ns(), s.rtt().min_rtt_ns()), (None, Some(ms(100))));
+        let mut peer = SackPeer::default();
+        assert_eq!(peer.deliver(&mut s, 200, 1), vec![], "no retransmission within reo_wnd");
+        assert_eq!(s.rto_deadline(), Some(ms(225)), "the RACK reorder timer");
+        let sent = peer.deliver(&mut s, 210, 0);
+        assert!(sent.iter().all(|seg| !seg.is_retx), "the late original fills the hole: {sent:?}");
+        assert_eq!((s.in_recovery(), s.stats.retransmits), (false, 0));
     }
 
     #[test]
