@@ -702,7 +702,7 @@ impl TcpSender {
         let mss = self.cfg.mss_bytes as u64;
         let w = cwnd_before.min(self.peer_rwnd);
         let inflation = self.cc.cwnd().saturating_sub(self.cc.ssthresh());
-        self.cc.set_ssthresh((w / 2 / mss).max(2) * mss);
+        self.cc.set_ssthresh(ns2_whole_packets(w / 2, mss));
         self.cc.set_cwnd(w / 2 + inflation);
     }
 
@@ -835,10 +835,8 @@ impl TcpSender {
         }
         self.cc.on_timeout(now, halved, set_ssthresh, self.snd_max, &self.rto);
         if set_ssthresh && self.cfg.rto_ssthresh == RtoSsthresh::CwndHalf {
-            // ns-2 `slowdown()`: `ssthresh_` is an int, `(int) halfwin` whole packets, at
-            // least 2 (as `ns2_halve_window` after a fast retransmit).
-            let mss = self.cfg.mss_bytes as u64;
-            self.cc.set_ssthresh((self.cc.ssthresh() / mss).max(2) * mss);
+            // ns-2 `slowdown()` (as `ns2_halve_window` after a fast retransmit).
+            self.cc.set_ssthresh(ns2_whole_packets(self.cc.ssthresh(), self.cfg.mss_bytes as u64));
         }
         self.consecutive_timeouts += 1;
         self.lt_bytes = 0;
@@ -1187,6 +1185,12 @@ impl TcpSender {
         out.push(Segment { kind: PacketKind::Data, seq, len, is_retx: false, ect: self.cfg.ecn, cwr });
         self.ensure_timer(now);
     }
+}
+
+/// ns-2's ssthresh after a window cut (`TcpAgent::slowdown`): `ssthresh_` is an int, so
+/// `(int) halfwin` whole packets of `bytes`, at least 2.
+fn ns2_whole_packets(bytes: u64, mss: u64) -> u64 {
+    (bytes / mss).max(2) * mss
 }
 
 #[cfg(test)]
