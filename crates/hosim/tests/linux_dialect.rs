@@ -157,3 +157,40 @@ fn timestamps_show_the_forwarded_originals_and_cut_the_spurious_retransmissions(
     assert!(on.ts_reorders > 0, "{}", on.ts_reorders);
     assert!(on.retransmits < off.retransmits, "{} {}", on.retransmits, off.retransmits);
 }
+
+/// lte-x2's fast path switch with 5 target UEs, seed 1, as `bench/linux/todays_tcp.py` runs
+/// it beside the kernel: the `linux` profile with SACK under the preset's other `[tcp]` keys
+/// (its 65535-byte receiver window among them), plus `extra`. The reference flow's
+/// retransmissions, the segments its receiver got twice, and the bytes it delivered.
+fn lte_x2_fast(extra: &[(&str, &str)]) -> (u64, u64, u64) {
+    let text = hosim::scenario::presets::find("lte-x2").expect("lte-x2 preset");
+    let mut sets = vec![
+        ("tcp.profile", "\"linux\""),
+        ("tcp.recovery", "\"sack\""),
+        ("lte_x2.target_ues", "5"),
+        ("lte_x2.path_switch", "\"fast\""),
+    ];
+    sets.extend_from_slice(extra);
+    let mut sim = common::build_sim(text, 1, &sets);
+    sim.run();
+    let bad = hosim::metrics::summary::check_invariants(&sim);
+    assert!(bad.is_empty(), "invariants: {bad:?}");
+    let f = &sim.world.flows[0];
+    (f.sender.stats.retransmits, f.receiver.stats.duplicate_segments, f.receiver.rcv_nxt())
+}
+
+#[test]
+fn sack_retransmit_lost_only_keeps_a_window_limited_sender_from_resending_what_is_in_flight() {
+    // At the fast path switch the target releases the held direct packets before the
+    // forwarded ones; the reference flow, held at its 65535-byte receiver window, has nothing
+    // new to send, and NextSeg() rule (3) resends the unSACKed segments in flight one by one
+    // as the SACKs pass them (39 arrive twice). The kernel resends only segments marked lost
+    // (`tcp_xmit_retransmit_queue`) and got no DSACK in the same runs (issue 35 §4,
+    // docs/reproductions/lte-intra-handover.md).
+    let (old_retx, old_dup, old_bytes) = lte_x2_fast(&[("tcp.sack_retransmit", "\"next-seg\"")]);
+    let (new_retx, new_dup, new_bytes) = lte_x2_fast(&[]);
+    assert_eq!(old_dup, 39, "rule (3)'s retransmissions of segments in flight");
+    assert!(new_dup <= 2, "{new_dup}");
+    assert!(new_retx + 30 < old_retx, "{new_retx} {old_retx}");
+    assert!(new_bytes > old_bytes, "{new_bytes} {old_bytes}");
+}

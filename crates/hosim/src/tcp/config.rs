@@ -289,6 +289,12 @@ pub enum SackRetransmit {
     /// SACKed data, in order, once, lost by IsLost() or not; then new data; never the
     /// highest unSACKed segment (no rule (3)) and no rescue retransmission (no rule (4)).
     HolesBelowSacked,
+    /// Linux `tcp_xmit_retransmit_queue` (net/ipv4/tcp_output.c): only segments marked lost
+    /// (`TCPCB_LOST`: RACK's or IsLost()'s marks, rule (1)); then new data (rule (2)); a
+    /// segment not marked lost is never resent, even when the receiver window or the
+    /// application leaves nothing new to send (no rule (3), no rescue: the older kernels' forward
+    /// retransmission, `tcp_can_forward_retransmit`, is gone).
+    LostOnly,
 }
 
 // ---- Linux dialect ----------------------------------------------------------------------

@@ -2,8 +2,8 @@
 //! replaces; the `rto_rearm` key is pinned on a whole run in tests/linux_dialect.rs.
 
 use super::cc::{Controller, Cubic, NewAck, ALPHA_CUBIC};
-use super::config::{CcKind, CubicAlpha, GrowthGate, Recovery, RtoFormula, SlowStartGrowth, TcpConfig};
-use super::fixtures::{config, established, ms, MSS};
+use super::config::{CcKind, CubicAlpha, GrowthGate, Recovery, RtoFormula, SackRetransmit, SlowStartGrowth, TcpConfig};
+use super::fixtures::{config, established, established_with_data, ms, retx, SackPeer, MSS};
 use super::rto::RtoEstimator;
 use crate::net::packet::SackBlocks;
 
@@ -298,4 +298,30 @@ fn timestamps_hold_the_undo_while_a_retransmission_is_out() {
     peer.deliver(&mut s, 251, 5);
     assert_eq!((s.in_recovery(), s.stats.ts_undos, s.stats.ts_partial_undos), (false, 1, 0));
     assert_eq!(s.ssthresh(), u64::MAX);
+}
+
+/// Ten segments of application data, holes 1 and 8: segments 0 and 2..7 arrive (recovery
+/// starts at segment 4's ACK and resends 1), then the original 9, then 8. What the sender
+/// sent before 9's ACK, and after it.
+fn nothing_new_to_send(retransmit: SackRetransmit) -> (Vec<super::sender::Segment>, Vec<super::sender::Segment>) {
+    let cfg = TcpConfig { sack_retransmit: retransmit, rescue_retransmission: false, ..config(Recovery::Sack) };
+    let mut s = established_with_data(cfg, 10 * MSS);
+    let mut peer = SackPeer::default();
+    let mut before_9 = Vec::new();
+    for seg in [0, 2, 3, 4, 5, 6, 7] {
+        before_9.extend(peer.deliver(&mut s, 200, seg));
+    }
+    let after_9 = peer.deliver(&mut s, 210, 9);
+    (before_9, after_9)
+}
+
+#[test]
+fn sack_retransmit_lost_only_never_resends_a_segment_not_marked_lost() {
+    // With no new data to send, NextSeg() rule (3) resends segment 8, still in flight and
+    // not lost by IsLost() (RFC 6675 §4). Linux resends only segments marked lost
+    // (`tcp_xmit_retransmit_queue`: TCPCB_LOST), so the original 8 and 9 are left to arrive.
+    assert_eq!(nothing_new_to_send(SackRetransmit::NextSeg).0, vec![retx(1), retx(8)]);
+    let (before, after) = nothing_new_to_send(SackRetransmit::LostOnly);
+    assert_eq!(before, vec![retx(1)]);
+    assert_eq!(after, vec![], "one SACKed segment above 8 does not make it lost");
 }

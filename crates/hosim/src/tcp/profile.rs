@@ -249,6 +249,8 @@ impl Profile {
                 newreno_timer: NewRenoTimer::SlowButSteady,
                 rto_ssthresh: RtoSsthresh::KeepInRecovery,
                 rescue_retransmission: false,
+                // tcp_xmit_retransmit_queue resends only TCPCB_LOST segments.
+                sack_retransmit: SackRetransmit::LostOnly,
                 // Linux dialect (docs/tcp.md).
                 rto_rearm: RtoRearm::HeadRetransmit,
                 slow_start_growth: SlowStartGrowth::Acked,

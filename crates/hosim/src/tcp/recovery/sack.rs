@@ -88,7 +88,7 @@ impl Sack {
         }
     }
 
-    /// The ns-2 dialect keys (`tcp.sack_entry`, `tcp.sack_retransmit`).
+    /// The dialect keys `tcp.sack_entry` (ns-2) and `tcp.sack_retransmit` (ns-2, Linux).
     pub fn with_ns2_dialect(mut self, entry: SackEntry, retransmit: SackRetransmit) -> Self {
         self.entry = entry;
         self.retransmit = retransmit;
@@ -414,6 +414,10 @@ impl Sack {
         // (2) new data, if the receiver window allows.
         if new_data {
             return Some(NextSeg::NewData);
+        }
+        if self.retransmit == SackRetransmit::LostOnly {
+            // Linux `tcp_xmit_retransmit_queue`: only segments marked lost are resent.
+            return None;
         }
         // (3) the first unSACKed S3 > HighRxt, lost or not.
         if let Some(i) = first_after_rxt {
