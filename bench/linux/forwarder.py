@@ -19,8 +19,9 @@ drops: the first transmission of segment index k = (seq - ISN - 1) / MSS (``drop
 and its first retransmission (``drop_retransmissions``) of flow 0 are discarded on arrival at
 the bottleneck. The process reads one JSON config from argv[1], prints ``ready`` once both
 devices are open, runs until ``run_s`` has passed (a hard bound), then prints one JSON line:
-queue drops, link losses, scripted drops and its own lateness (time an event ran minus the
-time it was due) in microseconds.
+queue drops, link losses, scripted drops, when each sender address's first packet (its SYN)
+was read, from the first one's, and its own lateness (time an event ran minus the time it was
+due), in microseconds.
 """
 
 from __future__ import annotations
@@ -109,6 +110,8 @@ def main() -> int:
     isn: int | None = None
     seen: dict[int, int] = {}
     lateness: list[int] = []
+    # when each sender address's first packet (its SYN) was read, ns
+    first_seen: dict[bytes, int] = {}
 
     def push(t: int, kind: int, pkt: bytes) -> None:
         nonlocal seqno
@@ -198,6 +201,7 @@ def main() -> int:
                 t = time.monotonic_ns()
                 if fileno == fs:
                     stats["data_pkts"] += 1
+                    first_seen.setdefault(pkt[12:16], t)
                     d = access.get(pkt[12:16], 0)
                     push(t + d + ser_ns(len(pkt), access_bps), 0, pkt)
                 else:
@@ -215,6 +219,9 @@ def main() -> int:
             "sched_fifo": rt,
             "lateness_us": {"p50": pct(0.5), "p99": pct(0.99), "p999": pct(0.999), "max": pct(1.0)},
             "events": len(lateness),
+            "first_packet_us": {
+                ".".join(map(str, a)): round((t - min(first_seen.values())) / 1e3, 1) for a, t in first_seen.items()
+            },
         }
     )
     print(json.dumps(stats), flush=True)
