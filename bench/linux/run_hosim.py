@@ -49,6 +49,7 @@ VARIANTS: dict[str, dict] = {
         "tcp.dsack": False,
         "tcp.dsack_undo": False,
         "tcp.timestamps": False,
+        "tcp.recovery_rate": "prr-ssrb",
     },
 }
 
