@@ -19,8 +19,10 @@ drops: the first transmission of segment index k = (seq - ISN - 1) / MSS (``drop
 and its first retransmission (``drop_retransmissions``) of flow 0 are discarded on arrival at
 the bottleneck. The process reads one JSON config from argv[1], prints ``ready`` once both
 devices are open, runs until ``run_s`` has passed (a hard bound), then prints one JSON line:
-queue drops, link losses, scripted drops and its own lateness (time an event ran minus the
-time it was due) in microseconds.
+queue drops, link losses, scripted drops, when each sender address's first packet (its SYN)
+was read, from the first one's, flow 0's first 40 ACKs (time, bytes acknowledged), and its
+own lateness (time an event ran minus the time it was
+due), in microseconds.
 """
 
 from __future__ import annotations
@@ -109,6 +111,9 @@ def main() -> int:
     isn: int | None = None
     seen: dict[int, int] = {}
     lateness: list[int] = []
+    # when each sender address's first packet (its SYN) was read, ns
+    first_seen: dict[bytes, int] = {}
+    first_acks: list[list[int]] = []
 
     def push(t: int, kind: int, pkt: bytes) -> None:
         nonlocal seqno
@@ -198,10 +203,15 @@ def main() -> int:
                 t = time.monotonic_ns()
                 if fileno == fs:
                     stats["data_pkts"] += 1
+                    first_seen.setdefault(pkt[12:16], t)
                     d = access.get(pkt[12:16], 0)
                     push(t + d + ser_ns(len(pkt), access_bps), 0, pkt)
                 else:
                     stats["ack_pkts"] += 1
+                    # flow 0's first ACKs (time, bytes acknowledged): the receiver's ACK policy
+                    if pkt[16:20] == flow0 and isn is not None and len(first_acks) < 40 and len(pkt) >= 40:
+                        ack = struct.unpack_from("!I", pkt, (pkt[0] & 0x0F) * 4 + 8)[0]
+                        first_acks.append([round((t - first_seen.get(flow0, t)) / 1e3), (ack - isn - 1) & 0xFFFFFFFF])
                     d = access.get(pkt[16:20], 0)
                     one_way = 2 * d + bdelay + 2 * ser_ns(len(pkt), access_bps) + ser_ns(len(pkt), rate)
                     push(t + one_way, 3, pkt)
@@ -215,6 +225,10 @@ def main() -> int:
             "sched_fifo": rt,
             "lateness_us": {"p50": pct(0.5), "p99": pct(0.99), "p999": pct(0.999), "max": pct(1.0)},
             "events": len(lateness),
+            "flow0_first_acks": first_acks,
+            "first_packet_us": {
+                ".".join(map(str, a)): round((t - min(first_seen.values())) / 1e3, 1) for a, t in first_seen.items()
+            },
         }
     )
     print(json.dumps(stats), flush=True)

@@ -50,6 +50,7 @@ VARIANTS: dict[str, dict] = {
         "tcp.dsack_undo": False,
         "tcp.timestamps": False,
         "tcp.sack_retransmit": "next-seg",
+        "tcp.recovery_rate": "prr-ssrb",
     },
 }
 

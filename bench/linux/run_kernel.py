@@ -10,7 +10,8 @@ the two devices and is the dumbbell's links (README.md). Addresses come only fro
 route to the other's /24 through its TUN device and no default route, so nothing can leave.
 Every process runs under ``timeout``; the namespaces are deleted on exit, on error and on
 SIGINT/SIGTERM, and stale ``hosim-bench-*`` namespaces from a killed run are deleted first.
-No machine-wide sysctl is changed (TCP settings are per namespace and die with it).
+No machine-wide sysctl is changed (TCP settings are per namespace and die with it; ``--sysctl``
+sets one more in both namespaces for a controlled experiment).
 
 Output: bench/results/linux/kernel-<cc>.json, one entry per case with every repeat's goodput,
 nstat counters, forwarder drops and lateness, and the load average at the start of the run.
@@ -18,6 +19,8 @@ nstat counters, forwarder drops and lateness, and the load average at the start 
 Usage:
   sudo python bench/linux/run_kernel.py                      # all cases, CUBIC, 5 repeats
   sudo python bench/linux/run_kernel.py --cases loss1 --cc reno --repeats 3
+  sudo python bench/linux/run_kernel.py --cases rtt-unfair --repeats 3 \
+      --sysctl net.ipv4.tcp_recovery=0 --out bench/results/linux/probe-....json
 """
 
 from __future__ import annotations
@@ -77,7 +80,22 @@ def flow_addr(i: int) -> str:
     return f"198.18.0.{10 + i}"
 
 
-def setup(flows: int) -> None:
+def host_value(key: str) -> str:
+    """A sysctl's value in this process's (the machine's) namespace."""
+    with open("/proc/sys/" + key.replace(".", "/")) as fh:
+        return " ".join(fh.read().split())
+
+
+def check_sysctls(sysctls: list[str]) -> str | None:
+    """Why --sysctl may not be used, or None: only TCP settings, which are per namespace."""
+    for kv in sysctls:
+        key = kv.split("=", 1)[0]
+        if "=" not in kv or not key.startswith("net.ipv4.tcp_"):
+            return f"--sysctl {kv!r}: only net.ipv4.tcp_*=VALUE (per-namespace TCP settings)"
+    return None
+
+
+def setup(flows: int, sysctls: list[str]) -> None:
     for ns, addr, peer in ((NS_S, "198.18.0.1/24", "198.19.0.0/24"), (NS_D, "198.19.0.1/24", "198.18.0.0/24")):
         sh("ip", "netns", "add", ns)
         sh("ip", "-n", ns, "link", "set", "lo", "up")
@@ -87,11 +105,20 @@ def setup(flows: int) -> None:
         sh("ip", "-n", ns, "route", "add", peer, "dev", DEV)
         # No metrics cached between connections (per-namespace setting).
         sh("ip", "netns", "exec", ns, "sysctl", "-q", "-w", "net.ipv4.tcp_no_metrics_save=1")
+        # A controlled experiment's per-namespace setting (--sysctl), in both namespaces; the
+        # machine's own value must not move (checked, as a guard against a global key).
+        for kv in sysctls:
+            key = kv.split("=", 1)[0]
+            before = host_value(key)
+            sh("ip", "netns", "exec", ns, "sysctl", "-q", "-w", kv)
+            if host_value(key) != before:
+                sh("sysctl", "-q", "-w", f"{key}={before}")
+                raise RuntimeError(f"{key} is not per namespace: restored the machine's value")
     for i in range(flows):
         sh("ip", "-n", NS_S, "addr", "add", flow_addr(i) + "/32", "dev", DEV)
 
 
-def run_once(c: dict, cc: str, rep: int) -> dict:
+def run_once(c: dict, cc: str, rep: int, sysctls: list[str], rx_quickack: bool, trace_s: float = 0.0) -> dict:
     flows = c["flows"]
     load = os.getloadavg()
     bound = c["duration_s"] + 15.0
@@ -114,7 +141,7 @@ def run_once(c: dict, cc: str, rep: int) -> dict:
     }
     procs: list[subprocess.Popen] = []
     try:
-        setup(flows)
+        setup(flows, sysctls)
         tmo = ["timeout", "-s", "KILL", str(int(bound + 5))]
         fwd = subprocess.Popen(
             tmo + [PY, os.path.join(HERE, "forwarder.py"), json.dumps(fcfg)], stdout=subprocess.PIPE, text=True
@@ -126,14 +153,15 @@ def run_once(c: dict, cc: str, rep: int) -> dict:
         rx = subprocess.Popen(
             tmo
             + ["ip", "netns", "exec", NS_D, PY, ep, "rx", "--flows", str(flows)]
-            + ["--duration", str(c["duration_s"]), "--bound", str(bound), "--mode", mode],
+            + ["--duration", str(c["duration_s"]), "--bound", str(bound), "--mode", mode]
+            + (["--quickack"] if rx_quickack else []),
             stdout=subprocess.PIPE,
             text=True,
         )
         procs.append(rx)
         assert rx.stdout is not None and rx.stdout.readline().strip() == "ready"
         txcmd = tmo + ["ip", "netns", "exec", NS_S, PY, ep, "tx", "--cc", cc, "--duration", str(c["duration_s"])]
-        txcmd += ["--src"] + [flow_addr(i) for i in range(flows)]
+        txcmd += ["--src"] + [flow_addr(i) for i in range(flows)] + ["--trace-s", str(trace_s)]
         if mode == "file":
             txcmd += ["--file-bytes", str(int(c["file_bytes"]))]
         tx = subprocess.run(txcmd, capture_output=True, text=True, timeout=bound + 10)
@@ -169,6 +197,12 @@ def run_once(c: dict, cc: str, rep: int) -> dict:
         "goodput_bps": sum(f["goodput_bps"] for f in per_flow),
         "flows": per_flow,
         "nstat": {k: txr["nstat"].get(k, 0) for k in COUNTERS},
+        # when each flow's connect() was called, from the first: the spacing of the SYNs
+        "connect_us": [round(ns / 1e3, 1) for ns in txr.get("connect_ns", [])],
+        # each flow's struct tcp_info counters at the end, in --src order
+        "tcp_info": txr.get("flows", []),
+        # with --trace-s: [time us, flow, cwnd, ssthresh, total_retrans] every 5 ms
+        **({"trace": txr["trace"]} if "trace" in txr else {}),
         "forwarder": fwr,
     }
 
@@ -179,7 +213,22 @@ def main() -> int:
     ap.add_argument("--cc", default="cubic", choices=["cubic", "reno", "bbr"])
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--out", default=None)
+    ap.add_argument(
+        "--sysctl",
+        action="append",
+        default=[],
+        help="KEY=VALUE, a per-namespace sysctl set in both namespaces (a controlled experiment; repeatable)",
+    )
+    ap.add_argument("--duration", type=float, default=None, help="override the cases' duration_s, seconds")
+    ap.add_argument("--trace-s", type=float, default=0.0, help="record each flow's tcp_info every 5 ms for this long")
+    ap.add_argument(
+        "--rx-quickack", action="store_true", help="receivers set TCP_QUICKACK after every read (no delayed ACKs)"
+    )
     args = ap.parse_args()
+    bad = check_sysctls(args.sysctl)
+    if bad:
+        print(f"run_kernel.py: {bad}", file=sys.stderr)
+        return 2
     if os.geteuid() != 0:
         print("run_kernel.py: needs root (network namespaces, TUN devices)", file=sys.stderr)
         return 2
@@ -197,9 +246,11 @@ def main() -> int:
             results = json.load(fh).get("cases", {})
     try:
         for c in select(args.cases):
+            if args.duration is not None:
+                c = {**c, "duration_s": args.duration}
             runs = []
             for rep in range(args.repeats):
-                r = run_once(c, args.cc, rep)
+                r = run_once(c, args.cc, rep, args.sysctl, args.rx_quickack, args.trace_s)
                 runs.append(r)
                 n = r["nstat"]
                 lat = r["forwarder"].get("lateness_us", {})
@@ -210,7 +261,13 @@ def main() -> int:
                     f"lat p99 {lat.get('p99', 0):.0f} us max {lat.get('max', 0):.0f} us load {r['loadavg'][0]:.1f}",
                     flush=True,
                 )
-            results[c["name"]] = {"case": c, "cc": args.cc, "runs": runs}
+            results[c["name"]] = {
+                "case": c,
+                "cc": args.cc,
+                "sysctl": args.sysctl,
+                "rx_quickack": args.rx_quickack,
+                "runs": runs,
+            }
             with open(out, "w") as fh:
                 json.dump({"kernel": os.uname().release, "cases": results}, fh, indent=1)
     finally:

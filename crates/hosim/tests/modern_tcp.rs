@@ -47,8 +47,13 @@ fn prr_crb_on_lossy_dumbbell_holds_invariants() {
 }
 
 #[test]
-fn linux_profile_runs_cubic_with_prr_ssrb() {
-    check(&[("profile", "linux")], "cubic", "prr-ssrb");
+fn prr_linux_on_lossy_dumbbell_holds_invariants() {
+    check(&[("recovery_rate", "prr-linux")], "reno", "prr-linux");
+}
+
+#[test]
+fn linux_profile_runs_cubic_with_prr_linux() {
+    check(&[("profile", "linux")], "cubic", "prr-linux");
 }
 
 #[test]

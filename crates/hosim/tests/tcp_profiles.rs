@@ -51,7 +51,7 @@ fn profile_sets_every_default_it_bundles() {
         (Profile::Linux, s_to_ns(0.2), s_to_ns(0.04))
     );
     assert_eq!(linux.rto_ssthresh, RtoSsthresh::KeepInRecovery);
-    assert_eq!((linux.cc, linux.recovery_rate), (CcKind::CUBIC, RecoveryRate::PrrSsrb));
+    assert_eq!((linux.cc, linux.recovery_rate), (CcKind::CUBIC, RecoveryRate::PrrLinux));
     assert_eq!((ns3.cc, ns3.recovery_rate), (CcKind::RENO, RecoveryRate::Classic));
 }
 

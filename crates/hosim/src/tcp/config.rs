@@ -40,6 +40,10 @@ pub enum RecoveryRate {
     PrrSsrb,
     /// RFC 6937 PRR with the conservative reduction bound.
     PrrCrb,
+    /// Linux dialect: PRR as `tcp_cwnd_reduction` (net/ipv4/tcp_input.c) bounds it below
+    /// ssthresh: MAX(prr_delivered - prr_out, DeliveredData), one SMSS more only on an ACK
+    /// that advances snd.una and marks nothing newly lost.
+    PrrLinux,
 }
 
 impl RecoveryRate {
@@ -48,6 +52,7 @@ impl RecoveryRate {
             RecoveryRate::Classic => "classic",
             RecoveryRate::PrrSsrb => "prr-ssrb",
             RecoveryRate::PrrCrb => "prr-crb",
+            RecoveryRate::PrrLinux => "prr-linux",
         }
     }
 }

@@ -230,13 +230,14 @@ impl Profile {
             // include/net/tcp.h: TCP_INIT_CWND 10, TCP_RTO_MIN 200 ms, TCP_TIMEOUT_INIT 1 s,
             // TCP_RTO_MAX 120 s, TCP_DELACK_MIN 40 ms, TCP_MAX_QUICKACKS 16; timestamps on
             // (net.ipv4.tcp_timestamps = 1): MSS 1448 on a 1500-byte MTU.
-            // net.ipv4.tcp_congestion_control = cubic (tcp_cubic.c); PRR in
-            // tcp_cwnd_reduction (SSRB when snd_una advanced, as RFC 6937 §3 SSRB);
+            // net.ipv4.tcp_congestion_control = cubic (tcp_cubic.c); PRR as
+            // tcp_cwnd_reduction bounds it (`prr-linux`: one segment more than delivered only
+            // on an ACK that advances snd_una and marks nothing newly lost);
             // net.ipv4.tcp_recovery = 1 (RACK, tcp_recovery.c) with tcp_early_retrans = 3
             // (TLP); net.ipv4.tcp_frto = 2 (SACK-enhanced F-RTO).
             Profile::Linux => TcpConfig {
                 cc: CcKind::CUBIC,
-                recovery_rate: RecoveryRate::PrrSsrb,
+                recovery_rate: RecoveryRate::PrrLinux,
                 loss_detection: LossDetection::RackTlp,
                 frto: true,
                 mss_bytes: 1448,

@@ -56,6 +56,9 @@ pub struct Scoreboard {
     loss_edge: LossEdge,
     /// The segments below HighRxt, kept between `update_loss` calls.
     rxt: RxtSpan,
+    /// Segments marked lost (again, for a lost retransmission) since `begin_ack`: Linux
+    /// `rs->losses`, what `tcp_cwnd_reduction` calls `newly_lost`.
+    lost_this_ack: u32,
 }
 
 /// RFC 6675 IsLost() as one boundary. IsLost(S) counts the SACKed segments and bytes above S,
@@ -307,6 +310,7 @@ impl Scoreboard {
             }
             // A SACKed segment is above: `segs` or `bytes` is not 0.
             while !self.segs[i].sacked {
+                self.lost_this_ack += u32::from(!self.segs[i].lost);
                 self.segs[i].lost = true;
                 i += 1;
             }
@@ -424,6 +428,21 @@ impl Scoreboard {
             }
         }
         pipe
+    }
+
+    /// An ACK's processing starts: no segment newly marked lost yet.
+    pub fn begin_ack(&mut self) {
+        self.lost_this_ack = 0;
+    }
+
+    /// RACK marked `segments` lost (or a retransmission of them lost) on this ACK.
+    pub fn note_marked_lost(&mut self, segments: u32) {
+        self.lost_this_ack += segments;
+    }
+
+    /// Segments marked lost since `begin_ack` (Linux `rs->losses`).
+    pub fn lost_this_ack(&self) -> u32 {
+        self.lost_this_ack
     }
 
     /// Forgets every loss mark RACK set (Linux `tcp_undo_cwnd_reduction` with `unmark_loss`:

@@ -428,6 +428,7 @@ impl TcpSender {
             return;
         }
         self.last_event_ns = now;
+        self.board.begin_ack();
         let ack = ack.min(self.snd_max);
         let rwnd_changed = self.update_peer_window(ack, rwnd);
         let has_sack = sack.iter().next().is_some();

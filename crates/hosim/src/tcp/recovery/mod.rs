@@ -193,6 +193,7 @@ impl AnyRecovery {
                     RecoveryRate::Classic => None,
                     RecoveryRate::PrrSsrb => Some(ReductionBound::SlowStart),
                     RecoveryRate::PrrCrb => Some(ReductionBound::Conservative),
+                    RecoveryRate::PrrLinux => Some(ReductionBound::Linux),
                 };
                 let rack = cfg.loss_detection == LossDetection::RackTlp;
                 AnyRecovery::Sack(

@@ -12,6 +12,10 @@ pub enum ReductionBound {
     Conservative,
     /// PRR-SSRB: limit = MAX(prr_delivered - prr_out, DeliveredData) + MSS.
     SlowStart,
+    /// Linux `tcp_cwnd_reduction` (net/ipv4/tcp_input.c, since 5.12): limit =
+    /// MAX(prr_delivered - prr_out, DeliveredData), + MSS only on a "safe" ACK, one that
+    /// advances snd.una and marks nothing newly lost (`FLAG_SND_UNA_ADVANCED && !newly_lost`).
+    Linux,
 }
 
 /// The PRR state of one recovery episode (RFC 6937 §3).
@@ -42,8 +46,9 @@ impl Prr {
 
     /// RFC 6937 §3, "on every ACK during recovery": counts `delivered_data`
     /// (DeliveredData = change_in(snd.una) + change_in(SACKd)) and returns sndcnt, the bytes
-    /// this ACK allows the sender to transmit.
-    pub fn on_ack(&mut self, delivered_data: u64, pipe: u64, ssthresh: u64) -> u64 {
+    /// this ACK allows the sender to transmit. `safe_ack`: the ACK advanced snd.una and
+    /// marked nothing newly lost (read by the `Linux` bound only).
+    pub fn on_ack(&mut self, delivered_data: u64, pipe: u64, ssthresh: u64, safe_ack: bool) -> u64 {
         self.prr_delivered += delivered_data;
         if pipe > ssthresh {
             // Proportional Rate Reduction:
@@ -57,6 +62,7 @@ impl Prr {
             let limit = match self.bound {
                 ReductionBound::Conservative => owed,
                 ReductionBound::SlowStart => owed.max(delivered_data) + self.mss,
+                ReductionBound::Linux => owed.max(delivered_data) + if safe_ack { self.mss } else { 0 },
             };
             // Attempt to catch up, as permitted by limit: sndcnt = MIN(ssthresh - pipe, limit).
             (ssthresh - pipe).min(limit)
@@ -95,7 +101,7 @@ mod tests {
         let mut sent = Vec::new();
         for _ in 0..18 {
             pipe -= MSS;
-            let sndcnt = p.on_ack(MSS, pipe, 10 * MSS);
+            let sndcnt = p.on_ack(MSS, pipe, 10 * MSS, true);
             let segs = sndcnt / MSS;
             p.on_sent(segs * MSS);
             pipe += segs * MSS;
@@ -114,17 +120,22 @@ mod tests {
     fn prr_sndcnt_is_proportional_when_pipe_above_ssthresh() {
         let mut p = twenty_segment_window(ReductionBound::Conservative);
         // prr_delivered = 8 segments at once: CEIL(8 * 10 / 20) - 1 = 3 segments.
-        assert_eq!(p.on_ack(8 * MSS, 12 * MSS, 10 * MSS), 3 * MSS);
+        assert_eq!(p.on_ack(8 * MSS, 12 * MSS, 10 * MSS, true), 3 * MSS);
     }
 
     /// Several losses: pipe has fallen to 6 segments, below ssthresh = 10, with
     /// prr_delivered - prr_out = 2 segments owed, when an ACK delivers 1 segment.
     fn below_ssthresh(bound: ReductionBound) -> u64 {
+        below_ssthresh_on(bound, true)
+    }
+
+    /// The same, on an ACK that is `safe` (advanced snd.una, marked nothing newly lost) or not.
+    fn below_ssthresh_on(bound: ReductionBound, safe: bool) -> u64 {
         let mut p = twenty_segment_window(bound);
-        p.on_ack(2 * MSS, 15 * MSS, 10 * MSS);
+        p.on_ack(2 * MSS, 15 * MSS, 10 * MSS, true);
         p.on_sent(0);
         // prr_delivered = 3 after this ACK, prr_out = 1: owed = 2 segments.
-        p.on_ack(MSS, 6 * MSS, 10 * MSS)
+        p.on_ack(MSS, 6 * MSS, 10 * MSS, safe)
     }
 
     #[test]
@@ -140,9 +151,33 @@ mod tests {
     }
 
     #[test]
+    fn prr_linux_below_ssthresh_adds_a_segment_only_on_a_safe_ack() {
+        // tcp_cwnd_reduction: MAX(2, 1) = 2, + 1 when snd.una advanced and nothing was newly
+        // marked lost: 3 segments, as SSRB; on any other ACK 2, where SSRB still sends 3.
+        assert_eq!(below_ssthresh_on(ReductionBound::Linux, true), 3 * MSS);
+        assert_eq!(below_ssthresh_on(ReductionBound::Linux, false), 2 * MSS);
+        assert_eq!(below_ssthresh_on(ReductionBound::SlowStart, false), 3 * MSS);
+    }
+
+    #[test]
+    fn prr_linux_below_ssthresh_sends_what_the_ack_delivered_when_nothing_is_owed() {
+        // Linux takes MAX(prr_delivered - prr_out, DeliveredData), where CRB takes the
+        // first alone: after sending ahead (prr_out 6 > prr_delivered 4), an unsafe ACK
+        // delivering 2 segments still releases 2.
+        let mut p = twenty_segment_window(ReductionBound::Linux);
+        p.on_sent(5 * MSS);
+        p.on_ack(2 * MSS, 15 * MSS, 10 * MSS, true);
+        assert_eq!(p.on_ack(2 * MSS, 6 * MSS, 10 * MSS, false), 2 * MSS);
+        let mut crb = twenty_segment_window(ReductionBound::Conservative);
+        crb.on_sent(5 * MSS);
+        crb.on_ack(2 * MSS, 15 * MSS, 10 * MSS, true);
+        assert_eq!(crb.on_ack(2 * MSS, 6 * MSS, 10 * MSS, false), 0);
+    }
+
+    #[test]
     fn prr_below_ssthresh_never_exceeds_ssthresh_minus_pipe() {
         let mut p = twenty_segment_window(ReductionBound::SlowStart);
         // limit = MAX(9 - 1, 9) + 1 = 10 segments, but ssthresh - pipe = 1.
-        assert_eq!(p.on_ack(9 * MSS, 9 * MSS, 10 * MSS), MSS);
+        assert_eq!(p.on_ack(9 * MSS, 9 * MSS, 10 * MSS, true), MSS);
     }
 }

@@ -37,6 +37,8 @@ pub struct Sack {
     prr: Option<Prr>,
     /// snd.una + SACKd after the last ACK: RFC 6937 DeliveredData is its change.
     delivered_mark: u64,
+    /// snd.una after the last ACK: whether an ACK advanced it (PRR's `Linux` bound).
+    una_mark: u64,
     /// RFC 6675 IsLost() in SetPipe(), or pipe from SACKs alone.
     pipe_rule: SackPipe,
     /// RFC 8985: RACK marks lost segments (the sender runs it); IsLost() and the DupThresh
@@ -78,6 +80,7 @@ impl Sack {
             prr_bound,
             prr: None,
             delivered_mark: 0,
+            una_mark: 0,
             pipe_rule,
             rack,
             entry: SackEntry::DupthreshOrIsLost,
@@ -236,12 +239,17 @@ impl LossRecovery for Sack {
         let mark = seq.snd_una + board.sacked_bytes();
         let delivered = mark.saturating_sub(self.delivered_mark);
         self.delivered_mark = mark;
+        let una_advanced = seq.snd_una > self.una_mark;
+        self.una_mark = seq.snd_una;
         if delivered == 0 || !self.in_recovery {
             return;
         }
         if let Some(mut prr) = self.prr {
             let pipe = self.set_pipe(board);
-            let sndcnt = prr.on_ack(delivered, pipe, cc.ssthresh());
+            // Linux `tcp_cwnd_reduction`'s `FLAG_SND_UNA_ADVANCED && !newly_lost`, after
+            // SetPipe() (its IsLost() marks count as RACK's do).
+            let safe_ack = una_advanced && board.lost_this_ack() == 0;
+            let sndcnt = prr.on_ack(delivered, pipe, cc.ssthresh(), safe_ack);
             // RFC 6937 §3: cwnd = pipe + sndcnt; NextSeg() then sends while
             // cwnd - pipe >= 1 SMSS.
             cc.set_cwnd(pipe + sndcnt);

@@ -36,6 +36,7 @@ impl TcpSender {
         }
         let reo_wnd = rack.reo_wnd_ns(in_recovery, self.board.sacked_segs(), dupthresh, min_rtt, srtt);
         let marked = rack.detect_loss(now, acked, &mut self.board, reo_wnd);
+        self.board.note_marked_lost(marked.segments);
         if marked.segments == 0 {
             return;
         }
