@@ -37,7 +37,7 @@ profile = "linux"
 /// The other Linux dialect keys at their RFC values: the `linux` profile before issue 35.
 const RFC_KEYS: &str = "slow_start_growth = \"smss\"\nrto_formula = \"rfc6298\"\ncubic_alpha = \"rfc9438\"\n\
                         growth_gate = \"always\"\nlinux_hystart = false\ndsack = false\ndsack_undo = false\n\
-                        timestamps = false\nrecovery_rate = \"prr-ssrb\"";
+                        timestamps = false\nrecovery_rate = \"prr-ssrb\"\npipe_outside_recovery = false\nreduction_basis = \"flight-size\"";
 
 /// Segments that reached a receiver twice, over all flows.
 fn duplicates(w: &World) -> u64 {
@@ -215,7 +215,11 @@ fn prr_linux_sends_no_extra_segment_on_an_ack_that_marks_a_loss_so_recovery_stop
     // Linux's `tcp_cwnd_reduction` adds that segment only on an ACK that advances snd.una and
     // marks nothing newly lost (214 and 6).
     let lost_retransmissions = |rate: &str| {
-        let w = four_flows(10.0, 0.005, 100, &format!("linux_hystart = false\nrecovery_rate = \"{rate}\""), 1);
+        // The window test and reduction basis of the profile before 2026-11-28, which the
+        // storm was found with (with `pipe_outside_recovery` and `reduction_basis = "cwnd"`
+        // the window stays below the queue and SSRB no longer overfills it here).
+        let keys = "linux_hystart = false\npipe_outside_recovery = false\nreduction_basis = \"flight-size\"";
+        let w = four_flows(10.0, 0.005, 100, &format!("{keys}\nrecovery_rate = \"{rate}\""), 1);
         w.flows.iter().map(|f| f.sender.stats.lost_retransmissions).sum::<u64>()
     };
     assert!(lost_retransmissions("prr-ssrb") > 5000, "the storm, under RFC 6937 SSRB");

@@ -11,8 +11,8 @@ use crate::tcp::{
     RtoRearm, RtoSsthresh, SackPipe, TcpConfig,
 };
 use crate::tcp::{
-    CubicAlpha, FastRetransmitWindow, GrowthGate, NewRenoExit, RenoReentry, RtoFormula, RttSampling, SackEntry,
-    SackRetransmit, SlowStartGrowth,
+    CubicAlpha, FastRetransmitWindow, GrowthGate, NewRenoExit, ReductionBasis, RenoReentry, RtoFormula, RttSampling,
+    SackEntry, SackRetransmit, SlowStartGrowth,
 };
 
 /// Largest packet: `mss_bytes + header_bytes` (the IPv4 total length; sizes are u32 inside).
@@ -131,6 +131,8 @@ pub struct TcpSection {
     pub dsack: Option<bool>,
     pub dsack_undo: Option<bool>,
     pub timestamps: Option<bool>,
+    pub pipe_outside_recovery: Option<bool>,
+    pub reduction_basis: Option<ReductionBasis>,
 }
 
 #[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
@@ -358,6 +360,14 @@ impl TcpSection {
         if let Some(v) = self.timestamps {
             cfg.timestamps = v;
             set.insert(ProfileKeys::TIMESTAMPS);
+        }
+        if let Some(v) = self.pipe_outside_recovery {
+            cfg.pipe_outside_recovery = v;
+            set.insert(ProfileKeys::PIPE_OUTSIDE_RECOVERY);
+        }
+        if let Some(v) = self.reduction_basis {
+            cfg.reduction_basis = v;
+            set.insert(ProfileKeys::REDUCTION_BASIS);
         }
         if let Some(t) = self.newreno_timer {
             cfg.newreno_timer = match t {

@@ -368,6 +368,22 @@ pub enum CubicAlpha {
     Fixed,
 }
 
+/// The window a fast recovery's reduction starts from: what the controller's ssthresh rule
+/// multiplies by β (1/2 for Reno, 0.7 for CUBIC), and PRR's RecoverFS.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ReductionBasis {
+    /// FlightSize, without Limited Transmit's data (RFC 5681 §3.2 step 2, RFC 9438 §4.6);
+    /// RecoverFS = snd.nxt - snd.una (RFC 6937 §3).
+    #[default]
+    FlightSize,
+    /// cwnd at the loss: Linux `tcp_reno_ssthresh` and `bictcp_recalc_ssthresh`
+    /// (net/ipv4/tcp_cong.c, tcp_cubic.c) take `tcp_snd_cwnd`, and `tcp_init_cwnd_reduction`
+    /// keeps it as `prior_cwnd`, the RecoverFS of `tcp_cwnd_reduction` (net/ipv4/tcp_input.c).
+    /// RFC 9438 §4.6 allows it with a growth gate (`growth_gate`).
+    Cwnd,
+}
+
 /// When the controller may grow cwnd on an ACK of new data outside recovery.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -476,6 +492,14 @@ pub struct TcpConfig {
     /// RTT samples where Karn's rule gives none (`sender/timestamps.rs`). The option's bytes
     /// are `header_bytes`' to count.
     pub timestamps: bool,
+    /// Outside loss recovery, the window test counts in flight what RFC 6675's SetPipe()
+    /// counts (SACKed segments and segments marked lost out, retransmissions in the network
+    /// in) instead of FlightSize, as Linux does in every state (`tcp_cwnd_test` in
+    /// net/ipv4/tcp_output.c with `tcp_packets_in_flight`, include/net/tcp.h): while a hole
+    /// waits for late originals, each SACK releases a new segment. SACK recovery only.
+    pub pipe_outside_recovery: bool,
+    /// The window a fast recovery reduces from (`ReductionBasis`).
+    pub reduction_basis: ReductionBasis,
 }
 
 impl Default for TcpConfig {

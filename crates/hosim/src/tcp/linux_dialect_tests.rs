@@ -2,8 +2,10 @@
 //! replaces; the `rto_rearm` key is pinned on a whole run in tests/linux_dialect.rs.
 
 use super::cc::{Controller, Cubic, NewAck, ALPHA_CUBIC};
-use super::config::{CcKind, CubicAlpha, GrowthGate, Recovery, RtoFormula, SackRetransmit, SlowStartGrowth, TcpConfig};
-use super::fixtures::{config, established, established_with_data, ms, retx, SackPeer, MSS};
+use super::config::{
+    CcKind, CubicAlpha, GrowthGate, Recovery, ReductionBasis, RtoFormula, SackRetransmit, SlowStartGrowth, TcpConfig,
+};
+use super::fixtures::{ack, config, established, established_with_data, ms, retx, SackPeer, MSS};
 use super::rto::RtoEstimator;
 use crate::net::packet::SackBlocks;
 
@@ -324,4 +326,64 @@ fn sack_retransmit_lost_only_never_resends_a_segment_not_marked_lost() {
     let (before, after) = nothing_new_to_send(SackRetransmit::LostOnly);
     assert_eq!(before, vec![retx(1)]);
     assert_eq!(after, vec![], "one SACKed segment above 8 does not make it lost");
+}
+
+/// SACK blocks reporting segments `from..to` of the flight.
+fn sacked(from: u64, to: u64) -> SackBlocks {
+    let mut b = SackBlocks::default();
+    b.push((from * MSS, to * MSS));
+    b
+}
+
+/// New segments (by number) in what the sender put out.
+fn new_segments(out: &[super::sender::Segment]) -> Vec<u64> {
+    out.iter().filter(|g| g.len > 0 && !g.is_retx).map(|g| g.seq / MSS).collect()
+}
+
+#[test]
+fn pipe_outside_recovery_sends_a_new_segment_per_sack_while_a_hole_waits() {
+    // Segment 0 of the initial flight is late (reordered, not lost): segments 1 and 2 are
+    // SACKed, fewer than DupThresh, so no recovery starts. RFC 5681 counts all ten segments
+    // in flight (Limited Transmit is off in the fixtures): nothing leaves. Linux's
+    // `tcp_packets_in_flight` leaves the SACKed ones out: one new segment per SACK. When the
+    // late original fills the hole, RFC 5681 sends the whole freed window at once, Linux
+    // only what the ACK freed beyond what it already sent.
+    for pipe in [false, true] {
+        let mut s = established(TcpConfig { pipe_outside_recovery: pipe, ..config(Recovery::Sack) });
+        let first = super::fixtures::ack_with(&mut s, 200, 0, &sacked(1, 2));
+        let second = super::fixtures::ack_with(&mut s, 201, 0, &sacked(1, 3));
+        assert!(!s.in_recovery());
+        let filled = ack(&mut s, 210, 3 * MSS);
+        let during: Vec<u64> = new_segments(&first).into_iter().chain(new_segments(&second)).collect();
+        if pipe {
+            assert_eq!(during, vec![10, 11], "one per SACKed segment");
+            assert_eq!(new_segments(&filled).len(), 2, "slow start's growth for 3 segments acked: {filled:?}");
+        } else {
+            assert!(during.is_empty(), "{during:?}");
+            assert_eq!(new_segments(&filled).len(), 4, "3 segments freed and 1 of growth: {filled:?}");
+        }
+    }
+}
+
+#[test]
+fn reduction_basis_cwnd_halves_cwnd_not_a_flight_swollen_by_sacked_data() {
+    // Outside recovery Linux sends per SACK (`pipe_outside_recovery`), so at the loss more
+    // than cwnd is outstanding. RFC 5681 §3.2 (eq. 4) halves that FlightSize; Linux's
+    // `tcp_reno_ssthresh` halves cwnd.
+    for basis in [ReductionBasis::FlightSize, ReductionBasis::Cwnd] {
+        let cfg = TcpConfig { pipe_outside_recovery: true, reduction_basis: basis, ..config(Recovery::Sack) };
+        let mut s = established(cfg);
+        // Segment 0 arrives, 1 is lost; 2 is SACKed, then the new ACK of 0 grows cwnd to 11.
+        super::fixtures::ack_with(&mut s, 200, 0, &sacked(2, 3));
+        super::fixtures::ack_with(&mut s, 201, MSS, &sacked(2, 3));
+        super::fixtures::ack_with(&mut s, 202, MSS, &sacked(2, 4));
+        let cwnd_before = s.cwnd();
+        assert!(s.snd_max() - s.snd_una() > cwnd_before, "more than cwnd outstanding");
+        super::fixtures::ack_with(&mut s, 203, MSS, &sacked(2, 5));
+        assert!(s.in_recovery(), "three SACKed segments above the hole");
+        match basis {
+            ReductionBasis::Cwnd => assert_eq!(s.ssthresh(), cwnd_before / 2),
+            ReductionBasis::FlightSize => assert!(s.ssthresh() > cwnd_before / 2, "{}", s.ssthresh()),
+        }
+    }
 }

@@ -11,8 +11,8 @@ use serde::{Deserialize, Serialize};
 
 use super::config::{
     CaGrowth, CcKind, CubicAlpha, FastRetransmitWindow, GrowthGate, LossDetection, NewRenoExit, NewRenoReentry,
-    NewRenoTimer, Recovery, RecoveryRate, RenoReentry, RtoFormula, RtoRearm, RtoSsthresh, RttSampling, SackEntry,
-    SackPipe, SackRetransmit, SlowStartGrowth, TcpConfig,
+    NewRenoTimer, Recovery, RecoveryRate, ReductionBasis, RenoReentry, RtoFormula, RtoRearm, RtoSsthresh, RttSampling,
+    SackEntry, SackPipe, SackRetransmit, SlowStartGrowth, TcpConfig,
 };
 use crate::engine::time::s_to_ns;
 
@@ -77,6 +77,8 @@ impl ProfileKeys {
     pub const DSACK: ProfileKeys = ProfileKeys(1 << 39);
     pub const DSACK_UNDO: ProfileKeys = ProfileKeys(1 << 40);
     pub const TIMESTAMPS: ProfileKeys = ProfileKeys(1 << 48);
+    pub const PIPE_OUTSIDE_RECOVERY: ProfileKeys = ProfileKeys(1 << 50);
+    pub const REDUCTION_BASIS: ProfileKeys = ProfileKeys(1 << 51);
 
     pub fn insert(&mut self, k: ProfileKeys) {
         self.0 |= k.0;
@@ -167,6 +169,8 @@ impl Profile {
             // TcpSocketBase send no D-SACK.
             dsack: false,
             dsack_undo: false,
+            pipe_outside_recovery: false,
+            reduction_basis: ReductionBasis::FlightSize,
             // RFC 7323 is an extension; ns-2's Agent/TCP `timestamps_` is false. (ns-3.44's
             // Timestamp attribute is true, but hosim models only what Linux does with them.)
             timestamps: false,
@@ -268,6 +272,10 @@ impl Profile {
                 dsack_undo: true,
                 // net.ipv4.tcp_timestamps = 1 (RFC 7323; `sender/timestamps.rs`).
                 timestamps: true,
+                // tcp_output.c `tcp_cwnd_test`: in flight = `tcp_packets_in_flight` in every state.
+                pipe_outside_recovery: true,
+                // `tcp_reno_ssthresh`, `bictcp_recalc_ssthresh`: from cwnd; PRR from `prior_cwnd`.
+                reduction_basis: ReductionBasis::Cwnd,
                 ..common
             },
         }
@@ -330,6 +338,8 @@ impl Profile {
             DSACK => dsack,
             DSACK_UNDO => dsack_undo,
             TIMESTAMPS => timestamps,
+            PIPE_OUTSIDE_RECOVERY => pipe_outside_recovery,
+            REDUCTION_BASIS => reduction_basis,
         );
         cfg
     }
@@ -385,6 +395,9 @@ mod tests {
             ProfileKeys::EXIT_ACK_OPENS,
             ProfileKeys::DSACK,
             ProfileKeys::DSACK_UNDO,
+            ProfileKeys::TIMESTAMPS,
+            ProfileKeys::PIPE_OUTSIDE_RECOVERY,
+            ProfileKeys::REDUCTION_BASIS,
         ];
         let mut seen = 0u64;
         for k in keys {

@@ -8,7 +8,8 @@ pub use super::window::WindowControl;
 use super::cc::{AnyCc, Controller, GrowthGateState, NewAck, SlowStartExits};
 use super::config::LossDetection;
 use super::config::{
-    FastRetransmitWindow, GrowthGate, Recovery, RecoveryRate, RtoRearm, RtoSsthresh, RttSampling, TcpConfig,
+    FastRetransmitWindow, GrowthGate, Recovery, RecoveryRate, ReductionBasis, RtoRearm, RtoSsthresh, RttSampling,
+    TcpConfig,
 };
 use super::path::PathChange;
 use super::recovery::{AckInRecovery, AnyRecovery, LossRecovery, NextSeg, Outstanding, Rack};
@@ -665,8 +666,8 @@ impl TcpSender {
     fn enter_recovery(&mut self, now: SimTime, out: &mut Vec<Segment>) {
         let seq = self.outstanding();
         // RFC 5681 §3.2 step 2, RFC 6675 (4.2): FlightSize without the data Limited
-        // Transmit sent.
-        let flight = seq.flight_size().saturating_sub(self.lt_bytes);
+        // Transmit sent; Linux: cwnd (`reduction_basis`).
+        let flight = self.reduced_from(seq.flight_size().saturating_sub(self.lt_bytes));
         let cwnd_before = self.cc.cwnd();
         self.ts_on_enter_recovery();
         self.undo_on_enter(cwnd_before, self.cc.ssthresh());
@@ -723,6 +724,16 @@ impl TcpSender {
         self.recovery.exit();
     }
 
+    /// The window a reduction (fast recovery, ECN, a tail loss probe's repair) starts from:
+    /// `flight`, the FlightSize the RFC rule takes, or cwnd (`reduction_basis`, Linux
+    /// `tcp_reno_ssthresh`, `bictcp_recalc_ssthresh`).
+    pub(super) fn reduced_from(&self, flight: u64) -> u64 {
+        match self.cfg.reduction_basis {
+            ReductionBasis::FlightSize => flight,
+            ReductionBasis::Cwnd => self.cc.cwnd(),
+        }
+    }
+
     /// RFC 3168 §6.1.2: halve the window at most once per window of data, then set CWR.
     /// ACKs up to and including the reduction's snd_max still echo the old mark (the receiver
     /// has not yet seen CWR), so only an ACK beyond it may trigger a new reduction.
@@ -730,7 +741,7 @@ impl TcpSender {
         if self.recovery.in_recovery() || self.snd_una <= self.ecn_recover_end {
             return;
         }
-        let flight = self.snd_max - self.snd_una;
+        let flight = self.reduced_from(self.snd_max - self.snd_una);
         let ssthresh = self.cc.on_congestion_event(now, flight, &self.rto);
         self.cc.set_cwnd(ssthresh);
         self.ecn_recover_end = self.snd_max;
@@ -1022,10 +1033,30 @@ impl TcpSender {
     }
 
     /// How far past snd_una the window loop may send: cwnd plus the Limited Transmit
-    /// allowance, or the window set from outside; never beyond the peer's receive window.
+    /// allowance (or what SACKs took out of flight), or the window set from outside; never
+    /// beyond the peer's receive window.
     fn send_window(&self) -> u64 {
-        let congestion_window = self.cc.cwnd() + self.limited_transmit_allowance();
+        let congestion_window = self.cc.cwnd() + self.out_of_flight_allowance();
         self.window.send_window(congestion_window).min(self.peer_rwnd)
+    }
+
+    /// What outstanding data the window test leaves out of flight. RFC 5681: none but the
+    /// Limited Transmit allowance (RFC 3042). With `pipe_outside_recovery` (Linux
+    /// `tcp_cwnd_test` with `tcp_packets_in_flight` in every state, not only in recovery):
+    /// the outstanding bytes RFC 6675's SetPipe() does not count, SACKed or marked lost,
+    /// less retransmissions in the network, so that a new segment may leave while
+    /// `pipe + SMSS <= cwnd`.
+    fn out_of_flight_allowance(&self) -> u64 {
+        if self.cfg.pipe_outside_recovery
+            && self.cfg.sack()
+            && self.board.sacked_bytes() > 0
+            && !self.recovery.in_recovery()
+            && self.snd_nxt == self.snd_max
+        {
+            let flight = self.snd_max - self.snd_una;
+            return flight.saturating_sub(self.board.pipe_from_marks());
+        }
+        self.limited_transmit_allowance()
     }
 
     /// Window-limited transmission outside recovery-driven sending: go-back-N

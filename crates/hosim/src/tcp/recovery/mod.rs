@@ -198,7 +198,8 @@ impl AnyRecovery {
                 let rack = cfg.loss_detection == LossDetection::RackTlp;
                 AnyRecovery::Sack(
                     Sack::new(cfg.dupack_threshold, cfg.mss_bytes, cfg.rescue_retransmission, prr, cfg.sack_pipe, rack)
-                        .with_ns2_dialect(cfg.sack_entry, cfg.sack_retransmit),
+                        .with_ns2_dialect(cfg.sack_entry, cfg.sack_retransmit)
+                        .with_reduction_basis(cfg.reduction_basis),
                 )
             }
         }

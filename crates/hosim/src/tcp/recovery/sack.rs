@@ -8,7 +8,7 @@ use super::prr::{Prr, ReductionBound};
 use super::{first_unacked, AckInRecovery, LossRecovery, NextSeg, Outstanding};
 use crate::engine::time::SimTime;
 use crate::tcp::cc::{AnyCc, Controller};
-use crate::tcp::config::{SackEntry, SackPipe, SackRetransmit};
+use crate::tcp::config::{ReductionBasis, SackEntry, SackPipe, SackRetransmit};
 use crate::tcp::rto::RtoEstimator;
 use crate::tcp::scoreboard::Scoreboard;
 
@@ -55,6 +55,7 @@ pub struct Sack {
     ns2_entry_ack: bool,
     /// snd.una after the last ACK, to tell a partial ACK.
     ns2_last_una: u64,
+    reduction_basis: ReductionBasis,
 }
 
 impl Sack {
@@ -83,6 +84,7 @@ impl Sack {
             una_mark: 0,
             pipe_rule,
             rack,
+            reduction_basis: ReductionBasis::FlightSize,
             entry: SackEntry::DupthreshOrIsLost,
             retransmit: SackRetransmit::NextSeg,
             ns2_pipe: 0,
@@ -96,6 +98,22 @@ impl Sack {
         self.entry = entry;
         self.retransmit = retransmit;
         self
+    }
+
+    /// Linux dialect: PRR's RecoverFS is the window the reduction starts from (`prior_cwnd`,
+    /// `tcp_init_cwnd_reduction`), not snd.nxt - snd.una (`ReductionBasis::Cwnd`).
+    pub fn with_reduction_basis(mut self, basis: ReductionBasis) -> Self {
+        self.reduction_basis = basis;
+        self
+    }
+
+    /// RFC 6937 §3 RecoverFS = snd.nxt - snd.una; with `ReductionBasis::Cwnd` the window the
+    /// sender handed to `enter` (cwnd at the loss).
+    fn recover_fs(&self, seq: Outstanding, reduced_from: u64) -> u64 {
+        match self.reduction_basis {
+            ReductionBasis::FlightSize => seq.flight_size(),
+            ReductionBasis::Cwnd => reduced_from,
+        }
     }
 
     /// RFC 6675 §4 IsLost() for every segment, then SetPipe(); with `SackPipe::SackedOnly`
@@ -182,7 +200,7 @@ impl LossRecovery for Sack {
         // snd.nxt - snd.una instead.
         let ssthresh = cc.on_congestion_event(now, flight_size, rtt);
         match self.prr_bound {
-            Some(bound) => self.prr = Some(Prr::start(bound, self.mss, seq.flight_size())),
+            Some(bound) => self.prr = Some(Prr::start(bound, self.mss, self.recover_fs(seq, flight_size))),
             None => cc.set_cwnd(ssthresh),
         }
         self.in_recovery = true;

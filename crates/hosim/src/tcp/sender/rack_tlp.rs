@@ -148,7 +148,7 @@ impl TcpSender {
             self.tlp = None;
             self.stats.tlp_loss_repairs += 1;
             if !self.recovery.in_recovery() {
-                let flight = self.snd_max - self.snd_una;
+                let flight = self.reduced_from(self.snd_max - self.snd_una);
                 let ssthresh = self.cc.on_congestion_event(now, flight, &self.rto);
                 self.cc.set_cwnd(ssthresh);
             }
