@@ -50,6 +50,8 @@ VARIANTS: dict[str, dict] = {
         "tcp.dsack_undo": False,
         "tcp.timestamps": False,
         "tcp.sack_retransmit": "next-seg",
+        "tcp.pipe_outside_recovery": False,
+        "tcp.reduction_basis": "flight-size",
         "tcp.recovery_rate": "prr-ssrb",
     },
 }

@@ -72,9 +72,13 @@ CASES: dict[str, dict[str, Any]] = {
     },
     "drop-or-forward": {
         "doc": "drop-or-forward.md", "scenario": "fcp",
-        "base": {**LINUX_SACK, "duration_s": 20.0, "fcp.handover_interval_rtt": 10.0},
+        # One mobile: the ten flows share the sender host, so `hosim emulate` makes all ten
+        # kernel flows and only flow0 has an application; the other nine would stay silent
+        # (docs/reproductions/drop-or-forward.md). Both stacks run flow0 alone.
+        "base": {**LINUX_SACK, "duration_s": 20.0, "fcp.handover_interval_rtt": 10.0, "fcp.mobiles": 1},
         "variants": {f"{s}, Δ = 10 RTT": {"fcp.scheme": s} for s in ("drop", "forward")},
-        "shortened": "20 s instead of 60 s (2 s warm-up); Δ = 10 RTT only (the largest drop/forward gap)",
+        "shortened": "20 s instead of 60 s (2 s warm-up); Δ = 10 RTT only (the largest drop/forward gap); "
+                     "one mobile (flow0 alone; the other nine flows were silent in the kernel runs)",
     },
     "hsdpa-proxy": {
         "doc": "hsdpa-proxy.md", "scenario": "hsdpa",
@@ -210,7 +214,7 @@ def report_table(data: dict[str, Any]) -> str:
         if "skipped" in v:
             lines.append(f"| {label} | not run ({v['skipped']}) | | | | | | |")
             continue
-        for stack in ("linux", *sorted(k for k in v if k not in ("linux", "overrides"))):
+        for stack in ("linux", *sorted(k for k in v if k not in ("linux", "overrides", "stack_dates"))):
             runs = v[stack]
             g = spread([r["goodput_bps"] / 1e6 for r in runs])
             gp = f"{g['mean']:.2f} ± {g['sd']:.2f} ({g['min']:.2f}-{g['max']:.2f})"
@@ -252,6 +256,28 @@ def rerun_hosim(name: str, path: str) -> None:
     click.echo(report_table(data))
 
 
+def _old_data(out_dir: str, name: str) -> dict[str, Any]:
+    path = os.path.join(out_dir, f"{name}-kernel.json")
+    if not os.path.exists(path):
+        return {}
+    with open(path) as fh:
+        data: dict[str, Any] = json.load(fh)
+    return data
+
+
+def _keep_stacks(entry: dict[str, Any], old: dict[str, Any], label: str, ccs: list[str]) -> None:
+    """Copies the kernel runs of the stacks not re-run from the earlier data file, when that
+    variant ran with the same overrides, with the date they were measured."""
+    prev = old.get("variants", {}).get(label, {})
+    if prev.get("overrides") != entry["overrides"]:
+        return
+    for cc, runs in prev.items():
+        if cc in ("linux", "overrides", "stack_dates", "skipped") or cc in ccs:
+            continue
+        entry[cc] = runs
+        entry.setdefault("stack_dates", {})[cc] = prev.get("stack_dates", {}).get(cc, old.get("date"))
+
+
 @click.command(help=__doc__)
 @click.option("--only", multiple=True, type=click.Choice(sorted(CASES)), help="Reproductions to run (default: all).")
 @click.option("--repeats", default=3, show_default=True, type=click.IntRange(1, 50), help="Seeds / kernel repeats.")
@@ -260,11 +286,14 @@ def rerun_hosim(name: str, path: str) -> None:
 @click.option("--time-bound", default=3600.0, show_default=True, type=float,
               help="Stop starting new variants after this many seconds (the variant under way finishes).")
 @click.option("--report", is_flag=True, help="Run nothing: print the tables of the data files in --out-dir.")
+@click.option("--keep-other-stacks", is_flag=True,
+              help="Keep the kernel runs of the stacks not in --stacks from the existing data file (same "
+                   "overrides), with the date they were measured.")
 @click.option("--hosim-only", is_flag=True,
               help="Re-run only hosim's `linux` rows of the data files in --out-dir (their seeds), keep the "
                    "kernel runs, and print the tables; no root needed.")
 def main(only: tuple[str, ...], repeats: int, stacks: str, out_dir: str, time_bound: float, report: bool,
-         hosim_only: bool) -> None:
+         keep_other_stacks: bool, hosim_only: bool) -> None:
     if hosim_only:
         for name in only or tuple(CASES):
             path = os.path.join(out_dir, f"{name}-kernel.json")
@@ -293,6 +322,7 @@ def main(only: tuple[str, ...], repeats: int, stacks: str, out_dir: str, time_bo
         case = CASES[name]
         text = scenario_text(case)
         dur = float(case["base"].get("duration_s", 5.0))
+        old = _old_data(out_dir, name) if keep_other_stacks else {}
         out: dict[str, Any] = {
             "reproduction": name, "scenario": case["scenario"], "base_overrides": case["base"],
             "preset_tcp_replaced": bool(case.get("unset_tcp")), "shortened": case["shortened"],
@@ -323,7 +353,9 @@ def main(only: tuple[str, ...], repeats: int, stacks: str, out_dir: str, time_bo
                                f"p99 {lat['p99_us']:.0f} max {lat['max_us']:.0f} us{' LATE' if r['late'] else ''}, "
                                f"load {r['loadavg'][0]:.1f} [{time.monotonic() - t0:.0f} s]", err=True)
                 entry[cc] = runs
+                entry.setdefault("stack_dates", {})[cc] = out["date"]
                 lines.append(row(label, f"kernel {cc}", runs))
+            _keep_stacks(entry, old, label, ccs)
             out["variants"][label] = entry
             path = os.path.join(out_dir, f"{name}-kernel.json")
             with open(path, "w") as fh:
