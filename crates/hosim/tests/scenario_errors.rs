@@ -274,10 +274,6 @@ fn every_bad_inter_rat_cellular_value_names_its_key() {
         let e = err(text, &[two, (key, value)]);
         assert!(e.contains(names) && e.contains(says), "{key} = {value}: {e}");
     }
-    for scheme in ["\"daps\"", "\"cho\""] {
-        let e = err(text, &[two, ("cellular.scheme", scheme), ("cellular.uplink_switch", "\"attach\"")]);
-        assert!(e.contains("cellular.uplink_switch") && e.contains("hard handovers"), "{scheme}: {e}");
-    }
 }
 
 #[test]

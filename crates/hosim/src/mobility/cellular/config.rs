@@ -237,9 +237,11 @@ pub enum UplinkSwitch {
     /// At the HO command: the target holds what the UE sends until the UE has attached.
     #[default]
     Command,
-    /// At the attach: until then the UE's uplink goes through the source, which passes it
-    /// on; the interruption stops the downlink only (the inter-RAT contribution's timeline,
-    /// Appendix A, stops the eNB's downlink at the HO and says nothing of the uplink).
+    /// At the attach (`cho`: the access to the target it executes towards): until then the
+    /// UE's uplink goes through the source, which passes it on; the interruption stops the
+    /// downlink only (the inter-RAT contribution's timeline, Appendix A, stops the eNB's
+    /// downlink at the HO and says nothing of the uplink). `daps` moves the uplink at the
+    /// target access either way.
     Attach,
 }
 
@@ -790,15 +792,6 @@ impl CellularSection {
                     &format!("must be a cell index below cells ({}), got {cell}", self.cells),
                 ));
             }
-        }
-        if self.uplink_switch == UplinkSwitch::Attach && matches!(self.scheme, SchemeName::Daps | SchemeName::Cho) {
-            return Err(c.err(
-                &k("uplink_switch"),
-                &format!(
-                    "\"attach\" is for the hard handovers (not {}: it moves the uplink itself)",
-                    self.scheme.name()
-                ),
-            ));
         }
         if self.target_reordering == Some(true) && self.scheme == SchemeName::Cho {
             return Err(c.err(&k("target_reordering"), "is not available with cho"));
