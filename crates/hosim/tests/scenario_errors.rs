@@ -266,6 +266,7 @@ fn every_bad_inter_rat_cellular_value_names_its_key() {
         ("cellular.s1_bps", "[1e6, 2e6, 3e6]", "cellular.s1_bps", "one rate per cell (2 cells), got 3"),
         ("cellular.s1_bps", "\"rf\"", "cellular.s1_bps", "expected a rate in bit/s, or a list with one rate per cell"),
         ("cellular.cell_bps", "-5", "cellular.cell_bps", ">= 1 bit/s"),
+        ("cellular.s1_bps", "[1e6, 1e13]", "cellular.s1_bps[1]", "<= 1e12 bit/s"),
         ("cellular.gateway_buffer", "\"per-cell\"", "cellular.gateway_buffer", "per-ue"),
         ("cellular.forwarded_first", "1", "cellular.forwarded_first", "bool"),
         ("cellular.uplink_switch", "\"access\"", "cellular.uplink_switch", "attach"),

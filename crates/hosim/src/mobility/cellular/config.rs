@@ -5,7 +5,7 @@
 use serde::Deserialize;
 
 use crate::net::rate::RateModel;
-use crate::spec::graph::RedSpec;
+use crate::spec::graph::{RedSpec, MAX_LINK_RATE_BPS};
 use crate::spec::rate::{RateChange, RateSpec};
 use crate::spec::{Check, ScenarioError};
 
@@ -861,12 +861,15 @@ impl CellularSection {
         Ok(())
     }
 
-    /// A rate for every cell, or a list of one per cell: each >= 1 bit/s.
+    /// A rate for every cell, or a list of one per cell: each from 1 bit/s to a link's most.
     fn validate_per_cell(&self, c: &Check, name: &str, rates: &PerCell) -> Result<(), ScenarioError> {
         let one = |key: &str, v: f64| -> Result<(), ScenarioError> {
             c.finite(key, v)?;
             if v < 1.0 {
                 return Err(c.err(key, &format!("must be >= 1 bit/s, got {v}")));
+            }
+            if v > MAX_LINK_RATE_BPS {
+                return Err(c.err(key, &format!("must be <= {MAX_LINK_RATE_BPS:e} bit/s, got {v:e}")));
             }
             Ok(())
         };
