@@ -54,6 +54,12 @@ def test_every_network_is_a_cellular_scenario_that_runs_and_hands_over():
         task = th.network_task(net, 1, {"tcp.profile": "ns2", "cellular.scheme": "forward", **short})
         summary = run_text(task.scenario, task.source, seed=1, overrides=list(task.overrides), traces=False).summary
         assert summary["flows"] and all(f["bytes_delivered"] > 0 for f in summary["flows"]), net
+    # The inter-RAT network's keys (the anchor's buffer, forwarded data first, the uplink
+    # through the source until the attach) hold with every scheme.
+    for scheme in th.SCHEMES:
+        task = th.network_task("inter-rat", 1, {"tcp.profile": "ns2", "cellular.scheme": scheme})
+        summary = run_text(task.scenario, task.source, seed=1, overrides=list(task.overrides), traces=False).summary
+        assert [h["command_s"] for h in summary["handovers"]] == [30.0], scheme
     # Cohen & Levin's mobiles hand over every 0.4 s from 2 + 0.04 u s: before 3 s, UEs 0-4
     # three times, UEs 5-9 twice.
     task = th.network_task("cohen-levin-fast", 1, {"duration_s": 3.0})

@@ -353,3 +353,234 @@ fn predicted_with_red_and_ecn_across_the_gtp_tunnel() {
     assert!(flows(&marked, "retransmits") < flows(&dropped, "retransmits"), "marks instead of drops");
     assert!(flows(&marked, "retransmits") < flows(&droptail, "retransmits"), "RED/ECN keeps the queue short");
 }
+
+/// The `inter-rat` preset's network (the 3GPP contribution, Appendix A) as a `cellular`
+/// scenario. Cell 0 is the RAT the UE leaves, cell 1 the one it moves to, each at its own
+/// radio rate (`cell_bps`, and `uplink_bps`: the preset's uplink radio runs at the RAT's
+/// rate). The anchor is the gateway, its links to the RANs the S1 links (`s1_delay_s =
+/// access_delay_s`; the eNodeB's at `s1_bps`, the 2G/3G node's at `core_bps`), the forwarding
+/// path the X2 link; the Internet link the server's, and the core router's link to the
+/// gateway a hop the preset does not have (1 Tb/s, no delay). The preset's behaviour, key by
+/// key: the anchor's buffer above its path switch and bicasting point (`gateway_buffer`), the
+/// target's partial reordering (`forwarded_first`), the UE's ACKs through the source until
+/// the path switch (`uplink_switch = "attach"`), bicast copies reaching TCP as LTE and UMTS
+/// share no PDCP (`pdcp_discard_duplicates = false`, and the PDCP passes everything else on
+/// as it comes); no tunnel header; queues that never overflow. Case-dependent keys are set by
+/// [`inter_rat_pair`]; the preset's `[tcp]` and `[engine]` sections are kept as they are.
+const INTER_RAT_CELLULAR: &str = r#"[cellular]
+cells = 2
+ues = 1
+ue_cells = [0]
+gateway_buffer = "per-ue"
+forwarded_first = true
+uplink_switch = "attach"
+pdcp_discard_duplicates = false
+pdcp_out_of_order_delivery = true
+t_reordering_s = 1000.0
+buffer = "per-ue"
+buffer_packets = 100000
+radio_delay_s = 0.002
+s1_delay_s = 0.001
+s1_queue_packets = 10000
+s1_uplink_queue_packets = 10000
+x2_bps = 155e6
+x2_delay_s = 0.002
+x2_queue_packets = 10000
+core_bps = 1e12
+core_delay_s = 0.0
+core_queue_packets = 10000
+server_bps = 155e6
+server_rtt_s = 0.010
+server_queue_packets = 10000
+interruption_s = 0.1
+path_switch_delay_s = 0.0
+gtp_header = false
+start_window_s = 0.0
+"#;
+
+/// One inter-RAT case: the preset with these `[inter_rat]` values.
+#[derive(Clone, Copy)]
+struct InterRat {
+    scheme: &'static str,
+    direction: &'static str,
+    /// `"rf"` or a rate.
+    s1: &'static str,
+    source_bps: f64,
+    target_bps: f64,
+    bicast_lead_s: f64,
+}
+
+const LTE_UMTS_RF: InterRat = InterRat {
+    scheme: "forwarding",
+    direction: "lte-umts",
+    s1: "rf",
+    source_bps: 1e6,
+    target_bps: 1e6,
+    bicast_lead_s: 0.01,
+};
+
+/// The cellular scheme of each inter-RAT scheme.
+fn cellular_scheme(scheme: &str) -> &'static str {
+    match scheme {
+        "forwarding" => "forward",
+        "bicasting" => "bicast",
+        _ => "drop",
+    }
+}
+
+/// Per flow: bytes, segments, retransmissions, timeouts, spurious timeouts, fast
+/// recoveries; for the handover: the interruption and the packets forwarded, dropped in the
+/// source (lost or with a copy at the target), copied by bicasting and delivered twice.
+fn inter_rat_figures(s: &Value, cellular: bool) -> Vec<String> {
+    let mut v = Vec::new();
+    for f in s["flows"].as_array().expect("flows") {
+        let keys =
+            ["bytes_delivered", "segments_sent", "retransmits", "timeouts", "spurious_timeouts", "fast_recoveries"];
+        v.push(keys.iter().map(|k| format!("{k}={}", f[k])).collect::<Vec<_>>().join(" "));
+    }
+    let h = &s["handovers"][0];
+    let n = |k: &str| h[k].as_u64().unwrap_or(0);
+    let (interruption, dropped, duplicated) = if cellular {
+        (h["interruption_s"].as_f64().unwrap(), n("dropped_packets"), n("duplicates_passed"))
+    } else {
+        let t = h["end_s"].as_f64().unwrap() - h["start_s"].as_f64().unwrap();
+        (t, n("lost_in_source_packets") + n("dropped_with_copy_packets"), n("duplicated_packets"))
+    };
+    v.push(format!(
+        "interruption={interruption:.6} forwarded={} dropped={dropped} copies={} duplicated={duplicated}",
+        n("forwarded_packets"),
+        n("bicast_copies")
+    ));
+    v
+}
+
+/// Runs the `inter-rat` preset (the FTP download from 60 s, the UE leaving at 90 s, 120 s)
+/// in case `c`, and its `cellular` writing with `cell` overrides, and returns both figures
+/// and both mean RTTs. The `cellular` flows are bulk transfers that start at 0: the preset's
+/// download is bulk too (`file_bytes = 0`; at 1 Mb/s its 20 MB would not finish within the
+/// run anyway), and the `cellular` clock runs from the FTP start: the handover at 30 s of a
+/// 60 s run. The cellular HO decision comes two X2 latencies before the command, one bicast
+/// lead each: the target admits the UE one lead before the command, when bicasting starts
+/// ("HO preparation complete").
+fn inter_rat_pair(c: InterRat, cell: &[(&str, &str)]) -> (Vec<String>, Vec<String>, [f64; 2]) {
+    let (src, tgt, lead) = (c.source_bps.to_string(), c.target_bps.to_string(), c.bicast_lead_s.to_string());
+    let s1 = if c.s1 == "rf" { "\"rf\"".to_string() } else { c.s1.to_string() };
+    let a = run(
+        preset("inter-rat"),
+        "inter-rat",
+        &[
+            ("inter_rat.scheme", &format!("\"{}\"", c.scheme)),
+            ("inter_rat.direction", &format!("\"{}\"", c.direction)),
+            ("inter_rat.s1_bps", &s1),
+            ("inter_rat.source_rate_bps", &src),
+            ("inter_rat.target_rate_bps", &tgt),
+            ("inter_rat.bicast_lead_s", &lead),
+            ("inter_rat.file_bytes", "0"),
+        ],
+        1,
+    );
+    let lte = if c.direction == "lte-umts" { c.source_bps } else { c.target_bps };
+    let s1_lte = if c.s1 == "rf" { lte } else { c.s1.parse().expect("a rate") };
+    let s1s = if c.direction == "lte-umts" { [s1_lte, 155e6] } else { [155e6, s1_lte] };
+    let ir = preset("inter-rat");
+    let tail = &ir[ir.find("[tcp]").expect("[tcp] section")..];
+    let text = format!(
+        "name = \"inter-rat-cellular\"\ntopology = \"cellular\"\nduration_s = 60.0\n\n{INTER_RAT_CELLULAR}\n{tail}"
+    );
+    let rates = format!("[{src}, {tgt}]");
+    let handovers = format!("[{{at_s = {}, ue = 0, target = 1}}]", 30.0 - 2.0 * c.bicast_lead_s);
+    let mut kv = vec![
+        ("cellular.scheme", format!("\"{}\"", cellular_scheme(c.scheme))),
+        ("cellular.cell_bps", rates.clone()),
+        ("cellular.uplink_bps", rates),
+        ("cellular.s1_bps", format!("[{}, {}]", s1s[0], s1s[1])),
+        ("cellular.handovers", handovers),
+        ("cellular.x2_control_delay_s", lead.clone()),
+        ("cellular.bicast_lead_s", lead),
+    ];
+    kv.extend(cell.iter().map(|(k, v)| (*k, v.to_string())));
+    let kv: Vec<(&str, &str)> = kv.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let b = run(&text, "inter-rat-cellular", &kv, 1);
+    let rtt = |s: &Value| s["flows"][0]["rtt_mean_s"].as_f64().unwrap();
+    (inter_rat_figures(&a, false), inter_rat_figures(&b, true), [rtt(&a), rtt(&b)])
+}
+
+/// Asserts that case `c` gives the same figures both ways, and returns them. Mean RTTs agree
+/// within 20 ns: the core hop adds 12 ns to a data packet and 1 ns to an ACK, and no event
+/// changes order for it.
+fn inter_rat_same(c: InterRat) -> Vec<String> {
+    let (a, b, [ra, rb]) = inter_rat_pair(c, &[]);
+    let case = format!("{} {} S1={} {}->{}", c.scheme, c.direction, c.s1, c.source_bps, c.target_bps);
+    assert_eq!(a, b, "inter-rat vs cellular: {case}");
+    assert!((ra - rb).abs() < 20e-9, "{case}: mean RTTs {ra} and {rb}");
+    a
+}
+
+/// The value of `key=` in the figures.
+fn figure(v: &[String], key: &str) -> u64 {
+    let k = format!("{key}=");
+    v.iter().find_map(|l| l.split(' ').find_map(|kv| kv.strip_prefix(k.as_str())?.parse().ok())).expect("figure")
+}
+
+/// Forwarding (Figs. 4 and 5): the source forwards what it holds, LTE -> UMTS with S1 at the
+/// radio rate (the window waits at the anchor) and at 155 Mb/s (it waits in the eNodeB),
+/// UMTS -> LTE, and a faster target.
+#[test]
+fn inter_rat_forwarding_is_a_cellular_scenario() {
+    let rf = inter_rat_same(LTE_UMTS_RF);
+    let fast_s1 = inter_rat_same(InterRat { s1: "155e6", ..LTE_UMTS_RF });
+    let umts_lte = inter_rat_same(InterRat { direction: "umts-lte", ..LTE_UMTS_RF });
+    inter_rat_same(InterRat { target_bps: 10e6, ..LTE_UMTS_RF });
+    for f in [&rf, &fast_s1, &umts_lte] {
+        assert!(figure(f, "forwarded") > 0 && figure(f, "retransmits") == 0, "forwarding loses nothing: {f:?}");
+    }
+    assert!(figure(&fast_s1, "forwarded") > figure(&rf, "forwarded"), "the eNodeB holds the window at 155 Mb/s");
+}
+
+/// Bicasting (Figs. 4 and 5, Note 2): with S1 at the radio rate nothing is lost; at 155 Mb/s
+/// the eNodeB's buffer is (the back-to-back loss); bicasting 50 ms before the move, the UE
+/// receives some packets from both RATs.
+#[test]
+fn inter_rat_bicasting_is_a_cellular_scenario() {
+    let bicasting = InterRat { scheme: "bicasting", ..LTE_UMTS_RF };
+    let rf = inter_rat_same(bicasting);
+    let fast_s1 = inter_rat_same(InterRat { s1: "155e6", ..bicasting });
+    let umts_lte = inter_rat_same(InterRat { direction: "umts-lte", ..bicasting });
+    let early = inter_rat_same(InterRat { bicast_lead_s: 0.05, ..bicasting });
+    assert!(figure(&rf, "copies") > 0 && figure(&rf, "retransmits") == 0, "{rf:?}");
+    assert!(figure(&fast_s1, "retransmits") > 20 && figure(&umts_lte, "retransmits") > 20, "{fast_s1:?}");
+    assert!(figure(&early, "duplicated") > 0, "{early:?}");
+}
+
+/// No forwarding, no bicasting: what the source holds is lost.
+#[test]
+fn inter_rat_none_is_a_cellular_scenario() {
+    let none = InterRat { scheme: "none", ..LTE_UMTS_RF };
+    for c in [none, InterRat { s1: "155e6", ..none }, InterRat { direction: "umts-lte", ..none }] {
+        let f = inter_rat_same(c);
+        assert!(figure(&f, "dropped") > 0 && figure(&f, "retransmits") > 0, "{f:?}");
+    }
+}
+
+/// Controlled runs: without each of the keys that write the preset's behaviour, TCP does
+/// otherwise. The gateway tunnelling on arrival leaves the window in the source's S1 queue,
+/// lost at the move (a timeout instead of a fast recovery); the target serving in arrival
+/// order sends a late forwarded packet after new ones (a fast recovery where forwarding had
+/// none); the UE's ACKs held at the target during the interruption let fewer packets into
+/// the eNodeB before the move (fewer lost); a PDCP that discards the bicast copies spares TCP
+/// their duplicate ACKs.
+#[test]
+fn inter_rat_needs_each_of_its_cellular_keys() {
+    let bicasting_5 = InterRat { scheme: "bicasting", source_bps: 5e6, target_bps: 5e6, ..LTE_UMTS_RF };
+    for (c, key, value) in [
+        (InterRat { scheme: "none", ..LTE_UMTS_RF }, "cellular.gateway_buffer", "\"none\""),
+        (LTE_UMTS_RF, "cellular.forwarded_first", "false"),
+        (InterRat { scheme: "none", s1: "155e6", ..LTE_UMTS_RF }, "cellular.uplink_switch", "\"command\""),
+        (bicasting_5, "cellular.pdcp_discard_duplicates", "true"),
+    ] {
+        inter_rat_same(c);
+        let (a, b, _) = inter_rat_pair(c, &[(key, value)]);
+        let tcp = |v: &[String]| v[0].clone();
+        assert_ne!(tcp(&a), tcp(&b), "{key} = {value} changes what TCP does");
+    }
+}

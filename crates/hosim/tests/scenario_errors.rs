@@ -252,6 +252,31 @@ fn every_bad_inter_rat_value_names_its_key() {
     }
 }
 
+/// The `cellular` keys of issue 37 §3's inter-RAT writing: per-cell rates, the gateway's
+/// buffer, the target's priority for forwarded data, the uplink switch, PDCP's duplicates.
+#[test]
+fn every_bad_inter_rat_cellular_value_names_its_key() {
+    let text = hosim::scenario::presets::find("cellular").unwrap();
+    assert!(load(text, "s.toml", &[]).is_ok());
+    let two = ("cellular.cells", "2");
+    for (key, value, names, says) in [
+        ("cellular.cell_bps", "[1e6]", "cellular.cell_bps", "one rate per cell (2 cells), got 1"),
+        ("cellular.cell_bps", "[1e6, 0]", "cellular.cell_bps[1]", ">= 1 bit/s"),
+        ("cellular.uplink_bps", "[1e6, nan]", "cellular.uplink_bps[1]", "finite"),
+        ("cellular.s1_bps", "[1e6, 2e6, 3e6]", "cellular.s1_bps", "one rate per cell (2 cells), got 3"),
+        ("cellular.s1_bps", "\"rf\"", "cellular.s1_bps", "expected a rate in bit/s, or a list with one rate per cell"),
+        ("cellular.cell_bps", "-5", "cellular.cell_bps", ">= 1 bit/s"),
+        ("cellular.s1_bps", "[1e6, 1e13]", "cellular.s1_bps[1]", "<= 1e12 bit/s"),
+        ("cellular.gateway_buffer", "\"per-cell\"", "cellular.gateway_buffer", "per-ue"),
+        ("cellular.forwarded_first", "1", "cellular.forwarded_first", "bool"),
+        ("cellular.uplink_switch", "\"access\"", "cellular.uplink_switch", "attach"),
+        ("cellular.pdcp_discard_duplicates", "\"no\"", "cellular.pdcp_discard_duplicates", "bool"),
+    ] {
+        let e = err(text, &[two, (key, value)]);
+        assert!(e.contains(names) && e.contains(says), "{key} = {value}: {e}");
+    }
+}
+
 #[test]
 fn unknown_cc_is_named_with_the_choices() {
     let e = err(GOOD, &[("tcp.cc", "bbr")]);

@@ -12,10 +12,15 @@ the study sets `cellular.scheme` and the TCP (`tcp.profile`, `tcp.recovery`) per
   every mobile hands over every Δ = 50 propagation RTTs (4 s) or 5 RTTs (0.4 s), the mobiles'
   phases spread evenly over Δ from 2 s; handovers complete at their decision; 30 s. Flows start
   within the first 0.1 s (the seed's only randomness).
-- `inter-rat`: the `inter-rat` preset's network (the 3GPP contribution, Appendix A) with both
-  RATs at 1 Mb/s as in the preset: 155 Mb/s to the anchor, S1 at the radio rate, 10 ms
-  Internet RTT, 2 ms radio and forwarding delays, a 100 ms interruption, a bicast lead of
-  10 ms; one UE, one handover at 30 s of a 40 s bulk download (the preset: a 20 MB file).
+- `inter-rat`: the `inter-rat` preset's network (the 3GPP contribution, Appendix A) written as
+  crates/hosim/tests/cellular_equivalence.rs writes it (docs/scenarios.md): both RATs at
+  1 Mb/s as in the preset, the Internet link at 155 Mb/s, S1 at the radio rate towards the
+  eNodeB and 155 Mb/s towards the 2G/3G node, the anchor's buffer above its path switch, the
+  target's priority for forwarded data, the UE's uplink through the source until the switch,
+  10 ms Internet RTT, 2 ms radio and forwarding delays, a 100 ms interruption, a bicast lead of
+  10 ms; one UE, which leaves the source at 30 s of a 40 s bulk download (the preset: a 20 MB
+  file). Unlike the preset's UE, this one keeps a PDCP (reordering, duplicate discard: DAPS
+  and CHO need it), and its flow starts within the first second.
 """
 from __future__ import annotations
 
@@ -111,21 +116,32 @@ duration_s = 40.0
 cells = 2
 ues = 1
 ue_cells = [0]
-handovers = [{ at_s = 30.0, ue = 0, target = 1 }]
+handovers = [{ at_s = 29.98, ue = 0, target = 1 }]
+x2_control_delay_s = 0.01     # the target admits the UE, and bicasting starts, 10 ms before the move
 cell_bps = 1e6
+uplink_bps = 1e6
+s1_bps = [1e6, 155e6]         # S1 "same as RF" to the eNodeB, 155 Mb/s to the 2G/3G node
+gateway_buffer = "per-ue"     # the anchor's buffer, above its path switch and bicasting point
+forwarded_first = true        # the 2G/3G node's partial reordering
+uplink_switch = "attach"      # the UE's ACKs go through the source until the path switch
 buffer = "per-ue"
 buffer_packets = 100000
 radio_delay_s = 0.002
-uplink_bps = 1e6
-s1_bps = 1e6
 s1_delay_s = 0.001
-s1_queue_packets = 100000
-x2_bps = 1e6
+s1_queue_packets = 10000
+s1_uplink_queue_packets = 10000
+x2_bps = 155e6
 x2_delay_s = 0.002
-core_bps = 155e6
+x2_queue_packets = 10000
+core_bps = 1e12
 core_delay_s = 0.0
+core_queue_packets = 10000
+server_bps = 155e6
 server_rtt_s = 0.010
+server_queue_packets = 10000
+gtp_header = false
 interruption_s = 0.1
+path_switch_delay_s = 0.0
 bicast_lead_s = 0.01
 start_window_s = 1.0
 

@@ -125,7 +125,7 @@ impl Cellular {
             let (u, source) = (self.handovers[h].ue, self.handovers[h].source);
             let queued: Vec<Packet> = {
                 let b = &self.ran.cells[source].buffers;
-                b.queues[u].iter(&b.store).copied().collect()
+                b.queued(u).copied().collect()
             };
             for pkt in &queued {
                 self.copy_to_candidates(cx, h, pkt);
@@ -257,7 +257,7 @@ impl Cellular {
             // what the source still holds has its copy at the target.
             let cut = {
                 let b = &self.ran.cells[source].buffers;
-                let head = b.queues[u].iter(&b.store).next().and_then(|p| self.sn_of.get(&p.uid).copied());
+                let head = b.queued(u).next().and_then(|p| self.sn_of.get(&p.uid).copied());
                 head.unwrap_or(ho.source_next_sn)
             };
             self.handovers[h].sn_cut = Some(cut);

@@ -5,7 +5,7 @@
 use serde::Deserialize;
 
 use crate::net::rate::RateModel;
-use crate::spec::graph::RedSpec;
+use crate::spec::graph::{RedSpec, MAX_LINK_RATE_BPS};
 use crate::spec::rate::{RateChange, RateSpec};
 use crate::spec::{Check, ScenarioError};
 
@@ -196,6 +196,55 @@ pub enum ReorderRelease {
     PathEmpty,
 }
 
+/// `cell_bps`, `uplink_bps`, `s1_bps`: one rate for every cell, or a list of one per cell
+/// (cells of different radio access technologies, as the inter-RAT contribution's LTE and
+/// UMTS).
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(untagged, expecting = "expected a rate in bit/s, or a list with one rate per cell")]
+pub enum PerCell {
+    All(f64),
+    Each(Vec<f64>),
+}
+
+impl PerCell {
+    /// Cell `c`'s value.
+    pub fn at(&self, c: usize) -> f64 {
+        match self {
+            PerCell::All(v) => *v,
+            PerCell::Each(vs) => vs[c],
+        }
+    }
+}
+
+/// `gateway_buffer`: where the gateway keeps a UE's downlink before its S1 link.
+#[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum GatewayBuffer {
+    /// Nowhere: each packet is tunnelled to the UE's path cell as it arrives and waits in
+    /// that cell's S1 queue, below the path switch.
+    #[default]
+    None,
+    /// In a buffer per UE above the path switch and the bicasting point, released one
+    /// packet at a time at the S1 rate of the UE's path cell (the inter-RAT contribution's
+    /// anchor: with S1 at the radio rate "buffering takes place mainly above the eNB").
+    PerUe,
+}
+
+/// `uplink_switch`: when a hard handover moves the UE's uplink from the source to the target.
+#[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum UplinkSwitch {
+    /// At the HO command: the target holds what the UE sends until the UE has attached.
+    #[default]
+    Command,
+    /// At the attach (`cho`: the access to the target it executes towards): until then the
+    /// UE's uplink goes through the source, which passes it on; the interruption stops the
+    /// downlink only (the inter-RAT contribution's timeline, Appendix A, stops the eNB's
+    /// downlink at the HO and says nothing of the uplink). `daps` moves the uplink at the
+    /// target access either way.
+    Attach,
+}
+
 /// One entry of `[[cellular.handovers]]`: UE `ue` hands over to cell `target` at `at_s`.
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -222,9 +271,10 @@ pub struct CellularSection {
     pub cell_positions_m: Option<CellPositions>,
     #[serde(default)]
     pub scheduler: SchedulerName,
-    /// Each cell's downlink radio capacity, shared by the UEs it serves.
+    /// Each cell's downlink radio capacity, shared by the UEs it serves: one rate for every
+    /// cell, or a list of one per cell.
     #[serde(default = "d_cell_bps")]
-    pub cell_bps: f64,
+    pub cell_bps: PerCell,
     /// `line` (default) or `grid` (`grid_columns` cells to a row).
     #[serde(default)]
     pub layout: Layout,
@@ -252,11 +302,29 @@ pub struct CellularSection {
     pub buffer_bytes: Option<u64>,
     #[serde(default = "d_radio_delay_s")]
     pub radio_delay_s: f64,
-    /// Each UE's uplink radio rate (ACKs).
+    /// Each UE's uplink radio rate (ACKs) to a cell: one for every cell, or one per cell.
     #[serde(default = "d_uplink_bps")]
-    pub uplink_bps: f64,
-    #[serde(default = "d_gbps")]
-    pub s1_bps: f64,
+    pub uplink_bps: PerCell,
+    /// Each cell's S1 link (both directions): one rate for every cell, or one per cell.
+    #[serde(default = "d_s1_bps")]
+    pub s1_bps: PerCell,
+    /// `none` (default) or `per-ue`: the gateway keeps each UE's downlink in a buffer above
+    /// its path switch, released at the S1 rate of the UE's path cell.
+    #[serde(default)]
+    pub gateway_buffer: GatewayBuffer,
+    /// A cell serves the packets the source forwarded to it before new packets from the
+    /// gateway (the contribution's "partial reordering" at the 2G/3G node).
+    #[serde(default)]
+    pub forwarded_first: bool,
+    /// Hard handovers: `command` (default) or `attach`, when the UE's uplink moves to the
+    /// target.
+    #[serde(default)]
+    pub uplink_switch: UplinkSwitch,
+    /// The UE's PDCP discards a copy of a packet it has received (TS 38.323 §5.2.2.1); false:
+    /// the copy goes on to TCP, as in a UE whose source and target have PDCP entities of their
+    /// own (an inter-RAT handover: nothing at the UE recognises the gateway's bicast copy).
+    #[serde(default = "d_true")]
+    pub pdcp_discard_duplicates: bool,
     #[serde(default = "d_s1_delay_s")]
     pub s1_delay_s: f64,
     #[serde(default = "d_queue_packets")]
@@ -425,14 +493,17 @@ fn d_cells() -> u32 {
 fn d_cell_spacing_m() -> f64 {
     1000.0
 }
-fn d_cell_bps() -> f64 {
-    50e6
+fn d_cell_bps() -> PerCell {
+    PerCell::All(50e6)
 }
 fn d_radio_delay_s() -> f64 {
     0.005
 }
-fn d_uplink_bps() -> f64 {
-    10e6
+fn d_uplink_bps() -> PerCell {
+    PerCell::All(10e6)
+}
+fn d_s1_bps() -> PerCell {
+    PerCell::All(1e9)
 }
 fn d_gbps() -> f64 {
     1e9
@@ -615,14 +686,11 @@ impl CellularSection {
                 }
             }
         }
-        for (name, v) in [
-            ("cell_bps", self.cell_bps),
-            ("uplink_bps", self.uplink_bps),
-            ("s1_bps", self.s1_bps),
-            ("x2_bps", self.x2_bps),
-            ("core_bps", self.core_bps),
-            ("server_bps", self.server_bps),
-        ] {
+        for (name, rates) in [("cell_bps", &self.cell_bps), ("uplink_bps", &self.uplink_bps), ("s1_bps", &self.s1_bps)]
+        {
+            self.validate_per_cell(c, name, rates)?;
+        }
+        for (name, v) in [("x2_bps", self.x2_bps), ("core_bps", self.core_bps), ("server_bps", self.server_bps)] {
             c.finite(&k(name), v)?;
             if v < 1.0 {
                 return Err(c.err(&k(name), &format!("must be >= 1 bit/s, got {v}")));
@@ -791,6 +859,28 @@ impl CellularSection {
             }
         }
         Ok(())
+    }
+
+    /// A rate for every cell, or a list of one per cell: each from 1 bit/s to a link's most.
+    fn validate_per_cell(&self, c: &Check, name: &str, rates: &PerCell) -> Result<(), ScenarioError> {
+        let one = |key: &str, v: f64| -> Result<(), ScenarioError> {
+            c.finite(key, v)?;
+            if v < 1.0 {
+                return Err(c.err(key, &format!("must be >= 1 bit/s, got {v}")));
+            }
+            if v > MAX_LINK_RATE_BPS {
+                return Err(c.err(key, &format!("must be <= {MAX_LINK_RATE_BPS:e} bit/s, got {v:e}")));
+            }
+            Ok(())
+        };
+        match rates {
+            PerCell::All(v) => one(&format!("cellular.{name}"), *v),
+            PerCell::Each(vs) if vs.len() != self.cells as usize => Err(c.err(
+                &format!("cellular.{name}"),
+                &format!("must list one rate per cell ({} cells), got {}", self.cells, vs.len()),
+            )),
+            PerCell::Each(vs) => vs.iter().enumerate().try_for_each(|(i, &v)| one(&format!("cellular.{name}[{i}]"), v)),
+        }
     }
 
     /// The layout, the movement and its trace.
@@ -975,9 +1065,9 @@ impl CellularSection {
         }
     }
 
-    /// The radio rate of a UE `d_m` from a cell (the table's step, else `cell_bps`).
-    pub fn radio_bps_at(&self, d_m: f64) -> f64 {
-        radio_bps_at(&self.radio_rate_table, self.cell_bps, d_m)
+    /// The radio rate of a UE `d_m` from cell `c` (the table's step, else its `cell_bps`).
+    pub fn radio_bps_at(&self, c: usize, d_m: f64) -> f64 {
+        radio_bps_at(&self.radio_rate_table, self.cell_bps.at(c), d_m)
     }
 
     /// Position of cell `c` along the line, in metres.

@@ -171,6 +171,8 @@ pub struct Handover {
     pub source_discarded: u64,
     /// Copies the UE's PDCP discarded (while this was the UE's latest handover).
     pub duplicates_discarded: u64,
+    /// `pdcp_discard_duplicates = false`: copies that went on to TCP (same period).
+    pub duplicates_passed: Option<u64>,
     /// Packets the UE's PDCP discarded because t-Reordering had given their SN up.
     pub late_discarded: u64,
     /// The longest in-order delivery at the UE stalled on a missing SN (same period).
@@ -400,6 +402,7 @@ impl Cellular {
             dropped: 0,
             source_discarded: 0,
             duplicates_discarded: 0,
+            duplicates_passed: None,
             late_discarded: 0,
             max_stall_ns: 0,
             max_reordering_ns: 0,
@@ -486,7 +489,7 @@ impl Cellular {
                 self.state[u].daps_source = Some(source);
                 let queued: Vec<_> = {
                     let b = &self.ran.cells[source].buffers;
-                    b.queues[u].iter(&b.store).copied().collect()
+                    b.queued(u).copied().collect()
                 };
                 for pkt in queued {
                     let copy = self.copy(cx, &pkt);
@@ -513,12 +516,15 @@ impl Cellular {
     }
 
     /// The UE leaves the source: no cell serves it, and its uplink goes to the target
-    /// (which holds it until the UE attaches).
+    /// (which holds it until the UE attaches), or with `uplink_switch = "attach"` through the
+    /// source until the attach.
     pub(super) fn leave_source(&mut self, cx: &mut Cx<Timer>, h: usize) {
         let (u, target) = (self.handovers[h].ue, self.handovers[h].target);
         self.state[u].serving = target;
         self.ran.ues[u].cells.clear();
-        self.route_uplink(cx, u, target);
+        if !self.p.uplink_at_attach {
+            self.route_uplink(cx, u, target);
+        }
     }
 
     /// The source forwards what it holds for the UE to the target; if the end marker has
@@ -555,6 +561,10 @@ impl Cellular {
     /// Hard handover: the UE attaches to the target, and the path switch follows.
     fn attach(&mut self, cx: &mut Cx<Timer>, h: usize) {
         let now = cx.now();
+        if self.p.uplink_at_attach {
+            let (u, target) = (self.handovers[h].ue, self.handovers[h].target);
+            self.route_uplink(cx, u, target);
+        }
         self.target_serves(cx, h);
         if !matches!(self.p.scheme, SchemeName::FastPathSwitch | SchemeName::Predicted) {
             step(cx, h, now + self.p.path_switch_delay_ns, Step::PathSwitch);

@@ -26,6 +26,13 @@
 //! reordering at the UE; with `target_reordering` (on for
 //! `rearrange`) the target also holds direct packets back until the end marker, as `lte_x2`'s
 //! eNodeB does.
+//!
+//! The inter-RAT contribution's system is a `cellular` network too (issue 37 §3): cells of
+//! their own rates (`cell_bps`, `uplink_bps`, `s1_bps` as lists), the gateway's per-UE buffer
+//! above its path switch and bicasting point (`gateway_buffer = "per-ue"`), forwarded data
+//! before new data at the target (`forwarded_first`), the uplink through the source until the
+//! attach (`uplink_switch = "attach"`) and bicast copies passed on to TCP
+//! (`pdcp_discard_duplicates = false`).
 
 mod cho;
 mod config;
@@ -38,17 +45,17 @@ mod report;
 mod template;
 
 pub use config::{
-    BufferSharing, CellPositions, CellularSection, ChoForwarding, ForwardingPath, Layout, Movement, Radios,
-    ReorderRelease, ScheduledHandover, SchedulerName, SchemeName,
+    BufferSharing, CellPositions, CellularSection, ChoForwarding, ForwardingPath, GatewayBuffer, Layout, Movement,
+    PerCell, Radios, ReorderRelease, ScheduledHandover, SchedulerName, SchemeName, UplinkSwitch,
 };
 pub use movement::{parse_trace, TraceRow, Walk, WALK_STREAM};
 pub use rates::Rates;
 pub use report::{CellEntry, CellularEntry, HandoverEntry};
 pub use template::{expand, install, HIGHWAY_PRESET, PRESET, TEMPLATE};
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 
-use crate::engine::time::SimTime;
+use crate::engine::time::{tx_time_ns, SimTime};
 use crate::mobility::ran::{self, gtp, Ran};
 use crate::net::packet::Packet;
 use crate::net::{FlowId, NodeId};
@@ -100,6 +107,17 @@ pub struct Params {
     pub outer_ect: bool,
     /// Tunnel ends copy CE into ECN-capable inner headers (else drop a marked packet).
     pub ecn_through_tunnel: bool,
+    /// `gateway_buffer = "per-ue"`: the gateway releases each UE's downlink at the S1 rate
+    /// of its path cell, from a buffer above the path switch.
+    pub gateway_buffer: bool,
+    /// Each cell's S1 rate.
+    pub s1_bps: Vec<u64>,
+    /// Cells serve forwarded packets before the others (`forwarded_first`).
+    pub forwarded_first: bool,
+    /// Hard handovers move the UE's uplink at the attach, not at the command.
+    pub uplink_at_attach: bool,
+    /// The UE's PDCP discards a copy of a packet it has had (else the copy goes on to TCP).
+    pub pdcp_discard_duplicates: bool,
 }
 
 /// A UE's straight-line movement: x(t) = x0 + speed * t.
@@ -139,6 +157,8 @@ pub enum Timer {
     RadioRates,
     /// UE `ue`'s PDCP t-Reordering, started as `generation`, expired.
     Reordering { ue: usize, generation: u64 },
+    /// `gateway_buffer = "per-ue"`: the gateway has handed UE `ue`'s packet to its S1 link.
+    GatewayDone { ue: usize },
 }
 
 impl From<ran::Timer> for Timer {
@@ -186,6 +206,11 @@ pub struct Cellular {
     pub rates: Option<Rates>,
     /// The ping-pong schedules.
     pub ping_pong: Vec<handover::PingPong>,
+    /// `gateway_buffer = "per-ue"`: each UE's downlink waiting at the gateway, whether a
+    /// packet of it is being handed to S1, and the packets that entered and left the buffers.
+    pub gw_queues: Vec<VecDeque<Packet>>,
+    gw_busy: Vec<bool>,
+    gw_stats: (u64, u64),
 }
 
 impl Cellular {
@@ -216,6 +241,9 @@ impl Cellular {
             a3_since: Vec::new(),
             rates: None,
             ping_pong: Vec::new(),
+            gw_queues: vec![VecDeque::new(); n],
+            gw_busy: vec![false; n],
+            gw_stats: (0, 0),
         }
     }
 
@@ -238,11 +266,12 @@ impl Cellular {
                 if let Some(u) = self.ran.ue_at(pkt.dst) {
                     self.sn_of.insert(pkt.uid, self.next_sn[u]);
                     self.next_sn[u] += 1;
-                    self.bicast(cx, u, &pkt);
-                    let path = self.ran.ues[u].path;
-                    self.gw_tunnelled[path] += 1;
-                    let to = self.ran.cells[path].node;
-                    return self.tunnel(cx, (self.gw, to), gtp::s1u_teid(path, u), pkt);
+                    if self.p.gateway_buffer {
+                        self.gw_queues[u].push_back(pkt);
+                        self.gw_stats.0 += 1;
+                        return self.gw_release(cx, u);
+                    }
+                    return self.gw_send(cx, u, pkt);
                 }
             }
             Some(t) if pkt.dst == self.gw => {
@@ -258,6 +287,34 @@ impl Cellular {
             Some(_) => {}
         }
         cx.forward(self.gw, pkt);
+    }
+
+    /// A downlink packet of UE `u` leaves the gateway: a copy to the target while its
+    /// handover bicasts, and the packet into the tunnel to the UE's path cell.
+    fn gw_send(&mut self, cx: &mut Cx<Timer>, u: usize, pkt: Packet) {
+        self.bicast(cx, u, &pkt);
+        let path = self.ran.ues[u].path;
+        self.gw_tunnelled[path] += 1;
+        let to = self.ran.cells[path].node;
+        self.tunnel(cx, (self.gw, to), gtp::s1u_teid(path, u), pkt);
+    }
+
+    /// `gateway_buffer = "per-ue"`: unless the gateway is handing one of UE `u`'s packets to
+    /// S1 already, the head of its buffer leaves, and the next may follow once this one has
+    /// taken its transmission time at the S1 rate of the UE's path cell (with the tunnel's
+    /// header, if it adds one). The path and the bicasting apply when a packet leaves: those
+    /// still waiting at the path switch go to the target.
+    fn gw_release(&mut self, cx: &mut Cx<Timer>, u: usize) {
+        if self.gw_busy[u] {
+            return;
+        }
+        let Some(pkt) = self.gw_queues[u].pop_front() else { return };
+        self.gw_stats.1 += 1;
+        self.gw_busy[u] = true;
+        let header = if self.p.gtp_header { gtp::GTP_OVERHEAD_BYTES } else { 0 };
+        let done = cx.now() + tx_time_ns(pkt.size_bytes + header, self.p.s1_bps[self.ran.ues[u].path]);
+        cx.schedule(done, Timer::GatewayDone { ue: u });
+        self.gw_send(cx, u, pkt);
     }
 
     /// `bicast`: while the UE's handover bicasts, the gateway sends a copy of each downlink
@@ -351,6 +408,8 @@ impl Cellular {
             }
             if direct {
                 self.cho_copy_early(cx, u, c, &pkt);
+            } else if self.p.forwarded_first {
+                return self.enqueue_forwarded(cx, c, u, pkt);
             }
             self.enqueue(cx, c, u, pkt);
         } else if direct && st.daps_source == Some(c) {
@@ -411,6 +470,18 @@ impl Cellular {
         let now = cx.now();
         let uid = pkt.uid;
         if !self.ran.cells[c].buffers.offer(u, now, pkt, cx.rng()) {
+            self.sn_of.remove(&uid);
+            cx.counters_mut().dropped_queue += 1;
+        }
+        self.ran.serve(cx, c);
+    }
+
+    /// `forwarded_first`: queues a packet the source forwarded for UE `u` at cell `c`, to be
+    /// served before the UE's other packets, and lets the cell send.
+    fn enqueue_forwarded(&mut self, cx: &mut Cx<Timer>, c: usize, u: usize, pkt: Packet) {
+        let now = cx.now();
+        let uid = pkt.uid;
+        if !self.ran.cells[c].buffers.offer_forwarded(u, now, pkt, cx.rng()) {
             self.sn_of.remove(&uid);
             cx.counters_mut().dropped_queue += 1;
         }
@@ -488,13 +559,25 @@ impl Cellular {
             return cx.receive_as_router(node, pkt);
         };
         let (dups, late) = (self.pdcp[u].duplicates, self.pdcp[u].late);
+        let copy = pkt;
         let out = self.pdcp[u].receive(sn, pkt, now);
         if out.discarded {
-            cx.counters_mut().consumed += 1;
+            let duplicate = self.pdcp[u].duplicates > dups;
+            let pass = duplicate && !self.p.pdcp_discard_duplicates;
             if let Some(h) = self.state[u].last {
                 let ho = &mut self.handovers[h];
-                ho.duplicates_discarded += self.pdcp[u].duplicates - dups;
+                if pass {
+                    *ho.duplicates_passed.get_or_insert(0) += 1;
+                } else {
+                    ho.duplicates_discarded += self.pdcp[u].duplicates - dups;
+                }
                 ho.late_discarded += self.pdcp[u].late - late;
+            }
+            if pass {
+                // `pdcp_discard_duplicates = false`: the copy goes on to TCP.
+                cx.receive_as_router(node, copy);
+            } else {
+                cx.counters_mut().consumed += 1;
             }
         }
         self.pdcp_outcome(cx, u, out);
@@ -577,16 +660,27 @@ impl Agent for Cellular {
                 let out = self.pdcp[ue].expire(generation, cx.now());
                 self.pdcp_outcome(cx, ue, out);
             }
+            Timer::GatewayDone { ue } => {
+                self.gw_busy[ue] = false;
+                self.gw_release(cx, ue);
+            }
         }
     }
 
-    /// Packets in the cells' buffers and in the UEs' PDCP reordering buffers.
+    /// Packets in the cells' buffers, in the UEs' PDCP reordering buffers and in the
+    /// gateway's per-UE buffers.
     fn held_packets(&self) -> u64 {
-        self.ran.held_packets() + self.pdcp.iter().map(PdcpRx::held).sum::<u64>()
+        let gw = self.gw_queues.iter().map(|q| q.len() as u64).sum::<u64>();
+        self.ran.held_packets() + self.pdcp.iter().map(PdcpRx::held).sum::<u64>() + gw
     }
 
+    /// The cells' buffers, and the gateway's: what entered them is what left plus what
+    /// they hold.
     fn check(&self) -> Vec<String> {
-        self.ran.check()
+        let held = self.gw_queues.iter().map(|q| q.len() as u64).sum::<u64>();
+        let (into, out) = self.gw_stats;
+        let gw = (into != out + held).then(|| format!("gateway: buffered {into} != left {out} + held {held}"));
+        self.ran.check().into_iter().chain(gw).collect()
     }
 
     fn report(&self, world: &World) -> Report {

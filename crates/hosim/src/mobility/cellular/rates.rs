@@ -33,7 +33,7 @@ pub struct Rates {
 }
 
 impl Rates {
-    pub fn new(seed: u64, cell_bps: u64, capacity: Vec<Option<RateModel>>, ue: Vec<Option<RateModel>>) -> Rates {
+    pub fn new(seed: u64, cell_bps: Vec<u64>, capacity: Vec<Option<RateModel>>, ue: Vec<Option<RateModel>>) -> Rates {
         let schedule = |m: Option<RateModel>, stream: u64| {
             m.map(|m| RateSchedule::new(m, stream_rng(seed, StreamKind::Cell, stream)))
         };
@@ -44,7 +44,7 @@ impl Rates {
         let ue: Vec<_> = ue.into_iter().enumerate().map(|(u, m)| schedule(m, UE_RATE_STREAM + u as u64)).collect();
         Rates {
             capacity,
-            capacity_bps: vec![cell_bps; n_cells],
+            capacity_bps: cell_bps,
             ue,
             ue_bps: vec![None; n_ues],
             table_bps: vec![vec![None; n_cells]; n_ues],

@@ -25,6 +25,9 @@ pub struct HandoverEntry {
     dropped_packets: u64,
     source_discarded_packets: u64,
     duplicates_discarded: u64,
+    /// `pdcp_discard_duplicates = false`: copies that went on to TCP instead.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    duplicates_passed: Option<u64>,
     late_discarded: u64,
     /// Packets of the UE the (source, target) radio sent from the command to the release
     /// (DAPS only: both cells serve the UE meanwhile).
@@ -126,6 +129,7 @@ impl Cellular {
             dropped_packets: ho.dropped,
             source_discarded_packets: ho.source_discarded,
             duplicates_discarded: ho.duplicates_discarded,
+            duplicates_passed: ho.duplicates_passed,
             late_discarded: ho.late_discarded,
             overlap_radio_packets: overlap,
             reordering_delay_max_s: ns_to_s(ho.max_reordering_ns),

@@ -14,8 +14,8 @@
 //! from `srv0`), each starting at a random time in `[0, start_window_s)`.
 
 use super::config::{
-    BufferSharing, CellularSection, ChoForwarding, ForwardingPath, Layout, Movement, QueueDiscipline, Radios,
-    ReorderRelease, SchedulerName,
+    BufferSharing, CellularSection, ChoForwarding, ForwardingPath, GatewayBuffer, Layout, Movement, QueueDiscipline,
+    Radios, ReorderRelease, SchedulerName, UplinkSwitch,
 };
 use super::movement::{TraceRow, Walk, WALK_STREAM};
 use super::{Cellular, Motion, Params, Rates, Timer};
@@ -68,14 +68,14 @@ pub fn expand(d: &CellularSection) -> Graph {
         let name = cell_name(c);
         g.nodes.push(node(name.clone(), NodeKindName::Router));
         // The two directions of S1, in the order a bidirectional link makes them.
-        let mut down = link("gw", &name, d.s1_bps, d.s1_delay_s, d.s1_queue_packets);
+        let mut down = link("gw", &name, d.s1_bps.at(c), d.s1_delay_s, d.s1_queue_packets);
         down.bidirectional = false;
         if d.s1_queue == QueueDiscipline::Red {
             red(&mut down, d);
         }
         g.links.push(down);
         let up_queue = d.s1_uplink_queue_packets.unwrap_or(d.s1_queue_packets);
-        let mut up = link(&name, "gw", d.s1_bps, d.s1_delay_s, up_queue);
+        let mut up = link(&name, "gw", d.s1_bps.at(c), d.s1_delay_s, up_queue);
         up.bidirectional = false;
         g.links.push(up);
         // X2/Xn to the neighbour before it in the line, or in its row and its column.
@@ -98,13 +98,13 @@ pub fn expand(d: &CellularSection) -> Graph {
         if u == 0 || !d.one_server {
             g.links.push(link(&srv, "core", d.server_bps, d.server_rtt_s / 2.0, d.server_queue_packets));
         }
-        // Variable rates: the cell's radio times each packet; the link only adds the delay.
-        let radio_link_bps = if d.variable_rates() { MAX_LINK_RATE_BPS } else { d.cell_bps };
         for c in 0..d.cells as usize {
+            // Variable rates: the cell's radio times each packet; the link only adds the delay.
+            let radio_link_bps = if d.variable_rates() { MAX_LINK_RATE_BPS } else { d.cell_bps.at(c) };
             let mut down = link(&cell_name(c), &ue, radio_link_bps, d.radio_delay_s, RADIO_QUEUE_PACKETS);
             down.bidirectional = false;
             g.links.push(down);
-            let mut up = link(&ue, &cell_name(c), d.uplink_bps, d.radio_delay_s, UPLINK_QUEUE_PACKETS);
+            let mut up = link(&ue, &cell_name(c), d.uplink_bps.at(c), d.radio_delay_s, UPLINK_QUEUE_PACKETS);
             up.bidirectional = false;
             g.links.push(up);
         }
@@ -168,14 +168,14 @@ fn system(d: &CellularSection, cx: &mut Cx<Timer>, trace: &[TraceRow], models: M
         SchedulerName::Wfq | SchedulerName::Pf => SchedulerKind::Wfq,
         SchedulerName::Rr => SchedulerKind::RoundRobin,
     };
-    let radio_bps = d.cell_bps.round() as u64;
-    let rates = models.map(|(cap, ue)| Rates::new(cx.seed(), radio_bps, cap, ue));
+    let radio_bps: Vec<u64> = (0..n_cells).map(|c| d.cell_bps.at(c).round() as u64).collect();
+    let rates = models.map(|(cap, ue)| Rates::new(cx.seed(), radio_bps.clone(), cap, ue));
     let mut cells = Vec::with_capacity(n_cells);
-    for c in 0..n_cells {
+    for (c, &bps) in radio_bps.iter().enumerate() {
         let name = cell_name(c);
         let n = id(cx, &name);
         cx.own(n);
-        let mut cell = Cell::new(n, name.clone(), n_ues, limit, radio_bps, Scheduler::new(kind, vec![1.0; n_ues]));
+        let mut cell = Cell::new(n, name.clone(), n_ues, limit, bps, Scheduler::new(kind, vec![1.0; n_ues]));
         if d.radios == Radios::Private {
             cell = cell.with_private_radios();
         }
@@ -186,7 +186,7 @@ fn system(d: &CellularSection, cx: &mut Cx<Timer>, trace: &[TraceRow], models: M
             cell.pf = Some(PropFair::new(n_ues, d.pf_time_constant_s));
         }
         if rates.is_some() {
-            cell.var_rates = Some(vec![radio_bps; n_ues]);
+            cell.var_rates = Some(vec![bps; n_ues]);
         }
         cells.push(cell);
     }
@@ -250,6 +250,11 @@ fn system(d: &CellularSection, cx: &mut Cx<Timer>, trace: &[TraceRow], models: M
         gtp_header: d.gtp_header,
         outer_ect: d.outer_ect(),
         ecn_through_tunnel: d.ecn_through_tunnel,
+        gateway_buffer: d.gateway_buffer == GatewayBuffer::PerUe,
+        s1_bps: (0..n_cells).map(|c| d.s1_bps.at(c).round() as u64).collect(),
+        forwarded_first: d.forwarded_first,
+        uplink_at_attach: d.uplink_switch == UplinkSwitch::Attach,
+        pdcp_discard_duplicates: d.pdcp_discard_duplicates,
     };
     let ran = Ran::new(cells, ues, cx.nodes().len());
     let mut cellular = Cellular::new(params, gw, ran, ue_flows, motion, d.pdcp_out_of_order_delivery);

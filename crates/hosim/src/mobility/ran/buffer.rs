@@ -1,8 +1,10 @@
 //! Buffers of a cell.
 //!
-//! - [`CellBuffers`]: one DropTail queue per UE that the scheduler serves, one per UE that
-//!   holds packets back (a handover target holding direct packets until the end marker), and
-//!   the uplink packets of UEs still attaching. Limits are per UE or shared by the cell, in
+//! - [`CellBuffers`]: one DropTail queue per UE that the scheduler serves, one per UE for
+//!   packets forwarded by a handover's source that the cell serves first when asked to
+//!   ([`CellBuffers::offer_forwarded`]), one per UE that holds packets back (a handover
+//!   target holding direct packets until the end marker), and the uplink packets of UEs still
+//!   attaching. Limits are per UE or shared by the cell, in
 //!   packets or bytes ([`BufferLimit`]). All queues refer to packets by slot in one store.
 //! - [`PriorityBuffer`]: a one-UE buffer where packets forwarded from the source go before new
 //!   ones (the "partial reordering" of an inter-RAT target).
@@ -42,9 +44,20 @@ pub enum BufferLimit {
 /// Per-UE queue limit under a shared limit: the shared one decides.
 const UNLIMITED: QueueLimit = QueueLimit::Packets(u32::MAX);
 
+/// Which of a UE's downlink queues a packet goes to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Which {
+    Served,
+    Forwarded,
+    Held,
+}
+
 pub struct CellBuffers {
     /// Downlink queue per UE (by UE index), served by the cell's scheduler.
     pub queues: Vec<Queue>,
+    /// Packets forwarded by a handover's source, per UE: served before `queues`. Under a
+    /// per-UE limit they count with the UE's `queues`.
+    pub forwarded: Vec<Queue>,
     /// Downlink packets held back per UE, not served until released.
     pub held: Vec<Queue>,
     /// The packets in `queues` and `held`, which those queues refer to by slot.
@@ -67,6 +80,7 @@ impl CellBuffers {
         };
         CellBuffers {
             queues: (0..n_ues).map(|_| Queue::new(per_ue, None)).collect(),
+            forwarded: (0..n_ues).map(|_| Queue::new(UNLIMITED, None)).collect(),
             held: (0..n_ues).map(|_| Queue::new(per_ue, None)).collect(),
             store: PacketStore::default(),
             uplink: VecDeque::new(),
@@ -80,15 +94,41 @@ impl CellBuffers {
     /// Queues a downlink packet for UE `ue` to be served. Returns whether it was accepted (a
     /// refused packet is gone; the caller counts the drop in the world).
     pub fn offer(&mut self, ue: usize, now: SimTime, pkt: Packet, rng: &mut Rng) -> bool {
-        self.admit(false, ue, now, pkt, rng)
+        if !self.forwarded[ue].is_empty() && !self.fits_per_ue(ue, &pkt) {
+            self.stats.drops += 1;
+            return false;
+        }
+        self.admit(Which::Served, ue, now, pkt, rng)
+    }
+
+    /// Queues a packet the source forwarded for UE `ue`, to be served before the UE's other
+    /// packets (the 3GPP inter-RAT contribution's "partial reordering": the queue from the
+    /// eNB has priority for RF transmission). Returns whether it was accepted.
+    pub fn offer_forwarded(&mut self, ue: usize, now: SimTime, pkt: Packet, rng: &mut Rng) -> bool {
+        if !self.fits_per_ue(ue, &pkt) {
+            self.stats.drops += 1;
+            return false;
+        }
+        self.admit(Which::Forwarded, ue, now, pkt, rng)
+    }
+
+    /// Whether `pkt` fits UE `ue`'s per-UE limit, counting its forwarded packets with its
+    /// other queued ones (always, under a shared limit: `admit` checks that one).
+    fn fits_per_ue(&self, ue: usize, pkt: &Packet) -> bool {
+        let (q, f) = (&self.queues[ue], &self.forwarded[ue]);
+        match self.limit {
+            BufferLimit::PerUe(QueueLimit::Packets(n)) => (q.len_pkts() as u64 + f.len_pkts() as u64) < u64::from(n),
+            BufferLimit::PerUe(QueueLimit::Bytes(b)) => q.len_bytes() + f.len_bytes() + pkt.size_bytes as u64 <= b,
+            BufferLimit::Shared(_) => true,
+        }
     }
 
     /// Holds a downlink packet for UE `ue` back until [`CellBuffers::release_held`].
     pub fn hold(&mut self, ue: usize, now: SimTime, pkt: Packet, rng: &mut Rng) -> bool {
-        self.admit(true, ue, now, pkt, rng)
+        self.admit(Which::Held, ue, now, pkt, rng)
     }
 
-    fn admit(&mut self, held: bool, ue: usize, now: SimTime, pkt: Packet, rng: &mut Rng) -> bool {
+    fn admit(&mut self, into: Which, ue: usize, now: SimTime, pkt: Packet, rng: &mut Rng) -> bool {
         if let BufferLimit::Shared(l) = self.limit {
             let full = match l {
                 QueueLimit::Packets(n) => self.downlink_packets() + 1 > n as u64,
@@ -99,7 +139,11 @@ impl CellBuffers {
                 return false;
             }
         }
-        let q = if held { &mut self.held[ue] } else { &mut self.queues[ue] };
+        let q = match into {
+            Which::Served => &mut self.queues[ue],
+            Which::Forwarded => &mut self.forwarded[ue],
+            Which::Held => &mut self.held[ue],
+        };
         let bytes = pkt.size_bytes as u64;
         match q.enqueue(now, pkt, rng, &mut self.store) {
             Verdict::Queued | Verdict::Marked => {
@@ -119,22 +163,32 @@ impl CellBuffers {
     /// ones (a per-mobile buffer that both share, as Cohen & Levin's base station's); a
     /// shared limit counts held packets already.
     pub fn room_with_held(&self, ue: usize, pkt: &Packet) -> bool {
-        let (q, h) = (&self.queues[ue], &self.held[ue]);
+        let qs = [&self.queues[ue], &self.forwarded[ue], &self.held[ue]];
+        let pkts = qs.iter().map(|q| q.len_pkts() as u64).sum::<u64>();
+        let bytes = qs.iter().map(|q| q.len_bytes()).sum::<u64>();
         match self.limit {
-            BufferLimit::PerUe(QueueLimit::Packets(n)) => (q.len_pkts() as u64 + h.len_pkts() as u64) < u64::from(n),
-            BufferLimit::PerUe(QueueLimit::Bytes(b)) => q.len_bytes() + h.len_bytes() + pkt.size_bytes as u64 <= b,
+            BufferLimit::PerUe(QueueLimit::Packets(n)) => pkts < u64::from(n),
+            BufferLimit::PerUe(QueueLimit::Bytes(b)) => bytes + pkt.size_bytes as u64 <= b,
             BufferLimit::Shared(_) => true,
         }
     }
 
-    /// The size of UE `ue`'s next packet to serve, if it has one.
-    pub fn head_bytes(&self, ue: usize) -> Option<u32> {
-        self.queues[ue].iter(&self.store).next().map(|p| p.size_bytes)
+    /// UE `ue`'s packets to serve, in the order they will be served: forwarded ones first.
+    pub fn queued(&self, ue: usize) -> impl Iterator<Item = &Packet> {
+        self.forwarded[ue].iter(&self.store).chain(self.queues[ue].iter(&self.store))
     }
 
-    /// UE `ue`'s next packet to serve.
+    /// The size of UE `ue`'s next packet to serve, if it has one.
+    pub fn head_bytes(&self, ue: usize) -> Option<u32> {
+        self.queued(ue).next().map(|p| p.size_bytes)
+    }
+
+    /// UE `ue`'s next packet to serve: one the source forwarded, else the oldest other one.
     pub fn pop(&mut self, ue: usize, now: SimTime) -> Option<Packet> {
-        let pkt = self.queues[ue].dequeue(now, &mut self.store)?;
+        let pkt = match self.forwarded[ue].dequeue(now, &mut self.store) {
+            Some(p) => p,
+            None => self.queues[ue].dequeue(now, &mut self.store)?,
+        };
         self.stats.unbuffered += 1;
         self.dl_packets -= 1;
         self.dl_bytes -= pkt.size_bytes as u64;
@@ -143,7 +197,8 @@ impl CellBuffers {
 
     /// Everything queued to serve UE `ue`, oldest first (it left: forward or drop it).
     pub fn drain(&mut self, ue: usize, now: SimTime) -> Vec<Packet> {
-        let out = self.queues[ue].drain(now, &mut self.store);
+        let mut out = self.forwarded[ue].drain(now, &mut self.store);
+        out.extend(self.queues[ue].drain(now, &mut self.store));
         self.left(&out);
         out
     }
@@ -197,8 +252,9 @@ impl CellBuffers {
         if s.buffered != s.unbuffered + held {
             bad.push(format!("cell {cell}: buffered {} != left {} + held {held}", s.buffered, s.unbuffered));
         }
-        let queued = self.queues.iter().chain(&self.held).map(|q| q.len_pkts() as u64).sum::<u64>();
-        let bytes = self.queues.iter().chain(&self.held).map(|q| q.len_bytes()).sum::<u64>();
+        let all = || self.queues.iter().chain(&self.forwarded).chain(&self.held);
+        let queued = all().map(|q| q.len_pkts() as u64).sum::<u64>();
+        let bytes = all().map(|q| q.len_bytes()).sum::<u64>();
         if self.store.in_use() != queued as usize {
             bad.push(format!("cell {cell}: {} packets stored, {queued} queued", self.store.in_use()));
         }
@@ -315,6 +371,22 @@ mod tests {
         assert!(b.offer(1, 0, pkt(9), &mut rng), "UE 1 has a limit of its own");
         assert_eq!((b.stats.drops, b.held_packets()), (1, 3));
         assert!(b.check("c").is_empty());
+    }
+
+    #[test]
+    fn forwarded_packets_are_served_first_and_share_the_ues_limit() {
+        let mut rng = stream_rng(1, StreamKind::Cell, 0);
+        let mut b = CellBuffers::new(1, BufferLimit::PerUe(QueueLimit::Packets(3)));
+        assert!(b.offer(0, 0, pkt(1), &mut rng));
+        assert!(b.offer_forwarded(0, 0, pkt(2), &mut rng));
+        assert!(b.offer(0, 0, pkt(3), &mut rng));
+        assert!(!b.offer_forwarded(0, 0, pkt(4), &mut rng), "three packets fill the UE's buffer");
+        assert!(!b.offer(0, 0, pkt(5), &mut rng), "forwarded packets count against the limit");
+        assert_eq!(b.queued(0).map(|p| p.uid).collect::<Vec<_>>(), vec![2, 1, 3]);
+        let served: Vec<u64> = std::iter::from_fn(|| b.pop(0, 0)).map(|p| p.uid).collect();
+        assert_eq!(served, vec![2, 1, 3]);
+        assert_eq!(b.stats.drops, 2);
+        assert!(b.check("c").is_empty(), "{:?}", b.check("c"));
     }
 
     #[test]

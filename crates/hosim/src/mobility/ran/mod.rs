@@ -1,7 +1,7 @@
 //! The RAN kit: the parts of a radio access network that mechanisms build on.
 //!
 //! - [`cell::Cell`] (an eNodeB or gNodeB): per-UE buffers ([`buffer::CellBuffers`]: a
-//!   served and a held-back queue per UE, uplink held while a UE attaches, limits per UE or
+//!   served and a held-back queue per UE, and one for forwarded packets served first, uplink held while a UE attaches, limits per UE or
 //!   shared, in packets or bytes), a scheduler ([`scheduler::Scheduler`]: WFQ as deficit
 //!   round robin, or round robin) over the UEs attached to it, a [`radio::Radio`] transmitter
 //!   and the radio links to each UE;
