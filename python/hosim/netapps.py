@@ -79,8 +79,19 @@ def _receive(s: socket.socket, start: float) -> int:
     return 0 if intact else 1
 
 
-def _listen(port: int, timeout: float, mptcp: bool) -> socket.socket:
+def _set_cc(s: socket.socket, cc: str | None) -> None:
+    """The congestion control of ``s``, set before the connection exists: the kernel runs the
+    namespace's default module's init when the connection is established, and BBR's turns
+    on pacing (``bbr_init``: ``sk_pacing_status = SK_PACING_NEEDED``), which a later
+    TCP_CONGESTION (``tcp_reinit_congestion_control``) does not turn off. So it is set on the
+    listening socket (an accepted connection inherits it) or before ``connect``."""
+    if cc:
+        s.setsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, cc.encode())
+
+
+def _listen(port: int, timeout: float, mptcp: bool, cc: str | None = None) -> socket.socket:
     srv = _socket(mptcp)
+    _set_cc(srv, cc)
     srv.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     srv.bind(("0.0.0.0", port))
     srv.listen(4)
@@ -89,7 +100,7 @@ def _listen(port: int, timeout: float, mptcp: bool) -> socket.socket:
 
 
 def _connect(host: str, port: int, timeout: float, mptcp: bool,
-             window_clamp: int | None = None) -> tuple[socket.socket, float]:
+             window_clamp: int | None = None, cc: str | None = None) -> tuple[socket.socket, float]:
     """Connects; the peer may not listen yet (it starts at the same time): tries again until
     the timeout. The socket and the time the successful try started. `window_clamp`: the
     largest window the socket advertises (Linux TCP_WINDOW_CLAMP, set before the SYN)."""
@@ -98,6 +109,7 @@ def _connect(host: str, port: int, timeout: float, mptcp: bool,
         start = time.monotonic()
         try:
             s = _socket(mptcp)
+            _set_cc(s, cc)
             if window_clamp:
                 s.setsockopt(socket.IPPROTO_TCP, socket.TCP_WINDOW_CLAMP, window_clamp)
             s.settimeout(timeout)
@@ -111,15 +123,14 @@ def _connect(host: str, port: int, timeout: float, mptcp: bool,
 
 
 def serve(port: int, nbytes: int, timeout: float, cc: str | None, mptcp: bool = False) -> int:
-    srv = _listen(port, timeout, mptcp)
+    srv = _listen(port, timeout, mptcp, cc)
     end = time.monotonic() + timeout
     while time.monotonic() < end:
         try:
             conn, _ = srv.accept()
         except (TimeoutError, socket.timeout):
             break
-        if cc:
-            conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, cc.encode())
+        _set_cc(conn, cc)
         conn.settimeout(max(0.1, end - time.monotonic()))
         try:
             _send(conn, nbytes)
@@ -137,9 +148,7 @@ def fetch(host: str, port: int, timeout: float, mptcp: bool = False, window_clam
 
 
 def push(host: str, port: int, nbytes: int, timeout: float, cc: str | None, mptcp: bool = False) -> int:
-    s, _ = _connect(host, port, timeout, mptcp)
-    if cc:
-        s.setsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, cc.encode())
+    s, _ = _connect(host, port, timeout, mptcp, cc=cc)
     s.settimeout(timeout)
     try:
         _send(s, nbytes)

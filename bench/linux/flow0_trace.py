@@ -1,0 +1,307 @@
+#!/usr/bin/env python3
+"""Trace one flow across FCP's handovers, the kernel's CUBIC against hosim's `linux` profile
+(issue 35 §4): the drop-or-forward case of `todays_tcp.py` (Δ = 10 RTT, 20 s, `flow0` real or
+simulated), one seed, per handover of `flow0`'s mobile.
+
+Benchmark only; `kernel` must run as root; never part of the test suite.
+
+- `kernel SCHEME SEED OUT`: `hosim emulate` with the kernel's CUBIC as `flow0`; its sender is
+  this script's `serve`, which samples the connection's `TCP_INFO` (cwnd, ssthresh, ca_state,
+  retransmissions, RTT, bytes acked, ...) every `--every` seconds; the capture of
+  `sender->fcp` and `fcp->sender` (the network's clock), the samples and the summary go to
+  OUT. The samples' clock (CLOCK_MONOTONIC) is put on the network's by the first data
+  segment: the sample at `accept()` is that segment's capture time.
+- `hosim SCHEME SEED OUT [KEY=VALUE ...]`: the same case simulated (`hosim.run`), `flow0`'s
+  cwnd, ssthresh and in-flight traces and the same capture into OUT, extra overrides allowed.
+- `compare OUT...`: one row per handover of `flow0`'s mobile per run directory: cwnd at the
+  handover, its lowest value in the 0.8 s that follow, cwnd at the next handover, ssthresh
+  after, segments retransmitted, bytes acknowledged (Mb/s over the interval), time with
+  ca_state Recovery (kernel) or cwnd below the value at the handover (both), and a summary.
+
+Usage (as root for `kernel`):
+  python bench/linux/flow0_trace.py kernel forward 1 /tmp/t-k-fwd-1
+  python bench/linux/flow0_trace.py hosim forward 1 /tmp/t-h-fwd-1
+  python bench/linux/flow0_trace.py compare /tmp/t-k-fwd-1 /tmp/t-h-fwd-1
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import struct
+import sys
+import tempfile
+import threading
+import time
+from typing import Any
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import todays_tcp as T  # noqa: E402
+
+CASE = T.CASES["drop-or-forward"]
+LINKS = ("sender->fcp", "fcp->sender")
+#: struct tcp_info (include/uapi/linux/tcp.h): the fields kept, as (name, offset, format).
+TCP_INFO = (
+    ("ca_state", 1, "B"), ("retransmits", 2, "B"), ("backoff", 4, "B"), ("rto_us", 8, "I"),
+    ("unacked", 24, "I"), ("sacked", 28, "I"), ("lost", 32, "I"), ("retrans", 36, "I"),
+    ("rtt_us", 68, "I"), ("rttvar_us", 72, "I"), ("ssthresh", 76, "I"), ("cwnd", 80, "I"),
+    ("reordering", 88, "I"), ("total_retrans", 100, "I"), ("bytes_acked", 120, "Q"),
+    ("notsent_bytes", 144, "I"), ("min_rtt_us", 148, "I"), ("rwnd_limited_us", 176, "Q"),
+    ("sndbuf_limited_us", 184, "Q"), ("delivered", 192, "I"), ("bytes_retrans", 208, "Q"),
+    ("dsack_dups", 216, "I"), ("reord_seen", 220, "I"), ("snd_wnd", 228, "I"),
+)
+CA_STATES = ("Open", "Disorder", "CWR", "Recovery", "Loss")
+
+
+def serve(out: str, every_s: float, timeout_s: float, on_listener: bool) -> int:
+    """The sender inside the namespace: `hosim.netapps`' bulk sender, CUBIC, TCP_INFO sampled.
+    CUBIC is set on the accepted socket, as `hosim.netapps serve --cc` does, and with
+    `on_listener` on the listening socket too, so that the connection starts with it."""
+    from hosim import netapps
+
+    srv = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    srv.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    srv.bind(("0.0.0.0", 5001))
+    if on_listener:
+        srv.setsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, b"cubic")
+    srv.listen(1)
+    srv.settimeout(timeout_s)
+    conn, _ = srv.accept()
+    t0 = time.monotonic()
+    conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, b"cubic")
+    conn.settimeout(timeout_s)
+    stop = threading.Event()
+    # One line per sample, flushed: the run may end by removing the namespace mid-send.
+    fh = open(out, "w", buffering=1)
+    fh.write(",".join(["t_s", *(n for n, _, _ in TCP_INFO)]) + "\n")
+
+    def sample() -> None:
+        while not stop.is_set():
+            try:
+                raw = conn.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, 256)
+            except OSError:
+                return
+            vals = (struct.unpack_from("=" + f, raw, o)[0] for _, o, f in TCP_INFO)
+            fh.write(f"{time.monotonic() - t0:.6f}," + ",".join(map(str, vals)) + "\n")
+            stop.wait(every_s)
+
+    th = threading.Thread(target=sample, daemon=True)
+    th.start()
+    try:
+        netapps._send(conn, 100_000_000_000)
+    except OSError:
+        pass
+    finally:
+        stop.set()
+        th.join()
+        fh.close()
+        conn.close()
+    return 0
+
+
+def kernel(scheme: str, seed: int, out: str, every_s: float, on_listener: bool) -> int:
+    import hosim
+
+    os.makedirs(out, exist_ok=True)
+    dur = float(CASE["base"]["duration_s"])
+    overrides = {**CASE["base"], "fcp.scheme": scheme}
+    py = sys.executable
+    me = os.path.abspath(__file__)
+    samples = os.path.join(os.path.abspath(out), "tcp_info.csv")
+    with tempfile.TemporaryDirectory(prefix="hosim-trace-") as tmp:
+        s = hosim.emulate(
+            T.scenario_text(CASE), seed=seed, overrides=overrides,
+            server=f"exec {py} {me} serve {samples} {every_s} {dur + 5}{' listener' if on_listener else ''}",
+            client=f"exec {py} -m hosim.netapps fetch {{server}} --timeout {dur + 5}",
+            client_delay_s=T.CLIENT_DELAY_S, app_output_dir=tmp, capture_dir=out, capture_links=LINKS,
+        )
+    emu = s["emulation"]
+    snd = next(h for h in emu["hosts"] if h["host"] == emu["flows"][0]["src"])
+    if not s["handovers"]:
+        # The emulation's summary has no mechanism reports; FCP's handover times depend on the
+        # seed only (fixed interval, per-mobile phase), so the simulated run gives them.
+        s["handovers"] = hosim.run(T.scenario_text(CASE), seed=seed, overrides=overrides,
+                                   traces=False).summary["handovers"]
+    with open(os.path.join(out, "summary.json"), "w") as fh:
+        json.dump(s, fh, indent=1)
+    acked = T.bytes_acked(T.ss_text(snd["ss"]))
+    print(json.dumps({"stack": "kernel", "scheme": scheme, "seed": seed,
+                      "goodput_mbps": acked * 8 / (emu["duration_s"] - T.CLIENT_DELAY_S) / 1e6,
+                      "p99_us": emu["lateness"]["p99_us"], "late": bool(emu["warning"]),
+                      "retrans": snd["nstat"].get("TcpRetransSegs", 0),
+                      "recoveries": snd["nstat"].get("TcpExtTCPSackRecovery", 0)}))
+    return 0
+
+
+def simulate(scheme: str, seed: int, out: str, extra: list[str]) -> int:
+    import hosim
+    from hosim.api import Capture
+
+    os.makedirs(out, exist_ok=True)
+    overrides: dict[str, Any] = {**CASE["base"], "fcp.scheme": scheme}
+    for kv in extra:
+        k, v = kv.split("=", 1)
+        overrides[k] = json.loads(v) if v[:1] in "-0123456789tf[" else v
+    r = hosim.run(T.scenario_text(CASE), seed=seed, overrides=overrides,
+                  capture=Capture(out, list(LINKS), "pcap"))
+    f0 = lambda df: df[df["flow"] == "flow0"]  # noqa: E731
+    for name in ("cwnd", "ssthresh", "inflight"):
+        f0(getattr(r, name)).to_csv(os.path.join(out, f"{name}.csv"), index=False)
+    with open(os.path.join(out, "summary.json"), "w") as fh:
+        json.dump(r.summary, fh, indent=1)
+    f = r.summary["flows"][0]
+    print(json.dumps({"stack": "hosim", "scheme": scheme, "seed": seed, "extra": extra,
+                      "goodput_mbps": f["goodput_bps"] / 1e6, "retrans": f["retransmits"],
+                      "recoveries": f["fast_recoveries"]}))
+    return 0
+
+
+def read_pcap(path: str) -> list[tuple[float, bytes]]:
+    """(time s, IPv4 bytes) of a classic pcap of either byte order (`hosim run` writes
+    little-endian, `hosim emulate` big-endian), microsecond or nanosecond stamps."""
+    with open(path, "rb") as fh:
+        data = fh.read()
+    magic = data[:4]
+    end = "<" if magic in (b"\xd4\xc3\xb2\xa1", b"\x4d\x3c\xb2\xa1") else ">"
+    frac = 1e-9 if magic in (b"\x4d\x3c\xb2\xa1", b"\xa1\xb2\x3c\x4d") else 1e-6
+    out = []
+    at = 24
+    while at + 16 <= len(data):
+        sec, sub, caplen, _ = struct.unpack_from(end + "IIII", data, at)
+        out.append((sec + sub * frac, data[at + 16 : at + 16 + caplen]))
+        at += 16 + caplen
+    return out
+
+
+def data_segments(out: str) -> list[tuple[float, int, int]]:
+    """(time s, sequence offset, length) of `flow0`'s data segments on `sender->fcp`, the
+    connection's initial sequence number taken as 0."""
+    path = next(os.path.join(out, f) for f in os.listdir(out) if f in ("sender-_fcp.pcap", "sender-%3Efcp.pcap"))
+    segs = []
+    isn = None
+    for ts, ip in read_pcap(path):
+        if ip[9] != 6:
+            continue
+        ihl = (ip[0] & 0x0F) * 4
+        sport, _, seq = struct.unpack_from("!HHI", ip, ihl)
+        if sport not in (5001, 10000):
+            continue
+        if ip[ihl + 13] & 0x02:
+            isn = seq
+            continue
+        n = struct.unpack_from("!H", ip, 2)[0] - ihl - (ip[ihl + 12] >> 4) * 4
+        if n > 0 and isn is not None:
+            segs.append((ts, (seq - isn - 1) % (1 << 32), n))
+    return segs
+
+
+def load_run(out: str) -> dict[str, Any]:
+    """Per run: the handover times of `flow0`'s mobile, and cwnd, ssthresh (segments) and
+    bytes acked against the network's time."""
+    import pandas as pd
+
+    with open(os.path.join(out, "summary.json")) as fh:
+        s = json.load(fh)
+    ue = s["flows"][0].get("mobile", "m0")
+    hos = [h["start_s"] for h in s["handovers"] if h["ue"] == ue]
+    segs = data_segments(out)
+    if os.path.exists(os.path.join(out, "tcp_info.csv")):
+        df = pd.read_csv(os.path.join(out, "tcp_info.csv"))
+        df["time_s"] = df["t_s"] + segs[0][0]
+        mss = 1448
+        df["acked"] = df["bytes_acked"]
+        return {"stack": "kernel", "hos": hos, "df": df, "segs": segs, "mss": mss, "summary": s}
+    cw = pd.read_csv(os.path.join(out, "cwnd.csv"))
+    ss = pd.read_csv(os.path.join(out, "ssthresh.csv"))
+    mss = s["flows"][0]["mss_bytes"]
+    df = pd.merge_asof(cw.sort_values("time_s"), ss.sort_values("time_s")[["time_s", "ssthresh_bytes"]],
+                       on="time_s")
+    df["cwnd"] = df["cwnd_bytes"] / mss
+    df["ssthresh"] = df["ssthresh_bytes"] / mss
+    return {"stack": "hosim", "hos": hos, "df": df, "segs": segs, "mss": mss, "summary": s}
+
+
+def per_handover(run: dict[str, Any]) -> list[dict[str, float]]:
+    import numpy as np
+
+    df, segs = run["df"], run["segs"]
+    t = df["time_s"].to_numpy()
+    cw = df["cwnd"].to_numpy()
+    st = df["ssthresh"].to_numpy()
+    times = np.array([x[0] for x in segs])
+    seqs = np.array([x[1] for x in segs])
+    ends = seqs + np.array([x[2] for x in segs])
+    high = np.maximum.accumulate(ends)
+    retx = np.concatenate([[False], seqs[1:] < high[:-1]])
+    hos = run["hos"]
+    rows = []
+    for i, h in enumerate(hos):
+        e = hos[i + 1] if i + 1 < len(hos) else h + 0.8
+
+        def at(x: float) -> int:
+            return max(0, int(np.searchsorted(t, x, side="right")) - 1)
+
+        a, b = at(h), at(e)
+        win = slice(a, b + 1)
+        lo = float(cw[win].min())
+        sent = (times >= h) & (times < e)
+        high_e = float(high[times < e].max()) if (times < e).any() else 0.0
+        high_h = float(high[times < h].max()) if (times < h).any() else 0.0
+        row = {"t": h, "cwnd_before": float(cw[a]), "cwnd_min": lo, "t_min": float(t[a + int(cw[win].argmin())] - h),
+               "cwnd_end": float(cw[b]), "ssthresh_end": float(st[b]) if st[b] < 1e9 else float("nan"),
+               "retx": int(retx[sent].sum()), "new_mbps": (high_e - high_h) * 8 / (e - h) / 1e6}
+        if "ca_state" in df:
+            cs = df["ca_state"].to_numpy()[win]
+            row["recovery_s"] = float((cs >= 3).mean() * (e - h))
+        below = cw[win] < cw[a]
+        row["below_s"] = float(below.mean() * (e - h))
+        rows.append(row)
+    return rows
+
+
+def compare(outs: list[str]) -> int:
+    import numpy as np
+
+    runs = [load_run(o) for o in outs]
+    tables = [per_handover(r) for r in runs]
+    cols = ["t", "cwnd_before", "cwnd_min", "t_min", "cwnd_end", "ssthresh_end", "retx", "new_mbps", "below_s"]
+    print("| handover t (s) | " + " | ".join(f"{os.path.basename(o)}: cwnd before / min (after s) / end, "
+                                             "ssthresh, retx, Mb/s" for o in outs) + " |")
+    print("|---|" + "---|" * len(outs))
+    n = min(len(x) for x in tables)
+    for i in range(n):
+        cells = []
+        for tab in tables:
+            r = tab[i]
+            cells.append(f"{r['cwnd_before']:.0f} / {r['cwnd_min']:.0f} ({r['t_min']:.2f}) / {r['cwnd_end']:.0f}, "
+                         f"{r['ssthresh_end']:.0f}, {r['retx']}, {r['new_mbps']:.2f}")
+        print(f"| {tables[0][i]['t']:.3f} | " + " | ".join(cells) + " |")
+    print()
+    for o, tab in zip(outs, tables):
+        m = {c: float(np.nanmean([r[c] for r in tab])) for c in cols[1:]}
+        print(f"{os.path.basename(o)}: mean per handover " + ", ".join(f"{k} {v:.2f}" for k, v in m.items()))
+    return 0
+
+
+def main() -> int:
+    a = sys.argv[1:]
+    if len(a) >= 4 and a[0] == "serve":
+        return serve(a[1], float(a[2]), float(a[3]), a[4:] == ["listener"])
+    if len(a) in (4, 5) and a[0] == "kernel":
+        if os.geteuid() != 0:
+            print("flow0_trace.py: kernel runs need root (hosim emulate)", file=sys.stderr)
+            return 2
+        return kernel(a[1], int(a[2]), a[3], float(os.environ.get("HOSIM_TRACE_EVERY", "0.005")),
+                      a[4:] == ["listener"])
+    if len(a) >= 4 and a[0] == "hosim":
+        return simulate(a[1], int(a[2]), a[3], a[4:])
+    if len(a) >= 2 and a[0] == "compare":
+        return compare(a[1:])
+    print(__doc__, file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())
