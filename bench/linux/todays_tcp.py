@@ -27,6 +27,7 @@ Usage:
   sudo nice -n 5 /path/to/venv/bin/python bench/linux/todays_tcp.py            # everything
   sudo python bench/linux/todays_tcp.py --only lte-x2 --repeats 3 --time-bound 600
   python bench/linux/todays_tcp.py --hosim-only     # redo hosim's `linux` rows, keep the kernel runs
+  python bench/linux/todays_tcp.py --merge-from DIR --stacks cubic   # take DIR's kernel cubic runs
 """
 
 from __future__ import annotations
@@ -278,6 +279,39 @@ def _keep_stacks(entry: dict[str, Any], old: dict[str, Any], label: str, ccs: li
         entry.setdefault("stack_dates", {})[cc] = prev.get("stack_dates", {}).get(cc, old.get("date"))
 
 
+def merge_kernel_runs(name: str, path: str, src_path: str, ccs: list[str], note: str | None) -> None:
+    """Replace the kernel runs of `ccs` in one data file by those of another run of this script
+    (`src_path`, same variants and window clamp), keep every other stack's runs, and record the
+    merged runs' date, load and command as `<cc>_rerun`; the hosim rows are left as they are."""
+    with open(path) as fh:
+        data = json.load(fh)
+    with open(src_path) as fh:
+        src = json.load(fh)
+    if src.get("kernel_window_clamp") != data.get("kernel_window_clamp"):
+        click.echo(f"todays_tcp.py: {src_path}: kernel_window_clamp {src.get('kernel_window_clamp')} differs "
+                   f"from {path}'s {data.get('kernel_window_clamp')}", err=True)
+        sys.exit(2)
+    for cc in ccs:
+        loads = []
+        for label, v in data["variants"].items():
+            runs = src["variants"].get(label, {}).get(cc)
+            if "skipped" in v or not runs:
+                click.echo(f"todays_tcp.py: {src_path}: no kernel {cc} runs of variant {label!r}", err=True)
+                sys.exit(2)
+            v[cc] = runs
+            loads += [r["loadavg"][0] for r in runs]
+        data[f"{cc}_rerun"] = {"date": src["date"], "kernel": src["kernel"], "repeats": src["repeats"],
+                               "command": src["command"], "loadavg_min": min(loads), "loadavg_max": max(loads),
+                               "merged_by": "bench/linux/todays_tcp.py " + " ".join(sys.argv[1:])}
+        if note:
+            data[f"{cc}_rerun"]["note"] = note
+    with open(path, "w") as fh:
+        json.dump(data, fh, indent=1)
+        fh.write("\n")
+    click.echo(f"\n### {name}: kernel {', '.join(ccs)} runs of {src['date']} merged\n")
+    click.echo(report_table(data))
+
+
 @click.command(help=__doc__)
 @click.option("--only", multiple=True, type=click.Choice(sorted(CASES)), help="Reproductions to run (default: all).")
 @click.option("--repeats", default=3, show_default=True, type=click.IntRange(1, 50), help="Seeds / kernel repeats.")
@@ -292,8 +326,23 @@ def _keep_stacks(entry: dict[str, Any], old: dict[str, Any], label: str, ccs: li
 @click.option("--hosim-only", is_flag=True,
               help="Re-run only hosim's `linux` rows of the data files in --out-dir (their seeds), keep the "
                    "kernel runs, and print the tables; no root needed.")
+@click.option("--merge-from", type=click.Path(exists=True, file_okay=False),
+              help="Run nothing: replace the kernel runs of --stacks in --out-dir's data files by those of "
+                   "the data files in this directory (another run's --out-dir), keep the other stacks' runs.")
+@click.option("--note", help="With --merge-from: why the runs were replaced (kept in the data file).")
 def main(only: tuple[str, ...], repeats: int, stacks: str, out_dir: str, time_bound: float, report: bool,
-         keep_other_stacks: bool, hosim_only: bool) -> None:
+         keep_other_stacks: bool, hosim_only: bool, merge_from: str | None, note: str | None) -> None:
+    ccs = [c.strip() for c in stacks.split(",") if c.strip()]
+    if merge_from:
+        for name in only or tuple(CASES):
+            path = os.path.join(out_dir, f"{name}-kernel.json")
+            src_path = os.path.join(merge_from, f"{name}-kernel.json")
+            for p in (path, src_path):
+                if not os.path.exists(p):
+                    click.echo(f"todays_tcp.py: {p}: no data file", err=True)
+                    sys.exit(2)
+            merge_kernel_runs(name, path, src_path, ccs, note)
+        return
     if hosim_only:
         for name in only or tuple(CASES):
             path = os.path.join(out_dir, f"{name}-kernel.json")
@@ -309,13 +358,20 @@ def main(only: tuple[str, ...], repeats: int, stacks: str, out_dir: str, time_bo
                 with open(path) as fh:
                     data = json.load(fh)
                 click.echo(f"\n### {name}: {data['date']}, kernel {data['kernel']}, load at start "
-                           f"{data['loadavg_at_start'][0]:.1f}\n")
+                           f"{data['loadavg_at_start'][0]:.1f}")
+                for cc in ccs:
+                    if f"{cc}_rerun" in data:
+                        r = data[f"{cc}_rerun"]
+                        click.echo(f"kernel {cc} runs re-run {r['date']}, load {r['loadavg_min']:.1f}-"
+                                   f"{r['loadavg_max']:.1f}: {r['command']}")
+                if "hosim_rerun" in data:
+                    click.echo(f"hosim rows re-run {data['hosim_rerun']['date']}")
+                click.echo("")
                 click.echo(report_table(data))
         return
     if os.geteuid() != 0:
         click.echo("todays_tcp.py: needs root (hosim emulate)", err=True)
         sys.exit(2)
-    ccs = [c.strip() for c in stacks.split(",") if c.strip()]
     t0 = time.monotonic()
     os.makedirs(out_dir, exist_ok=True)
     for name in only or tuple(CASES):
