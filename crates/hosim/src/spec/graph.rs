@@ -12,7 +12,7 @@ use crate::tcp::{
 };
 use crate::tcp::{
     CubicAlpha, FastRetransmitWindow, GrowthGate, NewRenoExit, RenoReentry, RtoFormula, RttSampling, SackEntry,
-    SackRetransmit, SlowStartGrowth,
+    SackRetransmit, SlowStartGrowth, SynTimeout,
 };
 
 /// Largest packet: `mss_bytes + header_bytes` (the IPv4 total length; sizes are u32 inside).
@@ -120,6 +120,7 @@ pub struct TcpSection {
     pub rtt_sampling: Option<RttSampling>,
     pub reno_reentry: Option<RenoReentry>,
     pub exit_ack_opens_window: Option<bool>,
+    pub syn_timeout: Option<SynTimeout>,
     // Linux dialect.
     pub rto_rearm: Option<RtoRearm>,
     pub slow_start_growth: Option<SlowStartGrowth>,
@@ -418,6 +419,10 @@ impl TcpSection {
         if let Some(v) = self.exit_ack_opens_window {
             cfg.exit_ack_opens_window = v;
             set.insert(ProfileKeys::EXIT_ACK_OPENS);
+        }
+        if let Some(v) = self.syn_timeout {
+            cfg.syn_timeout = v;
+            set.insert(ProfileKeys::SYN_TIMEOUT);
         }
         if let Some(v) = self.quickack_segments {
             cfg.quickack_segments = v;

@@ -59,7 +59,7 @@ mod rack_frto_tests;
 pub use config::{
     CaGrowth, CcKind, CubicAlpha, FastRetransmitWindow, GrowthGate, LossDetection, NewRenoExit, NewRenoReentry,
     NewRenoTimer, Recovery, RecoveryRate, RenoReentry, RtoFormula, RtoRearm, RtoSsthresh, RttSampling, SackEntry,
-    SackPipe, SackRetransmit, SlowStartGrowth, TcpConfig,
+    SackPipe, SackRetransmit, SlowStartGrowth, SynTimeout, TcpConfig,
 };
 pub use path::{AccessKind, DelayShift, Handoff, PathChange};
 pub use profile::{Profile, ProfileKeys};

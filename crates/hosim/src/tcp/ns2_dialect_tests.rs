@@ -4,10 +4,11 @@
 
 use super::config::{
     CaGrowth, FastRetransmitWindow, NewRenoExit, Recovery, RenoReentry, RttSampling, SackEntry, SackPipe,
-    SackRetransmit, TcpConfig,
+    SackRetransmit, SynTimeout, TcpConfig,
 };
 use super::fixtures::*;
 use super::sender::TcpSender;
+use crate::engine::time::s_to_ns;
 use crate::net::packet::SackBlocks;
 
 /// One ACK of cumulative point 0 that SACKs segments `lo..hi` at once.
@@ -269,4 +270,26 @@ fn reno_reentry_beyond_recover_holds_after_a_timeout() {
     };
     assert_eq!(run(RenoReentry::Always), (Some(retx(0)), 1));
     assert_eq!(run(RenoReentry::BeyondRecover), (None, 0));
+}
+
+/// The SYN sent at 0 is lost; the timer (initial RTO 1 s) resends it at 1 s and its answer
+/// comes at 1.1 s. RFC 6298 (5.7) times the first data with a 3 s RTO and leaves ssthresh
+/// alone; ns-2's SYN is packet 0 and its timeout an ordinary one (`TcpAgent::timeout`):
+/// ssthresh_ = 2 packets (`slowdown`'s floor), the timer backed off to 2 s until the first
+/// RTT sample. Both open with one segment (RFC 5681 §3.1; ns-2 `bugfix_ss_`).
+#[test]
+fn syn_timeout_ns2_sets_ssthresh_two_and_keeps_the_backed_off_rto() {
+    let run = |rule| {
+        let mut s = TcpSender::new(TcpConfig { syn_timeout: rule, ..config(Recovery::Sack) }, u64::MAX);
+        let mut out = Vec::new();
+        s.connect(0, &mut out);
+        s.on_timer(ms(1000), &mut out);
+        assert_eq!(s.stats.syn_retransmits, 1);
+        let mut out = Vec::new();
+        s.on_syn_ack(ms(1100), &mut out);
+        assert_eq!(out, vec![new_data(0)], "one segment");
+        (s.cwnd(), s.ssthresh(), s.rto_deadline())
+    };
+    assert_eq!(run(SynTimeout::Rfc6298), (MSS, u64::MAX, Some(ms(1100) + s_to_ns(3.0))), "RFC 6298 (5.7)");
+    assert_eq!(run(SynTimeout::Ns2), (MSS, 2 * MSS, Some(ms(1100) + s_to_ns(2.0))), "ns-2 slowdown()");
 }

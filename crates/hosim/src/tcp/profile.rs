@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 use super::config::{
     CaGrowth, CcKind, CubicAlpha, FastRetransmitWindow, GrowthGate, LossDetection, NewRenoExit, NewRenoReentry,
     NewRenoTimer, Recovery, RecoveryRate, RenoReentry, RtoFormula, RtoRearm, RtoSsthresh, RttSampling, SackEntry,
-    SackPipe, SackRetransmit, SlowStartGrowth, TcpConfig,
+    SackPipe, SackRetransmit, SlowStartGrowth, SynTimeout, TcpConfig,
 };
 use crate::engine::time::s_to_ns;
 
@@ -72,6 +72,7 @@ impl ProfileKeys {
     pub const RTT_SAMPLING: ProfileKeys = ProfileKeys(1 << 35);
     pub const RENO_REENTRY: ProfileKeys = ProfileKeys(1 << 36);
     pub const EXIT_ACK_OPENS: ProfileKeys = ProfileKeys(1 << 38);
+    pub const SYN_TIMEOUT: ProfileKeys = ProfileKeys(1 << 41);
     // Linux dialect
     pub const SMALL_QUEUES: ProfileKeys = ProfileKeys(1 << 37);
     pub const DSACK: ProfileKeys = ProfileKeys(1 << 39);
@@ -154,6 +155,7 @@ impl Profile {
             rtt_sampling: RttSampling::EveryAck,
             reno_reentry: RenoReentry::Always,
             exit_ack_opens_window: false,
+            syn_timeout: SynTimeout::Rfc6298,
             // Linux dialect: the RFC behaviour outside `linux`.
             rto_rearm: RtoRearm::NewAck,
             slow_start_growth: SlowStartGrowth::Smss,
@@ -207,6 +209,7 @@ impl Profile {
                 rtt_sampling: RttSampling::TimedSegment,
                 reno_reentry: RenoReentry::BeyondRecover,
                 exit_ack_opens_window: true,
+                syn_timeout: SynTimeout::Ns2,
                 sack_pipe: SackPipe::Ns2Counter,
                 rto_formula: RtoFormula::Ns2,
                 ..common
@@ -324,6 +327,7 @@ impl Profile {
             RENO_REENTRY => reno_reentry,
             SMALL_QUEUES => small_queues,
             EXIT_ACK_OPENS => exit_ack_opens_window,
+            SYN_TIMEOUT => syn_timeout,
             DSACK => dsack,
             DSACK_UNDO => dsack_undo,
             TIMESTAMPS => timestamps,
@@ -380,6 +384,7 @@ mod tests {
             ProfileKeys::RENO_REENTRY,
             ProfileKeys::SMALL_QUEUES,
             ProfileKeys::EXIT_ACK_OPENS,
+            ProfileKeys::SYN_TIMEOUT,
             ProfileKeys::DSACK,
             ProfileKeys::DSACK_UNDO,
         ];

@@ -8,7 +8,7 @@ pub use super::window::WindowControl;
 use super::cc::{AnyCc, Controller, GrowthGateState, NewAck, SlowStartExits};
 use super::config::LossDetection;
 use super::config::{
-    FastRetransmitWindow, GrowthGate, Recovery, RecoveryRate, RtoRearm, RtoSsthresh, RttSampling, TcpConfig,
+    FastRetransmitWindow, GrowthGate, Recovery, RecoveryRate, RtoRearm, RtoSsthresh, RttSampling, SynTimeout, TcpConfig,
 };
 use super::path::PathChange;
 use super::recovery::{AckInRecovery, AnyRecovery, LossRecovery, NextSeg, Outstanding, Rack};
@@ -397,9 +397,16 @@ impl TcpSender {
         if self.stats.syn_retransmits == 0 {
             self.take_rtt_sample(now, now - self.syn_sent_ns);
         } else {
-            // RFC 6298 (5.7) and RFC 5681 §3.1: after a lost SYN, RTO >= 3 s and IW = 1 SMSS.
-            self.rto.reinit_after_syn_loss(s_to_ns(3.0));
-            self.cc.set_cwnd(self.cfg.mss_bytes as u64);
+            let mss = self.cfg.mss_bytes as u64;
+            // RFC 5681 §3.1 (and ns-2's `bugfix_ss_`): after a lost SYN, IW = 1 SMSS.
+            self.cc.set_cwnd(mss);
+            match self.cfg.syn_timeout {
+                // RFC 6298 (5.7): RTO >= 3 s once data is sent.
+                SynTimeout::Rfc6298 => self.rto.reinit_after_syn_loss(s_to_ns(3.0)),
+                // ns-2 `TcpAgent::timeout` -> `slowdown`: ssthresh_ = max((int) (1 / 2), 2)
+                // packets; the backed-off RTO stays until the first sample.
+                SynTimeout::Ns2 => self.cc.set_ssthresh(2 * mss),
+            }
         }
         self.rto_deadline = None;
         self.try_send(now, out);
