@@ -226,6 +226,21 @@ pub enum RenoReentry {
     BeyondRecover,
 }
 
+/// What the go-back-N after a retransmission timeout resends, with SACK.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum GoBackN {
+    /// Every unacknowledged segment but those that ACKs arriving after the timeout SACK (the
+    /// SACK state held before it is discarded, RFC 2018 §8).
+    SkipSacked,
+    /// ns-2.35 `Sack1TcpAgent`: every segment from snd_una on, SACKed or not. Its timeout
+    /// clears the scoreboard, and outside fast recovery every new ACK clears it again
+    /// (`recv`: `scb_->ClearScoreBoard()`), so `send_much` finds no hole to send
+    /// (`GetNextRetran` -1) and sends `t_seqno_++` in order: the receiver gets again what it
+    /// had reported.
+    All,
+}
+
 /// What a timeout of the SYN leaves for the data that follows the handshake.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -457,6 +472,8 @@ pub struct TcpConfig {
     pub exit_ack_opens_window: bool,
     /// The state a lost SYN leaves once the handshake completes (`SynTimeout`).
     pub syn_timeout: SynTimeout,
+    /// What the go-back-N after a timeout resends with SACK (`GoBackN`).
+    pub go_back_n: GoBackN,
     // Linux dialect (see the enums above).
     pub rto_rearm: RtoRearm,
     pub slow_start_growth: SlowStartGrowth,

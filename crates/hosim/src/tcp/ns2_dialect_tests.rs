@@ -3,7 +3,7 @@
 //! RFC value is checked beside it, so each test fails under the RFC behaviour.
 
 use super::config::{
-    CaGrowth, FastRetransmitWindow, NewRenoExit, Recovery, RenoReentry, RttSampling, SackEntry, SackPipe,
+    CaGrowth, FastRetransmitWindow, GoBackN, NewRenoExit, Recovery, RenoReentry, RttSampling, SackEntry, SackPipe,
     SackRetransmit, SynTimeout, TcpConfig,
 };
 use super::fixtures::*;
@@ -292,4 +292,24 @@ fn syn_timeout_ns2_sets_ssthresh_two_and_keeps_the_backed_off_rto() {
     };
     assert_eq!(run(SynTimeout::Rfc6298), (MSS, u64::MAX, Some(ms(1100) + s_to_ns(3.0))), "RFC 6298 (5.7)");
     assert_eq!(run(SynTimeout::Ns2), (MSS, 2 * MSS, Some(ms(1100) + s_to_ns(2.0))), "ns-2 slowdown()");
+}
+
+/// SACK, the initial flight (segments 0..10) unanswered: the timer fires at 1100 ms and resends
+/// segment 0. Its ACK at 1200 ms also SACKs segments 2 and 3, and slow start opens cwnd to
+/// two segments: snd_una + cwnd ends at segment 3. hosim skips what that ACK SACKed (and
+/// segment 4 is beyond the window); ns-2's Sack1 goes back N over it as well (its scoreboard,
+/// cleared by the timeout, is cleared again by every new ACK outside recovery).
+#[test]
+fn go_back_n_all_resends_segments_sacked_after_the_timeout() {
+    let run = |rule| {
+        let mut s = established(TcpConfig { go_back_n: rule, ..config(Recovery::Sack) });
+        let mut out = Vec::new();
+        assert_eq!(s.on_timer(ms(1100), &mut out), Some(0));
+        assert_eq!(out, vec![retx(0)]);
+        let mut blocks = SackBlocks::default();
+        blocks.push((2 * MSS, 4 * MSS));
+        ack_with(&mut s, 1200, MSS, &blocks)
+    };
+    assert_eq!(run(GoBackN::SkipSacked), vec![retx(1)], "2 SACKed after the timeout");
+    assert_eq!(run(GoBackN::All), vec![retx(1), retx(2)], "ns-2: t_seqno_++ whatever is SACKed");
 }

@@ -10,9 +10,9 @@
 use serde::{Deserialize, Serialize};
 
 use super::config::{
-    CaGrowth, CcKind, CubicAlpha, FastRetransmitWindow, GrowthGate, LossDetection, NewRenoExit, NewRenoReentry,
-    NewRenoTimer, Recovery, RecoveryRate, RenoReentry, RtoFormula, RtoRearm, RtoSsthresh, RttSampling, SackEntry,
-    SackPipe, SackRetransmit, SlowStartGrowth, SynTimeout, TcpConfig,
+    CaGrowth, CcKind, CubicAlpha, FastRetransmitWindow, GoBackN, GrowthGate, LossDetection, NewRenoExit,
+    NewRenoReentry, NewRenoTimer, Recovery, RecoveryRate, RenoReentry, RtoFormula, RtoRearm, RtoSsthresh, RttSampling,
+    SackEntry, SackPipe, SackRetransmit, SlowStartGrowth, SynTimeout, TcpConfig,
 };
 use crate::engine::time::s_to_ns;
 
@@ -73,6 +73,7 @@ impl ProfileKeys {
     pub const RENO_REENTRY: ProfileKeys = ProfileKeys(1 << 36);
     pub const EXIT_ACK_OPENS: ProfileKeys = ProfileKeys(1 << 38);
     pub const SYN_TIMEOUT: ProfileKeys = ProfileKeys(1 << 41);
+    pub const GO_BACK_N: ProfileKeys = ProfileKeys(1 << 42);
     // Linux dialect
     pub const SMALL_QUEUES: ProfileKeys = ProfileKeys(1 << 37);
     pub const DSACK: ProfileKeys = ProfileKeys(1 << 39);
@@ -156,6 +157,7 @@ impl Profile {
             reno_reentry: RenoReentry::Always,
             exit_ack_opens_window: false,
             syn_timeout: SynTimeout::Rfc6298,
+            go_back_n: GoBackN::SkipSacked,
             // Linux dialect: the RFC behaviour outside `linux`.
             rto_rearm: RtoRearm::NewAck,
             slow_start_growth: SlowStartGrowth::Smss,
@@ -210,6 +212,7 @@ impl Profile {
                 reno_reentry: RenoReentry::BeyondRecover,
                 exit_ack_opens_window: true,
                 syn_timeout: SynTimeout::Ns2,
+                go_back_n: GoBackN::All,
                 sack_pipe: SackPipe::Ns2Counter,
                 rto_formula: RtoFormula::Ns2,
                 ..common
@@ -328,6 +331,7 @@ impl Profile {
             SMALL_QUEUES => small_queues,
             EXIT_ACK_OPENS => exit_ack_opens_window,
             SYN_TIMEOUT => syn_timeout,
+            GO_BACK_N => go_back_n,
             DSACK => dsack,
             DSACK_UNDO => dsack_undo,
             TIMESTAMPS => timestamps,
@@ -385,6 +389,7 @@ mod tests {
             ProfileKeys::SMALL_QUEUES,
             ProfileKeys::EXIT_ACK_OPENS,
             ProfileKeys::SYN_TIMEOUT,
+            ProfileKeys::GO_BACK_N,
             ProfileKeys::DSACK,
             ProfileKeys::DSACK_UNDO,
         ];

@@ -8,7 +8,8 @@ pub use super::window::WindowControl;
 use super::cc::{AnyCc, Controller, GrowthGateState, NewAck, SlowStartExits};
 use super::config::LossDetection;
 use super::config::{
-    FastRetransmitWindow, GrowthGate, Recovery, RecoveryRate, RtoRearm, RtoSsthresh, RttSampling, SynTimeout, TcpConfig,
+    FastRetransmitWindow, GoBackN, GrowthGate, Recovery, RecoveryRate, RtoRearm, RtoSsthresh, RttSampling, SynTimeout,
+    TcpConfig,
 };
 use super::path::PathChange;
 use super::recovery::{AckInRecovery, AnyRecovery, LossRecovery, NextSeg, Outstanding, Rack};
@@ -1057,12 +1058,12 @@ impl TcpSender {
         }
     }
 
-    /// Go-back-N step: resends the segment at snd_nxt (skipping it if SACKed) unless it ends
-    /// beyond `limit`. Returns whether the loop may go on.
+    /// Go-back-N step: resends the segment at snd_nxt (skipping it if SACKed, unless
+    /// `go_back_n = "all"`) unless it ends beyond `limit`. Returns whether the loop may go on.
     fn resend_at_snd_nxt(&mut self, limit: u64, now: SimTime, out: &mut Vec<Segment>) -> bool {
         let Some(i) = self.board.index_of(self.snd_nxt) else { return false };
         let seg = *self.board.get(i);
-        if seg.sacked {
+        if seg.sacked && self.cfg.go_back_n == GoBackN::SkipSacked {
             self.snd_nxt = seg.end;
             return true;
         }
