@@ -237,7 +237,8 @@ pub enum GoBackN {
     /// clears the scoreboard, and outside fast recovery every new ACK clears it again
     /// (`recv`: `scb_->ClearScoreBoard()`), so `send_much` finds no hole to send
     /// (`GetNextRetran` -1) and sends `t_seqno_++` in order: the receiver gets again what it
-    /// had reported.
+    /// had reported. Until the first ACK of new data after the timeout, duplicate ACKs are
+    /// not counted (`timeout_` TRUE): no Limited Transmit, no fast retransmit. SACK only.
     All,
 }
 

@@ -313,3 +313,26 @@ fn go_back_n_all_resends_segments_sacked_after_the_timeout() {
     assert_eq!(run(GoBackN::SkipSacked), vec![retx(1)], "2 SACKed after the timeout");
     assert_eq!(run(GoBackN::All), vec![retx(1), retx(2)], "ns-2: t_seqno_++ whatever is SACKed");
 }
+
+/// SACK with Limited Transmit, the initial flight (segments 0..10) unanswered: the timer fires
+/// at 1100 ms. Two ACKs that SACK segments 8 and 9 arrive before any ACK of new data. RFC 3042
+/// lets each send a segment (go-back-N's next, 1 and 2); ns-2's Sack1 ignores them (`timeout_` is set until an ACK of new
+/// data), so the go-back-N waits for the ACK of segment 0.
+#[test]
+fn go_back_n_all_ignores_duplicate_acks_until_new_data_is_acked() {
+    let run = |rule| {
+        let cfg = TcpConfig { go_back_n: rule, limited_transmit: true, ..config(Recovery::Sack) };
+        let mut s = established(cfg);
+        let mut out = Vec::new();
+        assert_eq!(s.on_timer(ms(1100), &mut out), Some(0));
+        let mut sent = Vec::new();
+        for k in 9..11 {
+            let mut blocks = SackBlocks::default();
+            blocks.push((8 * MSS, k * MSS));
+            sent.extend(ack_with(&mut s, 1150, 0, &blocks));
+        }
+        sent
+    };
+    assert_eq!(run(GoBackN::SkipSacked), vec![retx(1), retx(2)], "RFC 3042: one segment per duplicate ACK");
+    assert_eq!(run(GoBackN::All), vec![], "ns-2 Sack1: timeout_ ignores them");
+}

@@ -160,6 +160,9 @@ pub struct TcpSender {
     /// One past the data outstanding at the last timeout: its episode ends when the
     /// cumulative ACK reaches this.
     timeout_recover_end: u64,
+    /// ns-2 Sack1's `timeout_` (`go_back_n = "all"`): set by a timeout, cleared by the next
+    /// ACK of new data; duplicate ACKs in between are not counted.
+    dupacks_ignored_after_rto: bool,
     last_rtt_sample_ns: Option<SimTime>,
     /// `rtt_sampling = "timed-segment"`: the end of the segment being timed and when it was sent.
     timed_segment: Option<(u64, SimTime)>,
@@ -239,6 +242,7 @@ impl TcpSender {
             lt_bytes: 0,
             consecutive_timeouts: 0,
             timeout_recover_end: 0,
+            dupacks_ignored_after_rto: false,
             last_rtt_sample_ns: None,
             timed_segment: None,
             last_event_ns: 0,
@@ -471,7 +475,7 @@ impl TcpSender {
             && self.recovery.is_duplicate(newly_sacked, rwnd_changed);
         if ack > self.snd_una {
             self.on_new_ack(now, ack, out);
-        } else if duplicate && !self.dupack_suppressed(now) {
+        } else if duplicate && !self.dupacks_ignored_after_rto && !self.dupack_suppressed(now) {
             // A duplicate ACK as the recovery defines it (RFC 5681 §2, RFC 6675 §2).
             self.on_dupack(now, out);
         }
@@ -542,6 +546,7 @@ impl TcpSender {
         // RFC 8985 §7.2: an ACK of new data restarts the loss probe timer.
         self.pto_rearm = true;
         self.snd_una = ack;
+        self.dupacks_ignored_after_rto = false;
         if self.snd_nxt < ack {
             self.snd_nxt = ack;
         }
@@ -853,6 +858,9 @@ impl TcpSender {
         self.recovery.on_rto(seq, &mut self.board);
         self.timeout_recover_end = self.snd_max;
         self.ecn_recover_end = self.snd_max;
+        // ns-2 `Sack1TcpAgent::timeout`: `timeout_ = TRUE`, and `recv` counts no duplicate
+        // ACK (no Limited Transmit, no fast retransmit) until an ACK of new data.
+        self.dupacks_ignored_after_rto = self.cfg.go_back_n == GoBackN::All && self.recovery.uses_sack();
         // Go back N: resend from the first unacknowledged byte, in slow start.
         self.snd_nxt = self.snd_una;
         self.rto.back_off();
