@@ -7,9 +7,9 @@ comparison and writes bench/results/ns2/compare.md (or --md).
 
 Random-loss cases are means over their seeds (per flow and in total); the others are one
 deterministic run, except the cases measured over random start phases (``PHASES``: the
-RTT-unfairness family, whose one deterministic run is one phase of its DropTail drop
-pattern): their row is the mean over the phase runs of bench/ns2/rtt_unfair.py (the same
-start times in both simulators) with 95 % intervals, and their verdict rests on those means
+RTT-unfairness family and many-flows, whose one deterministic run is one phase of its
+DropTail drop pattern): their row is the mean over the phase runs of bench/ns2/rtt_unfair.py
+(the same start times in both simulators) with 95 % intervals, and their verdict rests on those means
 (issue 34: "means over at least 20 seeds where random"); the single run is listed below it.
 Target (issue 34): goodput within 1 %, retransmissions, fast recoveries and timeouts each
 within 10 %; a scripted probe must retransmit the same segments in the same
@@ -40,15 +40,21 @@ KEYS = ("goodput_bps", "retransmits", "fast_recoveries", "timeouts")
 COUNTS = ("retransmits", "fast_recoveries", "timeouts")
 #: Cases whose verdict rests on random start phases: case -> bench/ns2/rtt_unfair.py output.
 PHASES = {
-    "rtt-unfair": os.path.join(RESULTS, "rtt-unfair-phase.json"),
+    "rtt-unfair": os.path.join(RESULTS, "rtt-unfair-phase200.json"),
     "rtt-unfair-ackevery": os.path.join(RESULTS, "rtt-unfair-ackevery-phase.json"),
+    "many-flows": os.path.join(RESULTS, "many-flows-phase.json"),
+}
+#: Smaller phase experiments listed beside the verdict's (not the verdict): case -> files.
+PHASES_ALSO = {
+    "rtt-unfair": [os.path.join(RESULTS, "rtt-unfair-phase.json")],
 }
 
 
 def t975(df: int) -> float:
     """Student's t 97.5 % quantile (two-sided 95 %), exact to 3 digits for df >= 1."""
     table = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306, 9: 2.262,
-             10: 2.228, 12: 2.179, 15: 2.131, 19: 2.093, 20: 2.086, 24: 2.064, 29: 2.045, 39: 2.023, 49: 2.010}
+             10: 2.228, 12: 2.179, 15: 2.131, 19: 2.093, 20: 2.086, 24: 2.064, 29: 2.045, 39: 2.023, 49: 2.010,
+             99: 1.984, 199: 1.972}
     return table.get(df) or table[max(k for k in table if k <= df)]
 
 
@@ -175,6 +181,18 @@ def main() -> int:
                 f"| {pct(d['fast_recoveries'])} | {fmt_n(ht['timeouts'])} / {fmt_n(nt['timeouts'])} "
                 f"| {pct(d['timeouts'])} | {'agrees' if ok else 'misses: ' + ', '.join(why)} |"
             )
+            for extra in PHASES_ALSO.get(name, []) if single else []:
+                with open(extra) as fh:
+                    eph = json.load(fh)
+                eh, _, en, _, _, _ = phase_totals(eph)
+                ne = len(eph["runs"])
+                ed = {k: rel(eh[k], en[k]) for k in KEYS}
+                summary.append(
+                    f"| {fam['id']} | {name} ({ne} start phases; not the verdict) | {ne} "
+                    f"| {eh['goodput_bps'] / 1e6:.3f} / {en['goodput_bps'] / 1e6:.3f} | {pct(ed['goodput_bps'])} "
+                    + "".join(f"| {eh[k]:.2f} / {en[k]:.2f} | {pct(ed[k])} " for k in COUNTS)
+                    + "| — |"
+                )
             if single:
                 sh, sn = single
                 sd = {k: rel(sh[k], sn[k]) for k in KEYS}

@@ -91,6 +91,19 @@ def pcap_retransmissions(path: str, sport: int = 10000) -> list[list]:
     return out
 
 
+def count_syn_as_ns2(res: dict) -> dict:
+    """ns-2's counters in hosim's terms: ns-2's SYN is packet 0, so its timeout is counted in
+    ``nrexmit_`` and its retransmission in ``nrexmitpack_``; hosim counts SYN retransmissions
+    apart (``syn_retransmits``). Adds them to each flow's timeouts and retransmits, and the
+    sums, in place."""
+    for f in res["flows"]:
+        f["timeouts"] += f["syn_retransmits"]
+        f["retransmits"] += f["syn_retransmits"]
+    for k in ("timeouts", "retransmits"):
+        res[k] = sum(f[k] for f in res["flows"])
+    return res
+
+
 def run_one(c: dict, seed: int, extra: dict) -> dict:
     import hosim  # noqa: PLC0415
     from hosim.api import Capture  # noqa: PLC0415
@@ -98,6 +111,7 @@ def run_one(c: dict, seed: int, extra: dict) -> dict:
     c = dict(c, seed=seed)
     probe = bool(c["drop_segments"] or c["drop_retransmissions"])
     res, _ = ns3_side.run_case(c, "ns2", False, extra)
+    count_syn_as_ns2(res)
     res["seed"] = seed
     if probe:
         with tempfile.TemporaryDirectory(prefix="ns2cmp-h-") as wd:

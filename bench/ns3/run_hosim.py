@@ -186,6 +186,7 @@ def run_case(c: dict, profile: str, traces: bool, extra: dict | None = None) -> 
                 "fast_recoveries": f["fast_recoveries"],
                 "timeouts": f["timeouts"],
                 "spurious_timeouts": f["spurious_timeouts"],
+                "syn_retransmits": f["syn_retransmits"],
                 "scripted_drops": f["scripted_drops"],
                 "rtt_mean_s": f["rtt_mean_s"],
                 "cwnd_final_bytes": f["cwnd_final_bytes"],

@@ -11,8 +11,8 @@ use crate::tcp::{
     RtoRearm, RtoSsthresh, SackPipe, TcpConfig,
 };
 use crate::tcp::{
-    CubicAlpha, FastRetransmitWindow, GrowthGate, NewRenoExit, ReductionBasis, RenoReentry, RtoFormula, RttSampling,
-    SackEntry, SackRetransmit, SlowStartGrowth,
+    CubicAlpha, FastRetransmitWindow, GoBackN, GrowthGate, NewRenoExit, ReductionBasis, RenoReentry, RtoFormula,
+    RttSampling, SackEntry, SackRetransmit, SlowStartGrowth, SynTimeout,
 };
 
 /// Largest packet: `mss_bytes + header_bytes` (the IPv4 total length; sizes are u32 inside).
@@ -120,6 +120,8 @@ pub struct TcpSection {
     pub rtt_sampling: Option<RttSampling>,
     pub reno_reentry: Option<RenoReentry>,
     pub exit_ack_opens_window: Option<bool>,
+    pub syn_timeout: Option<SynTimeout>,
+    pub go_back_n: Option<GoBackN>,
     // Linux dialect.
     pub rto_rearm: Option<RtoRearm>,
     pub slow_start_growth: Option<SlowStartGrowth>,
@@ -428,6 +430,14 @@ impl TcpSection {
         if let Some(v) = self.exit_ack_opens_window {
             cfg.exit_ack_opens_window = v;
             set.insert(ProfileKeys::EXIT_ACK_OPENS);
+        }
+        if let Some(v) = self.syn_timeout {
+            cfg.syn_timeout = v;
+            set.insert(ProfileKeys::SYN_TIMEOUT);
+        }
+        if let Some(v) = self.go_back_n {
+            cfg.go_back_n = v;
+            set.insert(ProfileKeys::GO_BACK_N);
         }
         if let Some(v) = self.quickack_segments {
             cfg.quickack_segments = v;

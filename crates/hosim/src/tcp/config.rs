@@ -231,6 +231,38 @@ pub enum RenoReentry {
     BeyondRecover,
 }
 
+/// What the go-back-N after a retransmission timeout resends, with SACK.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum GoBackN {
+    /// Every unacknowledged segment but those that ACKs arriving after the timeout SACK (the
+    /// SACK state held before it is discarded, RFC 2018 §8).
+    SkipSacked,
+    /// ns-2.35 `Sack1TcpAgent`: every segment from snd_una on, SACKed or not. Its timeout
+    /// clears the scoreboard, and outside fast recovery every new ACK clears it again
+    /// (`recv`: `scb_->ClearScoreBoard()`), so `send_much` finds no hole to send
+    /// (`GetNextRetran` -1) and sends `t_seqno_++` in order: the receiver gets again what it
+    /// had reported. Until the first ACK of new data after the timeout, duplicate ACKs are
+    /// not counted (`timeout_` TRUE): no Limited Transmit, no fast retransmit. SACK only.
+    All,
+}
+
+/// What a timeout of the SYN leaves for the data that follows the handshake.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SynTimeout {
+    /// RFC 6298 (5.7): the RTO is re-initialized to 3 s once the handshake completes; RFC
+    /// 5681 §3.1: the initial window is one segment; ssthresh keeps its initial value.
+    Rfc6298,
+    /// ns-2.35's one-way TCP, where the SYN is packet 0 and its timeout is any timeout
+    /// (`TcpAgent::timeout`, tcp/tcp.cc): `slowdown(CLOSE_SSTHRESH_HALF|CLOSE_CWND_RESTART)`
+    /// halves the one-packet window to `(int) 0.5`, which the floor makes ssthresh_ = 2
+    /// packets; `bugfix_ss_` makes the initial window one packet (`wnd_init_ = 1`); the timer
+    /// stays backed off (`t_backoff_` 2, `t_rtxcur_` the initial RTO) until the first RTT
+    /// sample, as the retransmitted SYN is not timed: no 3 s re-initialization.
+    Ns2,
+}
+
 /// The window a fast retransmit leaves (RFC 5681 §3.2 step 2, RFC 6675 (4.2)).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -466,6 +498,10 @@ pub struct TcpConfig {
     /// data (ns-2 `RenoTcpAgent::recv`, `NewRenoTcpAgent::recv`: `recv_newack_helper` calls
     /// `opencwnd`); RFC 5681 §3.2 step 6 only deflates the window.
     pub exit_ack_opens_window: bool,
+    /// The state a lost SYN leaves once the handshake completes (`SynTimeout`).
+    pub syn_timeout: SynTimeout,
+    /// What the go-back-N after a timeout resends with SACK (`GoBackN`).
+    pub go_back_n: GoBackN,
     // Linux dialect (see the enums above).
     pub rto_rearm: RtoRearm,
     pub slow_start_growth: SlowStartGrowth,

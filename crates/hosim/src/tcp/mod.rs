@@ -57,9 +57,9 @@ mod ns2_dialect_tests;
 mod rack_frto_tests;
 
 pub use config::{
-    CaGrowth, CcKind, CubicAlpha, FastRetransmitWindow, GrowthGate, LossDetection, NewRenoExit, NewRenoReentry,
-    NewRenoTimer, Recovery, RecoveryRate, ReductionBasis, RenoReentry, RtoFormula, RtoRearm, RtoSsthresh, RttSampling,
-    SackEntry, SackPipe, SackRetransmit, SlowStartGrowth, TcpConfig,
+    CaGrowth, CcKind, CubicAlpha, FastRetransmitWindow, GoBackN, GrowthGate, LossDetection, NewRenoExit,
+    NewRenoReentry, NewRenoTimer, Recovery, RecoveryRate, ReductionBasis, RenoReentry, RtoFormula, RtoRearm,
+    RtoSsthresh, RttSampling, SackEntry, SackPipe, SackRetransmit, SlowStartGrowth, SynTimeout, TcpConfig,
 };
 pub use path::{AccessKind, DelayShift, Handoff, PathChange};
 pub use profile::{Profile, ProfileKeys};

@@ -3,11 +3,12 @@
 //! RFC value is checked beside it, so each test fails under the RFC behaviour.
 
 use super::config::{
-    CaGrowth, FastRetransmitWindow, NewRenoExit, Recovery, RenoReentry, RttSampling, SackEntry, SackPipe,
-    SackRetransmit, TcpConfig,
+    CaGrowth, FastRetransmitWindow, GoBackN, NewRenoExit, Recovery, RenoReentry, RttSampling, SackEntry, SackPipe,
+    SackRetransmit, SynTimeout, TcpConfig,
 };
 use super::fixtures::*;
 use super::sender::TcpSender;
+use crate::engine::time::s_to_ns;
 use crate::net::packet::SackBlocks;
 
 /// One ACK of cumulative point 0 that SACKs segments `lo..hi` at once.
@@ -269,4 +270,69 @@ fn reno_reentry_beyond_recover_holds_after_a_timeout() {
     };
     assert_eq!(run(RenoReentry::Always), (Some(retx(0)), 1));
     assert_eq!(run(RenoReentry::BeyondRecover), (None, 0));
+}
+
+/// The SYN sent at 0 is lost; the timer (initial RTO 1 s) resends it at 1 s and its answer
+/// comes at 1.1 s. RFC 6298 (5.7) times the first data with a 3 s RTO and leaves ssthresh
+/// alone; ns-2's SYN is packet 0 and its timeout an ordinary one (`TcpAgent::timeout`):
+/// ssthresh_ = 2 packets (`slowdown`'s floor), the timer backed off to 2 s until the first
+/// RTT sample. Both open with one segment (RFC 5681 §3.1; ns-2 `bugfix_ss_`).
+#[test]
+fn syn_timeout_ns2_sets_ssthresh_two_and_keeps_the_backed_off_rto() {
+    let run = |rule| {
+        let mut s = TcpSender::new(TcpConfig { syn_timeout: rule, ..config(Recovery::Sack) }, u64::MAX);
+        let mut out = Vec::new();
+        s.connect(0, &mut out);
+        s.on_timer(ms(1000), &mut out);
+        assert_eq!(s.stats.syn_retransmits, 1);
+        let mut out = Vec::new();
+        s.on_syn_ack(ms(1100), &mut out);
+        assert_eq!(out, vec![new_data(0)], "one segment");
+        (s.cwnd(), s.ssthresh(), s.rto_deadline())
+    };
+    assert_eq!(run(SynTimeout::Rfc6298), (MSS, u64::MAX, Some(ms(1100) + s_to_ns(3.0))), "RFC 6298 (5.7)");
+    assert_eq!(run(SynTimeout::Ns2), (MSS, 2 * MSS, Some(ms(1100) + s_to_ns(2.0))), "ns-2 slowdown()");
+}
+
+/// SACK, the initial flight (segments 0..10) unanswered: the timer fires at 1100 ms and resends
+/// segment 0. Its ACK at 1200 ms also SACKs segments 2 and 3, and slow start opens cwnd to
+/// two segments: snd_una + cwnd ends at segment 3. hosim skips what that ACK SACKed (and
+/// segment 4 is beyond the window); ns-2's Sack1 goes back N over it as well (its scoreboard,
+/// cleared by the timeout, is cleared again by every new ACK outside recovery).
+#[test]
+fn go_back_n_all_resends_segments_sacked_after_the_timeout() {
+    let run = |rule| {
+        let mut s = established(TcpConfig { go_back_n: rule, ..config(Recovery::Sack) });
+        let mut out = Vec::new();
+        assert_eq!(s.on_timer(ms(1100), &mut out), Some(0));
+        assert_eq!(out, vec![retx(0)]);
+        let mut blocks = SackBlocks::default();
+        blocks.push((2 * MSS, 4 * MSS));
+        ack_with(&mut s, 1200, MSS, &blocks)
+    };
+    assert_eq!(run(GoBackN::SkipSacked), vec![retx(1)], "2 SACKed after the timeout");
+    assert_eq!(run(GoBackN::All), vec![retx(1), retx(2)], "ns-2: t_seqno_++ whatever is SACKed");
+}
+
+/// SACK with Limited Transmit, the initial flight (segments 0..10) unanswered: the timer fires
+/// at 1100 ms. Two ACKs that SACK segments 8 and 9 arrive before any ACK of new data. RFC 3042
+/// lets each send a segment (go-back-N's next, 1 and 2); ns-2's Sack1 ignores them (`timeout_` is set until an ACK of new
+/// data), so the go-back-N waits for the ACK of segment 0.
+#[test]
+fn go_back_n_all_ignores_duplicate_acks_until_new_data_is_acked() {
+    let run = |rule| {
+        let cfg = TcpConfig { go_back_n: rule, limited_transmit: true, ..config(Recovery::Sack) };
+        let mut s = established(cfg);
+        let mut out = Vec::new();
+        assert_eq!(s.on_timer(ms(1100), &mut out), Some(0));
+        let mut sent = Vec::new();
+        for k in 9..11 {
+            let mut blocks = SackBlocks::default();
+            blocks.push((8 * MSS, k * MSS));
+            sent.extend(ack_with(&mut s, 1150, 0, &blocks));
+        }
+        sent
+    };
+    assert_eq!(run(GoBackN::SkipSacked), vec![retx(1), retx(2)], "RFC 3042: one segment per duplicate ACK");
+    assert_eq!(run(GoBackN::All), vec![], "ns-2 Sack1: timeout_ ignores them");
 }

@@ -10,9 +10,9 @@
 use serde::{Deserialize, Serialize};
 
 use super::config::{
-    CaGrowth, CcKind, CubicAlpha, FastRetransmitWindow, GrowthGate, LossDetection, NewRenoExit, NewRenoReentry,
-    NewRenoTimer, Recovery, RecoveryRate, ReductionBasis, RenoReentry, RtoFormula, RtoRearm, RtoSsthresh, RttSampling,
-    SackEntry, SackPipe, SackRetransmit, SlowStartGrowth, TcpConfig,
+    CaGrowth, CcKind, CubicAlpha, FastRetransmitWindow, GoBackN, GrowthGate, LossDetection, NewRenoExit,
+    NewRenoReentry, NewRenoTimer, Recovery, RecoveryRate, ReductionBasis, RenoReentry, RtoFormula, RtoRearm,
+    RtoSsthresh, RttSampling, SackEntry, SackPipe, SackRetransmit, SlowStartGrowth, SynTimeout, TcpConfig,
 };
 use crate::engine::time::s_to_ns;
 
@@ -72,6 +72,8 @@ impl ProfileKeys {
     pub const RTT_SAMPLING: ProfileKeys = ProfileKeys(1 << 35);
     pub const RENO_REENTRY: ProfileKeys = ProfileKeys(1 << 36);
     pub const EXIT_ACK_OPENS: ProfileKeys = ProfileKeys(1 << 38);
+    pub const SYN_TIMEOUT: ProfileKeys = ProfileKeys(1 << 41);
+    pub const GO_BACK_N: ProfileKeys = ProfileKeys(1 << 42);
     // Linux dialect
     pub const SMALL_QUEUES: ProfileKeys = ProfileKeys(1 << 37);
     pub const DSACK: ProfileKeys = ProfileKeys(1 << 39);
@@ -156,6 +158,8 @@ impl Profile {
             rtt_sampling: RttSampling::EveryAck,
             reno_reentry: RenoReentry::Always,
             exit_ack_opens_window: false,
+            syn_timeout: SynTimeout::Rfc6298,
+            go_back_n: GoBackN::SkipSacked,
             // Linux dialect: the RFC behaviour outside `linux`.
             rto_rearm: RtoRearm::NewAck,
             slow_start_growth: SlowStartGrowth::Smss,
@@ -211,6 +215,8 @@ impl Profile {
                 rtt_sampling: RttSampling::TimedSegment,
                 reno_reentry: RenoReentry::BeyondRecover,
                 exit_ack_opens_window: true,
+                syn_timeout: SynTimeout::Ns2,
+                go_back_n: GoBackN::All,
                 sack_pipe: SackPipe::Ns2Counter,
                 rto_formula: RtoFormula::Ns2,
                 ..common
@@ -335,6 +341,8 @@ impl Profile {
             RENO_REENTRY => reno_reentry,
             SMALL_QUEUES => small_queues,
             EXIT_ACK_OPENS => exit_ack_opens_window,
+            SYN_TIMEOUT => syn_timeout,
+            GO_BACK_N => go_back_n,
             DSACK => dsack,
             DSACK_UNDO => dsack_undo,
             TIMESTAMPS => timestamps,
@@ -393,6 +401,8 @@ mod tests {
             ProfileKeys::RENO_REENTRY,
             ProfileKeys::SMALL_QUEUES,
             ProfileKeys::EXIT_ACK_OPENS,
+            ProfileKeys::SYN_TIMEOUT,
+            ProfileKeys::GO_BACK_N,
             ProfileKeys::DSACK,
             ProfileKeys::DSACK_UNDO,
             ProfileKeys::TIMESTAMPS,

@@ -8,8 +8,8 @@ pub use super::window::WindowControl;
 use super::cc::{AnyCc, Controller, GrowthGateState, NewAck, SlowStartExits};
 use super::config::LossDetection;
 use super::config::{
-    FastRetransmitWindow, GrowthGate, Recovery, RecoveryRate, ReductionBasis, RtoRearm, RtoSsthresh, RttSampling,
-    TcpConfig,
+    FastRetransmitWindow, GoBackN, GrowthGate, Recovery, RecoveryRate, ReductionBasis, RtoRearm, RtoSsthresh,
+    RttSampling, SynTimeout, TcpConfig,
 };
 use super::path::PathChange;
 use super::recovery::{AckInRecovery, AnyRecovery, LossRecovery, NextSeg, Outstanding, Rack};
@@ -160,6 +160,9 @@ pub struct TcpSender {
     /// One past the data outstanding at the last timeout: its episode ends when the
     /// cumulative ACK reaches this.
     timeout_recover_end: u64,
+    /// ns-2 Sack1's `timeout_` (`go_back_n = "all"`): set by a timeout, cleared by the next
+    /// ACK of new data; duplicate ACKs in between are not counted.
+    dupacks_ignored_after_rto: bool,
     last_rtt_sample_ns: Option<SimTime>,
     /// `rtt_sampling = "timed-segment"`: the end of the segment being timed and when it was sent.
     timed_segment: Option<(u64, SimTime)>,
@@ -239,6 +242,7 @@ impl TcpSender {
             lt_bytes: 0,
             consecutive_timeouts: 0,
             timeout_recover_end: 0,
+            dupacks_ignored_after_rto: false,
             last_rtt_sample_ns: None,
             timed_segment: None,
             last_event_ns: 0,
@@ -398,9 +402,16 @@ impl TcpSender {
         if self.stats.syn_retransmits == 0 {
             self.take_rtt_sample(now, now - self.syn_sent_ns);
         } else {
-            // RFC 6298 (5.7) and RFC 5681 §3.1: after a lost SYN, RTO >= 3 s and IW = 1 SMSS.
-            self.rto.reinit_after_syn_loss(s_to_ns(3.0));
-            self.cc.set_cwnd(self.cfg.mss_bytes as u64);
+            let mss = self.cfg.mss_bytes as u64;
+            // RFC 5681 §3.1 (and ns-2's `bugfix_ss_`): after a lost SYN, IW = 1 SMSS.
+            self.cc.set_cwnd(mss);
+            match self.cfg.syn_timeout {
+                // RFC 6298 (5.7): RTO >= 3 s once data is sent.
+                SynTimeout::Rfc6298 => self.rto.reinit_after_syn_loss(s_to_ns(3.0)),
+                // ns-2 `TcpAgent::timeout` -> `slowdown`: ssthresh_ = max((int) (1 / 2), 2)
+                // packets; the backed-off RTO stays until the first sample.
+                SynTimeout::Ns2 => self.cc.set_ssthresh(2 * mss),
+            }
         }
         self.rto_deadline = None;
         self.try_send(now, out);
@@ -465,7 +476,7 @@ impl TcpSender {
             && self.recovery.is_duplicate(newly_sacked, rwnd_changed);
         if ack > self.snd_una {
             self.on_new_ack(now, ack, out);
-        } else if duplicate && !self.dupack_suppressed(now) {
+        } else if duplicate && !self.dupacks_ignored_after_rto && !self.dupack_suppressed(now) {
             // A duplicate ACK as the recovery defines it (RFC 5681 §2, RFC 6675 §2).
             self.on_dupack(now, out);
         }
@@ -536,6 +547,7 @@ impl TcpSender {
         // RFC 8985 §7.2: an ACK of new data restarts the loss probe timer.
         self.pto_rearm = true;
         self.snd_una = ack;
+        self.dupacks_ignored_after_rto = false;
         if self.snd_nxt < ack {
             self.snd_nxt = ack;
         }
@@ -857,6 +869,9 @@ impl TcpSender {
         self.recovery.on_rto(seq, &mut self.board);
         self.timeout_recover_end = self.snd_max;
         self.ecn_recover_end = self.snd_max;
+        // ns-2 `Sack1TcpAgent::timeout`: `timeout_ = TRUE`, and `recv` counts no duplicate
+        // ACK (no Limited Transmit, no fast retransmit) until an ACK of new data.
+        self.dupacks_ignored_after_rto = self.cfg.go_back_n == GoBackN::All && self.recovery.uses_sack();
         // Go back N: resend from the first unacknowledged byte, in slow start.
         self.snd_nxt = self.snd_una;
         self.rto.back_off();
@@ -1082,12 +1097,12 @@ impl TcpSender {
         }
     }
 
-    /// Go-back-N step: resends the segment at snd_nxt (skipping it if SACKed) unless it ends
-    /// beyond `limit`. Returns whether the loop may go on.
+    /// Go-back-N step: resends the segment at snd_nxt (skipping it if SACKed, unless
+    /// `go_back_n = "all"`) unless it ends beyond `limit`. Returns whether the loop may go on.
     fn resend_at_snd_nxt(&mut self, limit: u64, now: SimTime, out: &mut Vec<Segment>) -> bool {
         let Some(i) = self.board.index_of(self.snd_nxt) else { return false };
         let seg = *self.board.get(i);
-        if seg.sacked {
+        if seg.sacked && self.cfg.go_back_n == GoBackN::SkipSacked {
             self.snd_nxt = seg.end;
             return true;
         }
