@@ -156,6 +156,13 @@ fn unknown_sack_pipe_rule_is_named_with_the_choices() {
 }
 
 #[test]
+fn unknown_sack_retransmit_rule_is_named_with_the_choices() {
+    let e = err(GOOD, &[("tcp.sack_retransmit", "fack")]);
+    assert!(e.contains("`tcp.sack_retransmit`") && e.contains("next-seg-any-unsacked"), "{e}");
+    assert!(!e.contains('\n'), "{e}");
+}
+
+#[test]
 fn unknown_ca_growth_is_named() {
     let e = err(GOOD, &[("tcp.ca_growth", "packets")]);
     assert!(e.contains("`tcp.ca_growth`") && e.contains("per-ack"), "{e}");

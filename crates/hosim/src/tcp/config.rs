@@ -320,8 +320,13 @@ pub enum SackEntry {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum SackRetransmit {
-    /// NextSeg() rules (1)-(4): lost holes, new data, any unSACKed segment, rescue.
+    /// NextSeg() rules (1)-(4): lost holes, new data, an unSACKed segment below the highest
+    /// SACKed octet (rule (3) meets (1.a) and (1.b)), rescue.
     NextSeg,
+    /// ns-3.44 `TcpTxBuffer::NextSeg` (src/internet/model/tcp-tx-buffer.cc): rules (1) and
+    /// (2), then rule (3) without (1.b): the first unSACKed segment not yet retransmitted,
+    /// above every SACK too (ns-3 has no rule (4); `rescue_retransmission` is off in `ns3`).
+    NextSegAnyUnsacked,
     /// ns-2 `Sack1TcpAgent::send_much` with `ScoreBoardRQ::GetNextRetran`: every hole below
     /// SACKed data, in order, once, lost by IsLost() or not; then new data; never the
     /// highest unSACKed segment (no rule (3)) and no rescue retransmission (no rule (4)).

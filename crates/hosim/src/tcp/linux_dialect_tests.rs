@@ -319,10 +319,10 @@ fn nothing_new_to_send(retransmit: SackRetransmit) -> (Vec<super::sender::Segmen
 
 #[test]
 fn sack_retransmit_lost_only_never_resends_a_segment_not_marked_lost() {
-    // With no new data to send, NextSeg() rule (3) resends segment 8, still in flight and
-    // not lost by IsLost() (RFC 6675 §4). Linux resends only segments marked lost
-    // (`tcp_xmit_retransmit_queue`: TCPCB_LOST), so the original 8 and 9 are left to arrive.
-    assert_eq!(nothing_new_to_send(SackRetransmit::NextSeg).0, vec![retx(1), retx(8)]);
+    // With no new data to send, NextSeg() rule (3) resends segment 8 once 9 is SACKed above
+    // it, though IsLost(8) is false (RFC 6675 §4). Linux resends only segments marked lost
+    // (`tcp_xmit_retransmit_queue`: TCPCB_LOST), so the original 8 is left to arrive.
+    assert_eq!(nothing_new_to_send(SackRetransmit::NextSeg), (vec![retx(1)], vec![retx(8)]));
     let (before, after) = nothing_new_to_send(SackRetransmit::LostOnly);
     assert_eq!(before, vec![retx(1)]);
     assert_eq!(after, vec![], "one SACKed segment above 8 does not make it lost");

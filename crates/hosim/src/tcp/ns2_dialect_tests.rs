@@ -86,12 +86,12 @@ fn window_limited_tail(
 
 #[test]
 fn sack_retransmit_holes_below_sacked_never_resends_the_highest_unsacked_segment() {
-    // RFC 6675 NextSeg rule (3) resends segment 8, which nothing SACKed lies above, before
-    // the original 9 arrives (and rule (4) resends it again after: `sack.rs` tests).
+    // RFC 6675 NextSeg rule (4) resends 9, the highest unSACKed segment, while 7 is the
+    // highest SACKed one (8 and 9 above every SACK: not rule (3)'s, `sack.rs` tests).
     let (before, _) = window_limited_tail(SackRetransmit::NextSeg);
-    assert_eq!(before, vec![retx(1), retx(8)]);
-    // ns-2 Sack1 (ScoreBoardRQ::GetNextRetran) resends only holes below SACKed data: 8 once
-    // 9 is SACKed above it.
+    assert_eq!(before, vec![retx(1), retx(9)]);
+    // ns-2 Sack1 (ScoreBoardRQ::GetNextRetran) resends only holes below SACKed data, and has
+    // no rescue: 8 once 9 is SACKed above it, never 9.
     let (before, after) = window_limited_tail(SackRetransmit::HolesBelowSacked);
     assert_eq!(before, vec![retx(1)]);
     assert_eq!(after, vec![retx(8)]);

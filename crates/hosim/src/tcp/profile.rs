@@ -235,6 +235,8 @@ impl Profile {
                 newreno_reentry: NewRenoReentry::AtRecover,
                 ca_growth: CaGrowth::PerAck,
                 rescue_retransmission: false,
+                // tcp-tx-buffer.cc `TcpTxBuffer::NextSeg`: rule (3) without (1.b).
+                sack_retransmit: SackRetransmit::NextSegAnyUnsacked,
                 ..common
             },
             // include/net/tcp.h: TCP_INIT_CWND 10, TCP_RTO_MIN 200 ms, TCP_TIMEOUT_INIT 1 s,
@@ -459,6 +461,12 @@ mod tests {
         base.explicit.insert(ProfileKeys::SACK_RETRANSMIT);
         let cfg = Profile::Ns2.rebase(&base);
         assert_eq!((cfg.sack_retransmit, cfg.sack_entry), (SackRetransmit::NextSeg, SackEntry::Dupacks));
+    }
+
+    #[test]
+    fn ns3_takes_ns3s_next_seg_and_rfc_the_rfc_one() {
+        assert_eq!(Profile::Ns3.config().sack_retransmit, SackRetransmit::NextSegAnyUnsacked);
+        assert_eq!(Profile::Rfc.config().sack_retransmit, SackRetransmit::NextSeg);
     }
 
     #[test]

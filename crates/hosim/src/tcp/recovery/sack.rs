@@ -46,7 +46,8 @@ pub struct Sack {
     rack: bool,
     /// ns-2 dialect: what starts recovery (RFC 6675 §5, or ns-2's third duplicate ACK only).
     entry: SackEntry,
-    /// ns-2 dialect: NextSeg() or ns-2's holes below SACKed data.
+    /// Dialect: NextSeg(), ns-3's NextSeg() without (1.b) in rule (3), ns-2's holes below
+    /// SACKed data, or Linux's lost segments only.
     retransmit: SackRetransmit,
     /// ns-2 dialect (`SackPipe::Ns2Counter`): Sack1's `pipe_`, bytes; an int in ns-2, it may
     /// go below 0 (then more than cwnd is sent).
@@ -93,7 +94,7 @@ impl Sack {
         }
     }
 
-    /// The dialect keys `tcp.sack_entry` (ns-2) and `tcp.sack_retransmit` (ns-2, Linux).
+    /// The dialect keys `tcp.sack_entry` (ns-2) and `tcp.sack_retransmit` (ns-2, ns-3, Linux).
     pub fn with_ns2_dialect(mut self, entry: SackEntry, retransmit: SackRetransmit) -> Self {
         self.entry = entry;
         self.retransmit = retransmit;
@@ -445,8 +446,13 @@ impl Sack {
             // Linux `tcp_xmit_retransmit_queue`: only segments marked lost are resent.
             return None;
         }
-        // (3) the first unSACKed S3 > HighRxt, lost or not.
-        if let Some(i) = first_after_rxt {
+        // (3) the first unSACKed S3 that meets (1.a), S3 > HighRxt, and (1.b), S3 below the
+        // highest octet covered by any received SACK; lost or not ((1.c) excluded). A segment
+        // above every SACK is left to rule (4). ns-3 (`next-seg-any-unsacked`) skips (1.b).
+        let below_a_sack = |i: usize| {
+            self.retransmit == SackRetransmit::NextSegAnyUnsacked || highest_sacked(board).is_some_and(|h| i < h)
+        };
+        if let Some(i) = first_after_rxt.filter(|&i| below_a_sack(i)) {
             self.high_rxt_end = board.get(i).end;
             return Some(NextSeg::Retransmit(i));
         }
@@ -466,8 +472,7 @@ impl Sack {
     /// (`h_seqno_`, HighRxt here) with SACKed data above it, lost by IsLost() or not; else new
     /// data; else nothing: no NextSeg() rule (3) and no rescue retransmission.
     fn choose_ns2(&mut self, board: &Scoreboard, first_after_rxt: Option<usize>, new_data: bool) -> Option<NextSeg> {
-        let highest_sacked = (0..board.len()).rev().find(|&i| board.get(i).sacked);
-        if let (Some(i), Some(h)) = (first_after_rxt, highest_sacked) {
+        if let (Some(i), Some(h)) = (first_after_rxt, highest_sacked(board)) {
             if i < h {
                 self.high_rxt_end = board.get(i).end;
                 return Some(NextSeg::Retransmit(i));
@@ -477,9 +482,15 @@ impl Sack {
     }
 }
 
+/// The index of the highest SACKed segment: the one holding RFC 6675's "highest octet
+/// covered by any received SACK" (NextSeg() (1.b)).
+fn highest_sacked(board: &Scoreboard) -> Option<usize> {
+    (0..board.len()).rev().find(|&i| board.get(i).sacked)
+}
+
 #[cfg(test)]
 mod tests {
-    use crate::tcp::config::{Recovery, RecoveryRate, SackPipe, TcpConfig};
+    use crate::tcp::config::{Recovery, RecoveryRate, SackPipe, SackRetransmit, TcpConfig};
     use crate::tcp::fixtures::*;
 
     #[test]
@@ -525,30 +536,66 @@ mod tests {
         assert_eq!(s.inflight_bytes(), s.snd_max() - s.snd_una());
     }
 
+    type Sent = Vec<crate::tcp::sender::Segment>;
+
     /// An application with ten segments, holes 1 and 8: recovery starts at segment 4's ACK
-    /// (ssthresh = cwnd = 4500); 5–7 arrive and NextSeg rule (3) resends 8; the original 9
-    /// then arrives. Rules (1)–(3) have nothing left and there is no new data.
-    fn sack_tail_with(rescue: bool) -> Vec<crate::tcp::sender::Segment> {
-        let cfg = TcpConfig { rescue_retransmission: rescue, ..config(Recovery::Sack) };
+    /// (ssthresh = cwnd = 4500) and resends 1; 5–7 arrive, then the original 9. What the
+    /// sender sent while 7 was the highest SACKed segment (nothing new left to send, 8 and 9
+    /// unSACKed above every SACK), and after 9's SACK (8 unSACKed below it, not lost).
+    fn sack_tail(retransmit: SackRetransmit, rescue: bool) -> (Sent, Sent) {
+        let cfg = TcpConfig { sack_retransmit: retransmit, rescue_retransmission: rescue, ..config(Recovery::Sack) };
         let mut s = established_with_data(cfg, 10 * MSS);
         let mut peer = SackPeer::default();
-        let mut sent = Vec::new();
+        let mut before_9 = Vec::new();
         for seg in [0, 2, 3, 4, 5, 6, 7] {
-            sent.extend(peer.deliver(&mut s, 200, seg));
+            before_9.extend(peer.deliver(&mut s, 200, seg));
         }
-        assert_eq!(sent, vec![retx(1), retx(8)]);
         assert_eq!((s.cwnd(), s.ssthresh()), (4500, 4500));
-        peer.deliver(&mut s, 210, 9)
+        (before_9, peer.deliver(&mut s, 210, 9))
     }
 
     #[test]
-    fn sack_recovery_rescue_retransmission_resends_highest_unsacked_segment() {
-        assert_eq!(sack_tail_with(true), vec![retx(8)], "RFC 6675 NextSeg rule (4)");
+    fn sack_recovery_rule_3_leaves_a_segment_above_every_sack_to_the_rescue_retransmission() {
+        // 8 and 9 lie above the highest SACKed octet (7): not rule (3)'s (RFC 6675 §4, (1.b));
+        // rule (4) resends the highest unSACKed segment, 9, once per recovery.
+        let (before, after) = sack_tail(SackRetransmit::NextSeg, true);
+        assert_eq!(before, vec![retx(1), retx(9)], "RFC 6675 NextSeg rule (4)");
+        // 9's SACK puts 8 below SACKed data: rule (3) resends it, lost or not.
+        assert_eq!(after, vec![retx(8)], "RFC 6675 NextSeg rule (3)");
     }
 
     #[test]
-    fn sack_recovery_without_rescue_retransmission_sends_nothing() {
-        assert!(sack_tail_with(false).is_empty(), "ns-3 omits rule (4)");
+    fn sack_recovery_without_rescue_resends_nothing_above_every_sack() {
+        let (before, after) = sack_tail(SackRetransmit::NextSeg, false);
+        assert_eq!(before, vec![retx(1)], "8 and 9 above every SACK: no rule (3), no rule (4)");
+        assert_eq!(after, vec![retx(8)], "rule (3) once 9 is SACKed above 8");
+    }
+
+    /// Holes 1 and 6 of ten segments: 0, 2–5, 7 and 8 arrive (recovery starts at 4's ACK
+    /// and resends 1); 9 is still in flight above every SACK.
+    fn hole_below_two_sacks(retransmit: SackRetransmit) -> Sent {
+        let cfg = TcpConfig { sack_retransmit: retransmit, rescue_retransmission: false, ..config(Recovery::Sack) };
+        let mut s = established_with_data(cfg, 10 * MSS);
+        let mut peer = SackPeer::default();
+        [0, 2, 3, 4, 5, 7, 8].iter().flat_map(|&seg| peer.deliver(&mut s, 200, seg)).collect()
+    }
+
+    #[test]
+    fn sack_recovery_rule_3_resends_an_unlost_segment_below_a_sack() {
+        // IsLost(6) is false: two SACKed segments above it, DupThresh 3 (the Linux dialect,
+        // which resends only lost segments, leaves it alone). With pipe below cwnd and no new
+        // data, rule (3) resends it: 6 is above HighRxt and below the highest SACK, 8.
+        assert_eq!(hole_below_two_sacks(SackRetransmit::LostOnly), vec![retx(1)]);
+        assert_eq!(hole_below_two_sacks(SackRetransmit::NextSeg), vec![retx(1), retx(6)]);
+    }
+
+    #[test]
+    fn sack_recovery_ns3_rule_3_resends_a_segment_above_every_sack() {
+        // ns-3.44 `TcpTxBuffer::NextSeg`: rule (3) is the first unSACKed segment not yet
+        // retransmitted, without (1.b); no rule (4) (rescue off in the `ns3` profile).
+        let (before, after) = sack_tail(SackRetransmit::NextSegAnyUnsacked, false);
+        assert_eq!(before, vec![retx(1), retx(8)]);
+        assert!(after.is_empty(), "8 already resent; nothing unSACKed above HighRxt");
     }
 
     fn prr(rate: RecoveryRate) -> TcpConfig {
