@@ -140,6 +140,22 @@ pub fn sack_in_recovery_with(cfg: TcpConfig, holes: &[u64]) -> (TcpSender, SackP
     panic!("holes {holes:?} never start SACK recovery");
 }
 
+/// An application with ten segments, holes 1 and 8, under `cfg` (SACK recovery): segments 0
+/// and 2..7 arrive at 200 ms (recovery starts at segment 4's ACK and resends 1), then the
+/// original 9 at 210 ms. What the sender sent before 9's SACK (7 the highest SACKed segment,
+/// nothing new left to send, 8 and 9 unSACKed above every SACK), what it sent on 9's SACK
+/// (8 unSACKed below it, not lost), and the sender.
+pub fn holes_1_and_8_of_ten(cfg: TcpConfig) -> (Vec<Segment>, Vec<Segment>, TcpSender) {
+    let mut s = established_with_data(cfg, 10 * MSS);
+    let mut peer = SackPeer::default();
+    let mut before_9 = Vec::new();
+    for seg in [0, 2, 3, 4, 5, 6, 7] {
+        before_9.extend(peer.deliver(&mut s, 200, seg));
+    }
+    let after_9 = peer.deliver(&mut s, 210, 9);
+    (before_9, after_9, s)
+}
+
 /// After an RTO: nothing of the initial flight was acknowledged and the timer fired at
 /// 1100 ms. ssthresh = 5000, cwnd = 1 SMSS, segment 0 resent, RTO backed off to 2 s.
 pub fn after_rto(recovery: Recovery) -> TcpSender {

@@ -5,7 +5,7 @@ use super::cc::{Controller, Cubic, NewAck, ALPHA_CUBIC};
 use super::config::{
     CcKind, CubicAlpha, GrowthGate, Recovery, ReductionBasis, RtoFormula, SackRetransmit, SlowStartGrowth, TcpConfig,
 };
-use super::fixtures::{ack, config, established, established_with_data, ms, retx, SackPeer, MSS};
+use super::fixtures::{ack, config, established, holes_1_and_8_of_ten, ms, retx, MSS};
 use super::rto::RtoEstimator;
 use crate::net::packet::SackBlocks;
 
@@ -307,13 +307,7 @@ fn timestamps_hold_the_undo_while_a_retransmission_is_out() {
 /// sent before 9's ACK, and after it.
 fn nothing_new_to_send(retransmit: SackRetransmit) -> (Vec<super::sender::Segment>, Vec<super::sender::Segment>) {
     let cfg = TcpConfig { sack_retransmit: retransmit, rescue_retransmission: false, ..config(Recovery::Sack) };
-    let mut s = established_with_data(cfg, 10 * MSS);
-    let mut peer = SackPeer::default();
-    let mut before_9 = Vec::new();
-    for seg in [0, 2, 3, 4, 5, 6, 7] {
-        before_9.extend(peer.deliver(&mut s, 200, seg));
-    }
-    let after_9 = peer.deliver(&mut s, 210, 9);
+    let (before_9, after_9, _) = holes_1_and_8_of_ten(cfg);
     (before_9, after_9)
 }
 

@@ -74,13 +74,7 @@ fn window_limited_tail(
     retransmit: SackRetransmit,
 ) -> (Vec<crate::tcp::sender::Segment>, Vec<crate::tcp::sender::Segment>) {
     let cfg = TcpConfig { sack_retransmit: retransmit, ..config(Recovery::Sack) };
-    let mut s = established_with_data(cfg, 10 * MSS);
-    let mut peer = SackPeer::default();
-    let mut before_9 = Vec::new();
-    for seg in [0, 2, 3, 4, 5, 6, 7] {
-        before_9.extend(peer.deliver(&mut s, 200, seg));
-    }
-    let after_9 = peer.deliver(&mut s, 210, 9);
+    let (before_9, after_9, _) = holes_1_and_8_of_ten(cfg);
     (before_9, after_9)
 }
 
