@@ -110,24 +110,27 @@ fn a_bad_dialect_value_names_its_key() {
     assert!(err.contains("rto_formula"), "{err}");
 }
 
+/// Preset `name`, seed 1, under the `linux` profile with SACK recovery, then `sets` and `extra`,
+/// run to its end with packet conservation and in-order delivery checked.
+fn linux_sack_preset(name: &str, sets: &[(&str, &str)], extra: &[(&str, &str)]) -> hosim::sim::Sim {
+    let text = hosim::scenario::presets::find(name).expect("preset");
+    let mut all = vec![("tcp.profile", "\"linux\""), ("tcp.recovery", "\"sack\"")];
+    all.extend_from_slice(sets);
+    all.extend_from_slice(extra);
+    let mut sim = common::build_sim(text, 1, &all);
+    sim.run();
+    let bad = hosim::metrics::summary::check_invariants(&sim);
+    assert!(bad.is_empty(), "invariants: {bad:?}");
+    sim
+}
+
 /// drop-or-forward's forward scheme at Δ = 10 RTT (docs/reproductions/drop-or-forward.md):
 /// packets forwarded from the old base station arrive 50 ms after later ones sent directly.
 /// The `linux` profile with SACK, 8 s, plus `extra` overrides; returns flow0's sender stats
 /// and goodput.
 fn fcp_forward(extra: &[(&str, &str)]) -> (hosim::tcp::sender::SenderStats, u64) {
-    let text = hosim::scenario::presets::find("fcp").expect("fcp preset");
-    let mut sets = vec![
-        ("tcp.profile", "\"linux\""),
-        ("tcp.recovery", "\"sack\""),
-        ("duration_s", "8.0"),
-        ("fcp.handover_interval_rtt", "10.0"),
-        ("fcp.scheme", "\"forward\""),
-    ];
-    sets.extend_from_slice(extra);
-    let mut sim = common::build_sim(text, 1, &sets);
-    sim.run();
-    let bad = hosim::metrics::summary::check_invariants(&sim);
-    assert!(bad.is_empty(), "invariants: {bad:?}");
+    let sets = [("duration_s", "8.0"), ("fcp.handover_interval_rtt", "10.0"), ("fcp.scheme", "\"forward\"")];
+    let sim = linux_sack_preset("fcp", &sets, extra);
     let f = &sim.world.flows[0];
     (f.sender.stats.clone(), f.receiver.rcv_nxt())
 }
@@ -171,18 +174,7 @@ fn timestamps_show_the_forwarded_originals_and_cut_the_spurious_retransmissions(
 /// (its 65535-byte receiver window among them), plus `extra`. The reference flow's
 /// retransmissions, the segments its receiver got twice, and the bytes it delivered.
 fn lte_x2_fast(extra: &[(&str, &str)]) -> (u64, u64, u64) {
-    let text = hosim::scenario::presets::find("lte-x2").expect("lte-x2 preset");
-    let mut sets = vec![
-        ("tcp.profile", "\"linux\""),
-        ("tcp.recovery", "\"sack\""),
-        ("lte_x2.target_ues", "5"),
-        ("lte_x2.path_switch", "\"fast\""),
-    ];
-    sets.extend_from_slice(extra);
-    let mut sim = common::build_sim(text, 1, &sets);
-    sim.run();
-    let bad = hosim::metrics::summary::check_invariants(&sim);
-    assert!(bad.is_empty(), "invariants: {bad:?}");
+    let sim = linux_sack_preset("lte-x2", &[("lte_x2.target_ues", "5"), ("lte_x2.path_switch", "\"fast\"")], extra);
     let f = &sim.world.flows[0];
     (f.sender.stats.retransmits, f.receiver.stats.duplicate_segments, f.receiver.rcv_nxt())
 }
