@@ -282,7 +282,8 @@ def _keep_stacks(entry: dict[str, Any], old: dict[str, Any], label: str, ccs: li
 def merge_kernel_runs(name: str, path: str, src_path: str, ccs: list[str], note: str | None) -> None:
     """Replace the kernel runs of `ccs` in one data file by those of another run of this script
     (`src_path`, same variants and window clamp), keep every other stack's runs, and record the
-    merged runs' date, load and command as `<cc>_rerun`; the hosim rows are left as they are."""
+    merged runs' date, load and command as `<cc>_rerun`; the hosim rows are left as they are
+    unless the source has them on more seeds (same overrides), which it then supplies."""
     with open(path) as fh:
         data = json.load(fh)
     with open(src_path) as fh:
@@ -300,6 +301,11 @@ def merge_kernel_runs(name: str, path: str, src_path: str, ccs: list[str], note:
                 sys.exit(2)
             v[cc] = runs
             loads += [r["loadavg"][0] for r in runs]
+            # hosim's rows follow the kernel's seeds: when the source ran more seeds with the
+            # same overrides, its `linux` rows replace the file's (re-run them with --hosim-only).
+            src_v = src["variants"][label]
+            if src_v.get("overrides") == v.get("overrides") and len(src_v.get("linux", [])) > len(v.get("linux", [])):
+                v["linux"] = src_v["linux"]
         data[f"{cc}_rerun"] = {"date": src["date"], "kernel": src["kernel"], "repeats": src["repeats"],
                                "command": src["command"], "loadavg_min": min(loads), "loadavg_max": max(loads),
                                "merged_by": "bench/linux/todays_tcp.py " + " ".join(sys.argv[1:])}

@@ -233,38 +233,44 @@ def main() -> int:
         os.makedirs(os.path.dirname(out), exist_ok=True)
         points: dict[str, Any] = {}
         if os.path.exists(out):
-            # Points already in the file (as many seeds) are kept and not run again.
+            # Every run already in the file is kept and not run again: a grid grows seed by seed
+            # over several invocations (--seeds 20 after --seeds 3 runs seeds 4..20 only).
             with open(out) as fh:
-                points = {k: p for k, p in json.load(fh)["points"].items()
-                          if p["seeds"] == (1 if p["delta_rtt"] is None else args.seeds)}
-        grid = [sp for sp in specs(setting, args.recoveries.split(","), deltas) if key(*sp) not in points]
+                points = json.load(fh)["points"]
+        grid = specs(setting, args.recoveries.split(","), deltas)
 
         def n_seeds(sp: tuple[str, str, str, float | None]) -> int:
             # Without handovers nothing is random (the RNG draws only the handover phases).
             return 1 if sp[3] is None else args.seeds
 
-        jobs = [(*sp, seed, args.warmup, sets) for sp in grid for seed in range(1, n_seeds(sp) + 1)]
+        def have(sp: tuple[str, str, str, float | None]) -> set[int]:
+            return {r["seed"] for r in points.get(key(*sp), {}).get("runs", [])}
+
+        # Seed-major order: every point gains seed k before any gains seed k + 1, so a grid
+        # stopped part-way has every point at nearly the same number of seeds.
+        jobs = [(*sp, seed, args.warmup, sets)
+                for seed in range(1, args.seeds + 1) for sp in grid
+                if seed <= n_seeds(sp) and seed not in have(sp)]
+        print(f"{len(jobs)} runs to do ({len(grid)} points, seeds 1..{args.seeds}; "
+              f"{sum(len(have(sp)) for sp in grid)} runs already in {out})", flush=True)
         t0 = time.perf_counter()
-        done = len(points)
-        runs: list[dict[str, Any]] = []
         with ProcessPoolExecutor(max_workers=args.jobs) as ex:
-            # Results come in job order: a point is complete after its last seed, and the file
-            # is rewritten then, so an interrupted grid keeps every finished point.
-            for r in ex.map(run_one, jobs):
-                runs.append(r)
-                sp = grid[len(points) - done]
-                if len(runs) < n_seeds(sp):
-                    continue
+            # The file is rewritten after every run, so an interrupted grid keeps every run.
+            for job, r in zip(jobs, ex.map(run_one, jobs)):
+                sp = job[:4]
+                old = points.get(key(*sp), {}).get("runs", [])
+                runs = sorted([*old, r], key=lambda x: x["seed"])
                 fr = [x["throughput_fraction"] for x in runs]
                 points[key(*sp)] = {
                     "setting": sp[0], "recovery": sp[1], "scheme": sp[2], "delta_rtt": sp[3],
                     "warmup_s": args.warmup, "duration_s": duration_s(setting, sp[3], args.warmup),
-                    "throughput_fraction": statistics.fmean(fr), "throughput_fraction_ci95": ci95(fr),
+                    "throughput_fraction": statistics.fmean(fr),
+                    "throughput_fraction_ci95": ci95(fr),
                     "seeds": len(runs), "runs": runs,
                 }
-                print(f"{key(*sp):32s} {statistics.fmean(fr):.3f} ± {ci95(fr):.3f}  "
-                      f"TO {statistics.fmean(x['timeouts_per_flow'] for x in runs):.1f}", flush=True)
-                runs = []
+                print(f"{key(*sp):32s} seed {r['seed']:2d}: {r['throughput_fraction']:.3f} "
+                      f"(mean {statistics.fmean(fr):.3f} over {len(fr)})  TO {r['timeouts_per_flow']:.1f}  "
+                      f"[{r['wall_s']:.0f} s]", flush=True)
                 with open(out, "w") as fh:
                     json.dump({"command": "python3 " + " ".join(sys.argv), "ns_wall_s": time.perf_counter() - t0,
                                "points": points}, fh, indent=1, sort_keys=True)
