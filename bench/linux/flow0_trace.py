@@ -140,7 +140,7 @@ def simulate(scheme: str, seed: int, out: str, extra: list[str]) -> int:
     from hosim.api import Capture
 
     os.makedirs(out, exist_ok=True)
-    overrides: dict[str, Any] = {**CASE["base"], "fcp.scheme": scheme}
+    overrides: dict[str, Any] = {**CASE["base"], **CASE.get("hosim_overrides", {}), "fcp.scheme": scheme}
     for kv in extra:
         k, v = kv.split("=", 1)
         overrides[k] = json.loads(v) if v[:1] in "-0123456789tf[" else v

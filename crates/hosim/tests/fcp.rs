@@ -231,6 +231,8 @@ fn bad_fcp_keys_give_one_line_errors_naming_the_key() {
         ("fcp.first_handover_s", "-1"),
         ("fcp.warmup_s", "5"),
         ("fcp.start_stagger_s", "-1"),
+        ("fcp.start_s", "-0.5"),
+        ("fcp.start_s", "60"),
         ("fcp.handovers", "\"yes\""),
         ("fcp.teleport", "1"),
         ("tcp.newreno_timer", "eager"),
@@ -285,6 +287,35 @@ fn fcp_preset_reports_throughput_fraction_and_handovers() {
         v
     };
     assert_eq!(strip(s), strip(&again.summary), "same seed, same summary");
+}
+
+/// `fcp.start_s` moves every flow's start (and so its first segment) by the same time; the
+/// stagger still adds i x `start_stagger_s`.
+#[test]
+fn start_s_delays_every_flow_by_the_same_time() {
+    let text = hosim::scenario::presets::find("fcp").expect("fcp preset");
+    let run = |start: &str| {
+        let opts = hosim::RunOptions {
+            seed: Some(1),
+            overrides: vec![
+                ("duration_s".into(), "4".into()),
+                ("fcp.mobiles".into(), "2".into()),
+                ("fcp.start_stagger_s".into(), "0.1".into()),
+                ("fcp.start_s".into(), start.into()),
+            ],
+            traces: false,
+            ..Default::default()
+        };
+        hosim::run(text, "fcp", &opts).expect("preset runs").summary
+    };
+    let starts = |s: &serde_json::Value| -> Vec<f64> {
+        s["flows"].as_array().unwrap().iter().map(|f| f["start_s"].as_f64().unwrap()).collect()
+    };
+    let (at0, later) = (run("0"), run("0.5"));
+    assert_eq!(starts(&at0), vec![0.0, 0.1]);
+    assert_eq!(starts(&later), vec![0.5, 0.6]);
+    let bytes = |s: &serde_json::Value| s["flows"][0]["bytes_delivered"].as_u64().unwrap();
+    assert!(bytes(&later) < bytes(&at0), "half a second less to send: {} vs {}", bytes(&later), bytes(&at0));
 }
 
 /// Start times of one mobile's handovers in a long, light run.

@@ -138,9 +138,12 @@ pub struct FcpSection {
     /// No handovers before this time, and `throughput_fraction` is measured after it.
     #[serde(default = "d_warmup_s")]
     pub warmup_s: f64,
-    /// Flow i starts at i * start_stagger_s.
+    /// Flow i starts at start_s + i * start_stagger_s.
     #[serde(default)]
     pub start_stagger_s: f64,
+    /// The first flow's start.
+    #[serde(default)]
+    pub start_s: f64,
 }
 
 fn d_mobiles() -> u32 {
@@ -293,12 +296,16 @@ impl FcpSection {
         if self.warmup_s >= duration_s {
             return Err(c.err("fcp.warmup_s", &format!("must be < duration_s ({duration_s}), got {}", self.warmup_s)));
         }
+        c.non_negative("fcp.start_s", self.start_s)?;
+        if self.start_s >= duration_s {
+            return Err(c.err("fcp.start_s", &format!("must be < duration_s ({duration_s}), got {}", self.start_s)));
+        }
         c.non_negative("fcp.start_stagger_s", self.start_stagger_s)?;
-        // The last flow starts at (mobiles - 1) x start_stagger_s: a time like any other.
-        let last_start_s = self.mobiles.saturating_sub(1) as f64 * self.start_stagger_s;
+        // The last flow starts at start_s + (mobiles - 1) x start_stagger_s: a time like any other.
+        let last_start_s = self.start_s + self.mobiles.saturating_sub(1) as f64 * self.start_stagger_s;
         if last_start_s > crate::engine::time::MAX_TIME_S {
             let m = format!(
-                "the last flow would start at (mobiles - 1) x start_stagger_s = {last_start_s:e} s, beyond the longest time ({:e} s)",
+                "the last flow would start at start_s + (mobiles - 1) x start_stagger_s = {last_start_s:e} s, beyond the longest time ({:e} s)",
                 crate::engine::time::MAX_TIME_S
             );
             return Err(c.err("fcp.start_stagger_s", &m));

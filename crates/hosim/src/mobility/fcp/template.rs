@@ -52,7 +52,7 @@ pub fn expand(f: &FcpSection) -> Graph {
             app: AppKind::Bulk,
             bytes: None,
             rate_bps: None,
-            start_s: i as f64 * f.start_stagger_s,
+            start_s: f.start_s + i as f64 * f.start_stagger_s,
             tcp: None,
             drop_segments: Vec::new(),
             drop_retransmissions: Vec::new(),
