@@ -222,7 +222,7 @@ def report_table(data: dict[str, Any]) -> str:
         if "skipped" in v:
             lines.append(f"| {label} | not run ({v['skipped']}) | | | | | | |")
             continue
-        for stack in ("linux", *sorted(k for k in v if k not in ("linux", "overrides", "stack_dates"))):
+        for stack in ("linux", *sorted(k for k in v if k not in ("linux", "overrides", "hosim_overrides", "stack_dates"))):
             runs = v[stack]
             g = spread([r["goodput_bps"] / 1e6 for r in runs])
             gp = f"{g['mean']:.2f} ± {g['sd']:.2f} ({g['min']:.2f}-{g['max']:.2f})"
@@ -283,7 +283,7 @@ def _keep_stacks(entry: dict[str, Any], old: dict[str, Any], label: str, ccs: li
     if prev.get("overrides") != entry["overrides"]:
         return
     for cc, runs in prev.items():
-        if cc in ("linux", "overrides", "stack_dates", "skipped") or cc in ccs:
+        if cc in ("linux", "overrides", "hosim_overrides", "stack_dates", "skipped") or cc in ccs:
             continue
         entry[cc] = runs
         entry.setdefault("stack_dates", {})[cc] = prev.get("stack_dates", {}).get(cc, old.get("date"))
