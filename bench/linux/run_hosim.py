@@ -52,6 +52,7 @@ VARIANTS: dict[str, dict] = {
         "tcp.sack_retransmit": "next-seg",
         "tcp.pipe_outside_recovery": False,
         "tcp.reduction_basis": "flight-size",
+        "tcp.whole_segment_windows": False,
         "tcp.recovery_rate": "prr-ssrb",
     },
 }

@@ -135,6 +135,7 @@ pub struct TcpSection {
     pub timestamps: Option<bool>,
     pub pipe_outside_recovery: Option<bool>,
     pub reduction_basis: Option<ReductionBasis>,
+    pub whole_segment_windows: Option<bool>,
 }
 
 #[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
@@ -370,6 +371,10 @@ impl TcpSection {
         if let Some(v) = self.reduction_basis {
             cfg.reduction_basis = v;
             set.insert(ProfileKeys::REDUCTION_BASIS);
+        }
+        if let Some(v) = self.whole_segment_windows {
+            cfg.whole_segment_windows = v;
+            set.insert(ProfileKeys::WHOLE_SEGMENT_WINDOWS);
         }
         if let Some(t) = self.newreno_timer {
             cfg.newreno_timer = match t {

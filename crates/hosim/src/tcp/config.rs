@@ -541,6 +541,12 @@ pub struct TcpConfig {
     pub pipe_outside_recovery: bool,
     /// The window a fast recovery reduces from (`ReductionBasis`).
     pub reduction_basis: ReductionBasis,
+    /// cwnd and ssthresh in whole segments, as Linux keeps `snd_cwnd` and `snd_ssthresh`
+    /// (packet counts, include/linux/tcp.h): the sender uses the whole part of cwnd (the
+    /// fraction is Linux's `snd_cwnd_cnt`), and a reduction's ssthresh is rounded down to
+    /// whole segments (`tcp_reno_ssthresh`: cwnd >> 1; `bictcp_recalc_ssthresh`: cwnd ·
+    /// 717 / 1024, integer division). Reno and CUBIC.
+    pub whole_segment_windows: bool,
 }
 
 impl Default for TcpConfig {

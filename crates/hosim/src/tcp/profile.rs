@@ -81,6 +81,7 @@ impl ProfileKeys {
     pub const TIMESTAMPS: ProfileKeys = ProfileKeys(1 << 48);
     pub const PIPE_OUTSIDE_RECOVERY: ProfileKeys = ProfileKeys(1 << 50);
     pub const REDUCTION_BASIS: ProfileKeys = ProfileKeys(1 << 51);
+    pub const WHOLE_SEGMENT_WINDOWS: ProfileKeys = ProfileKeys(1 << 52);
 
     pub fn insert(&mut self, k: ProfileKeys) {
         self.0 |= k.0;
@@ -175,6 +176,8 @@ impl Profile {
             dsack_undo: false,
             pipe_outside_recovery: false,
             reduction_basis: ReductionBasis::FlightSize,
+            // RFC 5681 and RFC 9438 count cwnd and ssthresh in bytes.
+            whole_segment_windows: false,
             // RFC 7323 is an extension; ns-2's Agent/TCP `timestamps_` is false. (ns-3.44's
             // Timestamp attribute is true, but hosim models only what Linux does with them.)
             timestamps: false,
@@ -284,6 +287,8 @@ impl Profile {
                 pipe_outside_recovery: true,
                 // `tcp_reno_ssthresh`, `bictcp_recalc_ssthresh`: from cwnd; PRR from `prior_cwnd`.
                 reduction_basis: ReductionBasis::Cwnd,
+                // `snd_cwnd`, `snd_ssthresh` in packets; `bictcp_recalc_ssthresh` rounds down.
+                whole_segment_windows: true,
                 ..common
             },
         }
@@ -350,6 +355,7 @@ impl Profile {
             TIMESTAMPS => timestamps,
             PIPE_OUTSIDE_RECOVERY => pipe_outside_recovery,
             REDUCTION_BASIS => reduction_basis,
+            WHOLE_SEGMENT_WINDOWS => whole_segment_windows,
         );
         cfg
     }
@@ -410,6 +416,7 @@ mod tests {
             ProfileKeys::TIMESTAMPS,
             ProfileKeys::PIPE_OUTSIDE_RECOVERY,
             ProfileKeys::REDUCTION_BASIS,
+            ProfileKeys::WHOLE_SEGMENT_WINDOWS,
         ];
         let mut seen = 0u64;
         for k in keys {

@@ -69,7 +69,8 @@ fn controller(cfg: &TcpConfig, s: &CubicSettings) -> AnyCc {
         Cubic::new(cfg.mss_bytes, iw, cfg.initial_ssthresh_bytes)
             .with_settings(s)
             .with_rules(cfg.slow_start_growth, cfg.cubic_alpha)
-            .with_slow_start_exit(exit),
+            .with_slow_start_exit(exit)
+            .with_whole_segments(cfg.whole_segment_windows),
     )
 }
 
@@ -120,6 +121,10 @@ pub struct Cubic {
     fast_convergence: bool,
     /// HyStart++ and Linux's HyStart (`slow_start.rs`).
     exit: SlowStartExit,
+    /// `tcp.whole_segment_windows`: the window the sender uses is the whole segments of
+    /// `cwnd` (Linux's `snd_cwnd`; the fraction is its `snd_cwnd_cnt`), and a reduction's
+    /// ssthresh is whole segments, rounded down as `bictcp_recalc_ssthresh` does.
+    whole_segments: bool,
 }
 
 impl Cubic {
@@ -139,6 +144,23 @@ impl Cubic {
             alpha_cubic: ALPHA_CUBIC,
             fast_convergence: true,
             exit: SlowStartExit::default(),
+            whole_segments: false,
+        }
+    }
+
+    /// cwnd and ssthresh in whole segments (`tcp.whole_segment_windows`).
+    pub fn with_whole_segments(mut self, on: bool) -> Self {
+        self.whole_segments = on;
+        self
+    }
+
+    /// The window the sender uses, bytes: cwnd, or its whole segments (at least one).
+    fn window(&self) -> u64 {
+        let bytes = self.cwnd as u64;
+        if self.whole_segments {
+            (bytes / self.mss).max(1) * self.mss
+        } else {
+            bytes
         }
     }
 
@@ -188,7 +210,7 @@ impl Cubic {
     /// RFC 9438 §4.2: a new stage starts at the first ACK in congestion avoidance; K from
     /// eq. 2 when cwnd is below W_max, else K = 0 and W_max = cwnd. W_est = cwnd_epoch (§4.3).
     fn start_epoch(&mut self, now: SimTime) -> Epoch {
-        let cwnd_epoch = self.segs(self.cwnd);
+        let cwnd_epoch = self.segs(self.window() as f64);
         let k = if cwnd_epoch < self.w_max {
             k_s(self.w_max, cwnd_epoch, self.c)
         } else {
@@ -205,12 +227,14 @@ impl Cubic {
             None => self.start_epoch(now),
         };
         let cwnd = self.segs(self.cwnd);
+        // Linux's `bictcp_update` computes its count from the whole-segment `snd_cwnd`.
+        let used = self.segs(self.window() as f64);
         let acked = self.segs(acked_bytes as f64);
         // §4.3 eq. 4: W_est += α_cubic · segments_acked / cwnd; α_cubic becomes 1 once W_est
         // has reached cwnd_prior (Linux's `tcp_cubic.c` keeps α_cubic: `cubic_alpha = fixed`).
         let alpha =
             if e.w_est >= self.cwnd_prior && self.alpha == CubicAlpha::Rfc9438 { 1.0 } else { self.alpha_cubic };
-        e.w_est += alpha * acked / cwnd;
+        e.w_est += alpha * acked / used;
         let t = (now - e.start_ns) as f64 / 1e9;
         let rtt_s = rtt.srtt_ns().unwrap_or(0) as f64 / 1e9;
         let next = if w_cubic(t, e.k_s, self.w_max, self.c) < e.w_est {
@@ -220,7 +244,7 @@ impl Cubic {
             // §4.4/4.5: target = W_cubic(t + RTT), bounded to [cwnd, 1.5 cwnd]; cwnd grows
             // by (target - cwnd) / cwnd per segment acknowledged.
             let target = w_cubic(t + rtt_s, e.k_s, self.w_max, self.c).clamp(cwnd, 1.5 * cwnd);
-            cwnd + (target - cwnd) / cwnd * acked
+            cwnd + (target - cwnd) / used * acked
         };
         self.cwnd = next.max(cwnd) * self.mss as f64;
         self.epoch = Some(e);
@@ -229,18 +253,26 @@ impl Cubic {
     /// RFC 9438 §4.6 and §4.7: ssthresh = max(flight_size · β_cubic, 2 SMSS); W_max is the
     /// window before the reduction, lowered to cwnd (1 + β_cubic) / 2 by fast convergence
     /// when it did not reach the previous W_max (if `fast_convergence`); the stage ends.
+    /// With whole segments (`tcp.whole_segment_windows`), `bictcp_recalc_ssthresh`'s integer
+    /// arithmetic: ssthresh = max(segments · β·1024 / 1024, 2) with β·1024 = 717, rounded down,
+    /// from the whole-segment window.
     fn reduce(&mut self, flight_size: u64) {
-        let cwnd = self.segs(self.cwnd);
+        let cwnd = self.segs(self.window() as f64);
         self.cwnd_prior = cwnd;
         self.w_max = if cwnd < self.w_max && self.fast_convergence { cwnd * (1.0 + self.beta) / 2.0 } else { cwnd };
-        self.ssthresh = ((flight_size as f64 * self.beta) as u64).max(2 * self.mss);
+        self.ssthresh = if self.whole_segments {
+            let beta_1024 = (self.beta * 1024.0).round() as u64;
+            ((flight_size / self.mss) * beta_1024 / 1024).max(2) * self.mss
+        } else {
+            ((flight_size as f64 * self.beta) as u64).max(2 * self.mss)
+        };
         self.epoch = None;
     }
 }
 
 impl Controller for Cubic {
     fn cwnd(&self) -> u64 {
-        self.cwnd as u64
+        self.window()
     }
 
     fn ssthresh(&self) -> u64 {
@@ -248,12 +280,12 @@ impl Controller for Cubic {
     }
 
     fn on_ack(&mut self, now: SimTime, ack: &NewAck, rtt: &RtoEstimator) {
-        let cwnd = self.cwnd as u64;
+        let cwnd = self.window();
         let acked_bytes = self.exit.on_ack(now, ack, cwnd, &mut self.ssthresh, rtt);
         if !ack.may_grow(cwnd, self.ssthresh) {
             return;
         }
-        if (self.cwnd as u64) >= self.ssthresh {
+        if self.window() >= self.ssthresh {
             self.congestion_avoidance(now, acked_bytes, rtt);
             return;
         }
@@ -263,7 +295,7 @@ impl Controller for Cubic {
             // Linux `tcp_slow_start` from `bictcp_cong_avoid`: cwnd += N up to ssthresh, the
             // rest to congestion avoidance.
             SlowStartGrowth::Acked => {
-                let grown = acked_bytes.min(self.ssthresh - self.cwnd as u64);
+                let grown = acked_bytes.min(self.ssthresh.saturating_sub(self.cwnd as u64));
                 self.cwnd += grown as f64;
                 if acked_bytes > grown {
                     self.congestion_avoidance(now, acked_bytes - grown, rtt);
@@ -393,6 +425,40 @@ mod tests {
         let w_cubic_now = w_cubic(now as f64 / 1e9, cc.k().unwrap(), cc.w_max(), C);
         assert!(w_est > w_cubic_now, "W_est {w_est} W_cubic {w_cubic_now}");
         assert_eq!(cc.cwnd(), (w_est * MSS as f64) as u64, "cwnd = W_est (§4.3)");
+    }
+
+    /// `tcp.whole_segment_windows` (Linux `bictcp_recalc_ssthresh`: `snd_cwnd * 717 / 1024`,
+    /// integer packets): a loss at 13 segments leaves ssthresh 9 segments, not 9.1.
+    #[test]
+    fn whole_segments_round_ssthresh_down_as_bictcp_recalc_ssthresh() {
+        for (whole, ssthresh) in [(false, 9_100), (true, 9_000)] {
+            let mut cc = Cubic::new(MSS as u32, 13 * MSS, u64::MAX).with_whole_segments(whole);
+            assert_eq!(cc.on_congestion_event(0, 13 * MSS, &rtt()), ssthresh, "whole {whole}");
+        }
+        // 717/1024 is a little above 0.7: at 100 segments 70.02, still 70.
+        let mut cc = Cubic::new(MSS as u32, 100 * MSS, u64::MAX).with_whole_segments(true);
+        assert_eq!(cc.on_congestion_event(0, 100 * MSS, &rtt()), 70 * MSS);
+    }
+
+    /// With whole segments the sender uses `snd_cwnd`, the whole part of the grown window; the
+    /// fraction (`snd_cwnd_cnt`) keeps accumulating until it makes a segment.
+    #[test]
+    fn whole_segments_window_is_the_whole_part_of_cwnd() {
+        let mut frac = after_loss_at(10);
+        let mut whole = Cubic::new(MSS as u32, 10 * MSS, u64::MAX).with_whole_segments(true);
+        let ssthresh = whole.on_congestion_event(0, 10 * MSS, &rtt());
+        whole.set_cwnd(ssthresh);
+        for i in 1..=3 {
+            frac.on_ack(i * MS, &NewAck::of(MSS), &rtt());
+            whole.on_ack(i * MS, &NewAck::of(MSS), &rtt());
+        }
+        assert!(frac.cwnd() > 7 * MSS && frac.cwnd() < 8 * MSS, "{}", frac.cwnd());
+        assert_eq!(whole.cwnd(), 7 * MSS, "three ACKs grow less than a segment");
+        for i in 4..=40 {
+            whole.on_ack(i * MS, &NewAck::of(MSS), &rtt());
+        }
+        assert_eq!(whole.cwnd() % MSS, 0);
+        assert!(whole.cwnd() >= 8 * MSS, "the fraction made a segment: {}", whole.cwnd());
     }
 
     #[test]

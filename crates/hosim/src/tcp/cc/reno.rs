@@ -32,7 +32,8 @@ fn controller(cfg: &TcpConfig, _: &RenoSettings) -> AnyCc {
     AnyCc::Reno(
         Reno::new(cfg.mss_bytes, iw, cfg.initial_ssthresh_bytes, cfg.ca_growth)
             .with_slow_start(cfg.slow_start_growth)
-            .with_slow_start_exit(exit),
+            .with_slow_start_exit(exit)
+            .with_whole_segments(cfg.whole_segment_windows),
     )
 }
 
@@ -50,6 +51,9 @@ pub struct Reno {
     ca_acked: u64,
     /// HyStart++ (`slow_start.rs`).
     exit: SlowStartExit,
+    /// `tcp.whole_segment_windows`: a reduction's ssthresh in whole segments, rounded down
+    /// (Linux `tcp_reno_ssthresh`: max(snd_cwnd >> 1, 2)).
+    whole_segments: bool,
 }
 
 impl Reno {
@@ -62,6 +66,23 @@ impl Reno {
             slow_start: SlowStartGrowth::Smss,
             ca_acked: 0,
             exit: SlowStartExit::default(),
+            whole_segments: false,
+        }
+    }
+
+    /// ssthresh in whole segments (`tcp.whole_segment_windows`).
+    pub fn with_whole_segments(mut self, on: bool) -> Self {
+        self.whole_segments = on;
+        self
+    }
+
+    /// RFC 5681 §3.2 eq. (4): max(FlightSize / 2, 2*SMSS); in whole segments, rounded down,
+    /// with `whole_segments`.
+    fn half(&self, flight_size: u64) -> u64 {
+        if self.whole_segments {
+            (flight_size / self.mss / 2).max(2) * self.mss
+        } else {
+            (flight_size / 2).max(2 * self.mss)
         }
     }
 
@@ -147,7 +168,7 @@ impl Controller for Reno {
 
     fn on_congestion_event(&mut self, _now: SimTime, flight_size: u64, _rtt: &RtoEstimator) -> u64 {
         // RFC 5681 §3.2 eq. (4): ssthresh = max(FlightSize / 2, 2*SMSS).
-        self.ssthresh = (flight_size / 2).max(2 * self.mss);
+        self.ssthresh = self.half(flight_size);
         self.ca_acked = 0;
         self.ssthresh
     }
@@ -155,7 +176,7 @@ impl Controller for Reno {
     fn on_timeout(&mut self, _now: SimTime, flight_size: u64, set_ssthresh: bool, _: u64, _rtt: &RtoEstimator) {
         if set_ssthresh {
             // RFC 5681 §3.1 eq. (4).
-            self.ssthresh = (flight_size / 2).max(2 * self.mss);
+            self.ssthresh = self.half(flight_size);
         }
         // RFC 5681 §3.1: cwnd is set to the loss window, one full-sized segment.
         self.cwnd = self.mss;
@@ -197,6 +218,20 @@ mod tests {
         let mut cc = Reno::new(1000, 3000, 6000, CaGrowth::Bytes);
         cc.on_ack(0, &NewAck::of(2000), &rtt());
         assert_eq!(cc.cwnd(), 4000, "min(N, SMSS) with N = 2000");
+    }
+
+    /// `tcp.whole_segment_windows` (Linux `tcp_reno_ssthresh`: max(snd_cwnd >> 1, 2)): half
+    /// of 11 segments is 5, not 5.5; a timeout halves the same way.
+    #[test]
+    fn whole_segments_halve_to_whole_segments() {
+        for (whole, ssthresh) in [(false, 5500), (true, 5000)] {
+            let mut cc = Reno::new(1000, 11_000, u64::MAX, CaGrowth::Bytes).with_whole_segments(whole);
+            assert_eq!(cc.on_congestion_event(0, 11_000, &rtt()), ssthresh, "whole {whole}");
+            cc.on_timeout(0, 11_000, true, 0, &rtt());
+            assert_eq!(cc.ssthresh(), ssthresh, "timeout, whole {whole}");
+        }
+        let mut cc = Reno::new(1000, 3_000, u64::MAX, CaGrowth::Bytes).with_whole_segments(true);
+        assert_eq!(cc.on_congestion_event(0, 3_000, &rtt()), 2_000, "at least 2 segments");
     }
 
     #[test]
