@@ -13,6 +13,8 @@ Benchmark only; `kernel` must run as root; never part of the test suite.
   segment: the sample at `accept()` is that segment's capture time.
 - `hosim SCHEME SEED OUT [KEY=VALUE ...]`: the same case simulated (`hosim.run`), `flow0`'s
   cwnd, ssthresh and in-flight traces and the same capture into OUT, extra overrides allowed.
+- `drops OUT`: the segments dropped at the base stations, per handover of `flow0`'s mobile
+  (count and times after the handover), from the captures of their links.
 - `compare OUT...`: one row per handover of `flow0`'s mobile per run directory: cwnd at the
   handover, its lowest value in the 0.8 s that follow, cwnd at the next handover, ssthresh
   after, segments retransmitted, bytes acknowledged (Mb/s over the interval), time with
@@ -22,6 +24,7 @@ Usage (as root for `kernel`):
   python bench/linux/flow0_trace.py kernel forward 1 /tmp/t-k-fwd-1
   python bench/linux/flow0_trace.py hosim forward 1 /tmp/t-h-fwd-1
   python bench/linux/flow0_trace.py compare /tmp/t-k-fwd-1 /tmp/t-h-fwd-1
+  python bench/linux/flow0_trace.py drops /tmp/t-h-fwd-1
 """
 
 from __future__ import annotations
@@ -41,7 +44,9 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import todays_tcp as T  # noqa: E402
 
 CASE = T.CASES["drop-or-forward"]
-LINKS = ("sender->fcp", "fcp->sender")
+#: The sender's links (segments sent, ACKs) and the base stations' (where packets are dropped:
+#: a segment that reaches a base station and leaves neither to the mobile nor to the other).
+LINKS = ("sender->fcp", "fcp->sender", "fcp->bs1", "fcp->bs2", "bs1->bs2", "bs2->bs1", "bs1->m0", "bs2->m0")
 #: struct tcp_info (include/uapi/linux/tcp.h): the fields kept, as (name, offset, format).
 TCP_INFO = (
     ("ca_state", 1, "B"), ("retransmits", 2, "B"), ("backoff", 4, "B"), ("rto_us", 8, "I"),
@@ -285,6 +290,58 @@ def compare(outs: list[str]) -> int:
     return 0
 
 
+def link_path(out: str, link: str) -> str:
+    """The capture of `link` in OUT (`hosim run` and `hosim emulate` escape `>` differently)."""
+    for sep in ("-%3E", "-_"):
+        p = os.path.join(out, link.replace("->", sep) + ".pcap")
+        if os.path.exists(p):
+            return p
+    raise FileNotFoundError(f"no capture of {link} in {out}")
+
+
+def link_seqs(path: str) -> list[tuple[float, int]]:
+    """(time s, sequence number) of the data segments of a capture."""
+    out = []
+    for ts, ip in read_pcap(path):
+        if ip[9] != 6:
+            continue
+        ihl = (ip[0] & 0x0F) * 4
+        seq = struct.unpack_from("!I", ip, ihl + 4)[0]
+        n = struct.unpack_from("!H", ip, 2)[0] - ihl - (ip[ihl + 12] >> 4) * 4
+        if n > 0:
+            out.append((ts, seq))
+    return out
+
+
+def drops(out: str) -> int:
+    """Per handover, the segments that entered a base station (from the FCP or forwarded by
+    the other) and left it neither to the mobile nor forwarded: the drops at its queues."""
+    from collections import Counter
+
+    with open(os.path.join(out, "summary.json")) as fh:
+        s = json.load(fh)
+    hos = [h["start_s"] for h in s["handovers"] if h["ue"] == "m0"]
+    times = []
+    for bs, other in (("bs1", "bs2"), ("bs2", "bs1")):
+        ins = sorted(link_seqs(link_path(out, f"fcp->{bs}")) + link_seqs(link_path(out, f"{other}->{bs}")))
+        outs = link_seqs(link_path(out, f"{bs}->m0")) + link_seqs(link_path(out, f"{bs}->{other}"))
+        left = Counter(q for _, q in outs)
+        for t, q in ins:
+            if left[q] > 0:
+                left[q] -= 1
+            else:
+                times.append(t)
+    per: dict[float, list[float]] = {}
+    for t in sorted(times):
+        h = max([x for x in hos if x <= t] or [0.0])
+        per.setdefault(h, []).append(t - h)
+    print(f"{os.path.basename(out)}: {len(times)} segments dropped at the base stations "
+          "(time: when the segment left the FCP or the other base station)")
+    for h, v in per.items():
+        print(f"  after {h:7.3f} s: {len(v):3d}, at +{min(v):.3f} to +{max(v):.3f} s")
+    return 0
+
+
 def main() -> int:
     a = sys.argv[1:]
     if len(a) >= 4 and a[0] == "serve":
@@ -299,6 +356,8 @@ def main() -> int:
         return simulate(a[1], int(a[2]), a[3], a[4:])
     if len(a) >= 2 and a[0] == "compare":
         return compare(a[1:])
+    if len(a) == 2 and a[0] == "drops":
+        return drops(a[1])
     print(__doc__, file=sys.stderr)
     return 2
 
