@@ -222,7 +222,8 @@ def report_table(data: dict[str, Any]) -> str:
         if "skipped" in v:
             lines.append(f"| {label} | not run ({v['skipped']}) | | | | | | |")
             continue
-        for stack in ("linux", *sorted(k for k in v if k not in ("linux", "overrides", "hosim_overrides", "stack_dates"))):
+        not_stacks = ("linux", "overrides", "hosim_overrides", "stack_dates")
+        for stack in ("linux", *sorted(k for k in v if k not in not_stacks)):
             runs = v[stack]
             g = spread([r["goodput_bps"] / 1e6 for r in runs])
             gp = f"{g['mean']:.2f} ± {g['sd']:.2f} ({g['min']:.2f}-{g['max']:.2f})"
@@ -244,7 +245,7 @@ def report_table(data: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def rerun_hosim(name: str, path: str) -> None:
+def rerun_hosim(name: str, path: str, n_seeds: int | None = None) -> None:
     """Redo hosim's `linux` rows of one data file with the current code (same overrides and seeds),
     keep its kernel runs, note the date of the hosim re-run, and print the table."""
     with open(path) as fh:
@@ -254,7 +255,7 @@ def rerun_hosim(name: str, path: str) -> None:
     for v in data["variants"].values():
         if "skipped" in v:
             continue
-        seeds = [r["seed"] for r in v["linux"]]
+        seeds = list(range(1, n_seeds + 1)) if n_seeds else [r["seed"] for r in v["linux"]]
         v["linux"] = [hosim_run(text, s, {**v["overrides"], **extra}) for s in seeds]
         if extra:
             v["hosim_overrides"] = extra
@@ -289,7 +290,8 @@ def _keep_stacks(entry: dict[str, Any], old: dict[str, Any], label: str, ccs: li
         entry.setdefault("stack_dates", {})[cc] = prev.get("stack_dates", {}).get(cc, old.get("date"))
 
 
-def merge_kernel_runs(name: str, path: str, src_path: str, ccs: list[str], note: str | None) -> None:
+def merge_kernel_runs(name: str, path: str, src_path: str, ccs: list[str], note: str | None,
+                      append: bool = False) -> None:
     """Replace the kernel runs of `ccs` in one data file by those of another run of this script
     (`src_path`, same variants and window clamp), keep every other stack's runs, and record the
     merged runs' date, load and command as `<cc>_rerun`; the hosim rows are left as they are
@@ -309,18 +311,22 @@ def merge_kernel_runs(name: str, path: str, src_path: str, ccs: list[str], note:
             if "skipped" in v or not runs:
                 click.echo(f"todays_tcp.py: {src_path}: no kernel {cc} runs of variant {label!r}", err=True)
                 sys.exit(2)
-            v[cc] = runs
+            v[cc] = [*v.get(cc, []), *runs] if append else runs
             loads += [r["loadavg"][0] for r in runs]
             # hosim's rows follow the kernel's seeds: when the source ran more seeds with the
             # same overrides, its `linux` rows replace the file's (re-run them with --hosim-only).
             src_v = src["variants"][label]
             if src_v.get("overrides") == v.get("overrides") and len(src_v.get("linux", [])) > len(v.get("linux", [])):
                 v["linux"] = src_v["linux"]
-        data[f"{cc}_rerun"] = {"date": src["date"], "kernel": src["kernel"], "repeats": src["repeats"],
-                               "command": src["command"], "loadavg_min": min(loads), "loadavg_max": max(loads),
-                               "merged_by": "bench/linux/todays_tcp.py " + " ".join(sys.argv[1:])}
+        rerun = {"date": src["date"], "kernel": src["kernel"], "repeats": src["repeats"],
+                 "command": src["command"], "loadavg_min": min(loads), "loadavg_max": max(loads),
+                 "merged_by": "bench/linux/todays_tcp.py " + " ".join(sys.argv[1:])}
         if note:
-            data[f"{cc}_rerun"]["note"] = note
+            rerun["note"] = note
+        if append:
+            data.setdefault(f"{cc}_appended", []).append(rerun)
+        else:
+            data[f"{cc}_rerun"] = rerun
     with open(path, "w") as fh:
         json.dump(data, fh, indent=1)
         fh.write("\n")
@@ -346,8 +352,14 @@ def merge_kernel_runs(name: str, path: str, src_path: str, ccs: list[str], note:
               help="Run nothing: replace the kernel runs of --stacks in --out-dir's data files by those of "
                    "the data files in this directory (another run's --out-dir), keep the other stacks' runs.")
 @click.option("--note", help="With --merge-from: why the runs were replaced (kept in the data file).")
+@click.option("--append", is_flag=True,
+              help="With --merge-from: add the source's kernel runs to the file's instead of replacing them "
+                   "(another batch of the same case: the kernel's spread between batches shows).")
+@click.option("--hosim-seeds", type=click.IntRange(1, 100),
+              help="With --hosim-only: re-run hosim's rows on seeds 1..N instead of their own seeds.")
 def main(only: tuple[str, ...], repeats: int, stacks: str, out_dir: str, time_bound: float, report: bool,
-         keep_other_stacks: bool, hosim_only: bool, merge_from: str | None, note: str | None) -> None:
+         keep_other_stacks: bool, hosim_only: bool, merge_from: str | None, note: str | None, append: bool,
+         hosim_seeds: int | None) -> None:
     ccs = [c.strip() for c in stacks.split(",") if c.strip()]
     if merge_from:
         for name in only or tuple(CASES):
@@ -357,7 +369,7 @@ def main(only: tuple[str, ...], repeats: int, stacks: str, out_dir: str, time_bo
                 if not os.path.exists(p):
                     click.echo(f"todays_tcp.py: {p}: no data file", err=True)
                     sys.exit(2)
-            merge_kernel_runs(name, path, src_path, ccs, note)
+            merge_kernel_runs(name, path, src_path, ccs, note, append)
         return
     if hosim_only:
         for name in only or tuple(CASES):
@@ -365,7 +377,7 @@ def main(only: tuple[str, ...], repeats: int, stacks: str, out_dir: str, time_bo
             if not os.path.exists(path):
                 click.echo(f"todays_tcp.py: {path}: no data file to update", err=True)
                 sys.exit(2)
-            rerun_hosim(name, path)
+            rerun_hosim(name, path, hosim_seeds)
         return
     if report:
         for name in only or tuple(CASES):
@@ -379,6 +391,9 @@ def main(only: tuple[str, ...], repeats: int, stacks: str, out_dir: str, time_bo
                     if f"{cc}_rerun" in data:
                         r = data[f"{cc}_rerun"]
                         click.echo(f"kernel {cc} runs re-run {r['date']}, load {r['loadavg_min']:.1f}-"
+                                   f"{r['loadavg_max']:.1f}: {r['command']}")
+                    for r in data.get(f"{cc}_appended", []):
+                        click.echo(f"kernel {cc} runs added {r['date']}, load {r['loadavg_min']:.1f}-"
                                    f"{r['loadavg_max']:.1f}: {r['command']}")
                 if "hosim_rerun" in data:
                     click.echo(f"hosim rows re-run {data['hosim_rerun']['date']}")
@@ -412,8 +427,8 @@ def main(only: tuple[str, ...], repeats: int, stacks: str, out_dir: str, time_bo
                 continue
             overrides = {**case["base"], **ov}
             extra = case.get("hosim_overrides", {})
-            entry: dict[str, Any] = {"overrides": overrides,
-                                     "linux": [hosim_run(text, s, {**overrides, **extra}) for s in range(1, repeats + 1)]}
+            hosim_rows = [hosim_run(text, s, {**overrides, **extra}) for s in range(1, repeats + 1)]
+            entry: dict[str, Any] = {"overrides": overrides, "linux": hosim_rows}
             if extra:
                 entry["hosim_overrides"] = extra
             lines.append(row(label, "linux", entry["linux"]))
