@@ -53,6 +53,7 @@ VARIANTS: dict[str, dict] = {
         "tcp.pipe_outside_recovery": False,
         "tcp.reduction_basis": "flight-size",
         "tcp.whole_segment_windows": False,
+        "tcp.cubic_growth_floor": False,
         "tcp.recovery_rate": "prr-ssrb",
     },
 }

@@ -136,6 +136,7 @@ pub struct TcpSection {
     pub pipe_outside_recovery: Option<bool>,
     pub reduction_basis: Option<ReductionBasis>,
     pub whole_segment_windows: Option<bool>,
+    pub cubic_growth_floor: Option<bool>,
 }
 
 #[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
@@ -375,6 +376,10 @@ impl TcpSection {
         if let Some(v) = self.whole_segment_windows {
             cfg.whole_segment_windows = v;
             set.insert(ProfileKeys::WHOLE_SEGMENT_WINDOWS);
+        }
+        if let Some(v) = self.cubic_growth_floor {
+            cfg.cubic_growth_floor = v;
+            set.insert(ProfileKeys::CUBIC_GROWTH_FLOOR);
         }
         if let Some(t) = self.newreno_timer {
             cfg.newreno_timer = match t {

@@ -547,6 +547,12 @@ pub struct TcpConfig {
     /// whole segments (`tcp_reno_ssthresh`: cwnd >> 1; `bictcp_recalc_ssthresh`: cwnd ·
     /// 717 / 1024, integer division). Reno and CUBIC.
     pub whole_segment_windows: bool,
+    /// Before CUBIC's first window reduction, congestion avoidance grows cwnd by at least one
+    /// segment per 20 acknowledged, about 5 % per round trip (Linux `bictcp_update` in
+    /// net/ipv4/tcp_cubic.c: `if (ca->last_max_cwnd == 0 && ca->cnt > 20) ca->cnt = 20`):
+    /// after HyStart ends slow start without a loss, the window keeps probing where
+    /// RFC 9438 §4.2 starts a cubic curve at W_max = cwnd that stays flat for seconds.
+    pub cubic_growth_floor: bool,
 }
 
 impl Default for TcpConfig {

@@ -82,6 +82,7 @@ impl ProfileKeys {
     pub const PIPE_OUTSIDE_RECOVERY: ProfileKeys = ProfileKeys(1 << 50);
     pub const REDUCTION_BASIS: ProfileKeys = ProfileKeys(1 << 51);
     pub const WHOLE_SEGMENT_WINDOWS: ProfileKeys = ProfileKeys(1 << 52);
+    pub const CUBIC_GROWTH_FLOOR: ProfileKeys = ProfileKeys(1 << 53);
 
     pub fn insert(&mut self, k: ProfileKeys) {
         self.0 |= k.0;
@@ -178,6 +179,8 @@ impl Profile {
             reduction_basis: ReductionBasis::FlightSize,
             // RFC 5681 and RFC 9438 count cwnd and ssthresh in bytes.
             whole_segment_windows: false,
+            // RFC 9438 §4.2: the cubic curve from W_max = cwnd after a loss-free exit.
+            cubic_growth_floor: false,
             // RFC 7323 is an extension; ns-2's Agent/TCP `timestamps_` is false. (ns-3.44's
             // Timestamp attribute is true, but hosim models only what Linux does with them.)
             timestamps: false,
@@ -289,6 +292,8 @@ impl Profile {
                 reduction_basis: ReductionBasis::Cwnd,
                 // `snd_cwnd`, `snd_ssthresh` in packets; `bictcp_recalc_ssthresh` rounds down.
                 whole_segment_windows: true,
+                // `bictcp_update`: cnt <= 20 while `last_max_cwnd` is 0 (5 % per RTT).
+                cubic_growth_floor: true,
                 ..common
             },
         }
@@ -356,6 +361,7 @@ impl Profile {
             PIPE_OUTSIDE_RECOVERY => pipe_outside_recovery,
             REDUCTION_BASIS => reduction_basis,
             WHOLE_SEGMENT_WINDOWS => whole_segment_windows,
+            CUBIC_GROWTH_FLOOR => cubic_growth_floor,
         );
         cfg
     }
@@ -417,6 +423,7 @@ mod tests {
             ProfileKeys::PIPE_OUTSIDE_RECOVERY,
             ProfileKeys::REDUCTION_BASIS,
             ProfileKeys::WHOLE_SEGMENT_WINDOWS,
+            ProfileKeys::CUBIC_GROWTH_FLOOR,
         ];
         let mut seen = 0u64;
         for k in keys {

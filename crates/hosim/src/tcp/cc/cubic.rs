@@ -70,7 +70,8 @@ fn controller(cfg: &TcpConfig, s: &CubicSettings) -> AnyCc {
             .with_settings(s)
             .with_rules(cfg.slow_start_growth, cfg.cubic_alpha)
             .with_slow_start_exit(exit)
-            .with_whole_segments(cfg.whole_segment_windows),
+            .with_whole_segments(cfg.whole_segment_windows)
+            .with_growth_floor(cfg.cubic_growth_floor),
     )
 }
 
@@ -125,6 +126,11 @@ pub struct Cubic {
     /// `cwnd` (Linux's `snd_cwnd`; the fraction is its `snd_cwnd_cnt`), and a reduction's
     /// ssthresh is whole segments, rounded down as `bictcp_recalc_ssthresh` does.
     whole_segments: bool,
+    /// `tcp.cubic_growth_floor`: before the first reduction, at least one segment of growth
+    /// per 20 acknowledged (Linux `bictcp_update`, `last_max_cwnd == 0`).
+    growth_floor: bool,
+    /// A reduction has happened (Linux: `last_max_cwnd` is no longer 0).
+    reduced: bool,
 }
 
 impl Cubic {
@@ -145,7 +151,15 @@ impl Cubic {
             fast_convergence: true,
             exit: SlowStartExit::default(),
             whole_segments: false,
+            growth_floor: false,
+            reduced: false,
         }
+    }
+
+    /// Linux's growth floor before the first loss (`tcp.cubic_growth_floor`).
+    pub fn with_growth_floor(mut self, on: bool) -> Self {
+        self.growth_floor = on;
+        self
     }
 
     /// cwnd and ssthresh in whole segments (`tcp.whole_segment_windows`).
@@ -246,6 +260,9 @@ impl Cubic {
             let target = w_cubic(t + rtt_s, e.k_s, self.w_max, self.c).clamp(cwnd, 1.5 * cwnd);
             cwnd + (target - cwnd) / used * acked
         };
+        // Linux `bictcp_update`: while `last_max_cwnd` is 0 (no loss yet) its per-ACK count
+        // is at most 20, one segment per 20 acknowledged (about 5 % per round trip).
+        let next = if self.growth_floor && !self.reduced { next.max(cwnd + acked / 20.0) } else { next };
         self.cwnd = next.max(cwnd) * self.mss as f64;
         self.epoch = Some(e);
     }
@@ -259,6 +276,7 @@ impl Cubic {
     fn reduce(&mut self, flight_size: u64) {
         let cwnd = self.segs(self.window() as f64);
         self.cwnd_prior = cwnd;
+        self.reduced = true;
         self.w_max = if cwnd < self.w_max && self.fast_convergence { cwnd * (1.0 + self.beta) / 2.0 } else { cwnd };
         self.ssthresh = if self.whole_segments {
             let beta_1024 = (self.beta * 1024.0).round() as u64;
@@ -459,6 +477,38 @@ mod tests {
         }
         assert_eq!(whole.cwnd() % MSS, 0);
         assert!(whole.cwnd() >= 8 * MSS, "the fraction made a segment: {}", whole.cwnd());
+    }
+
+    /// `tcp.cubic_growth_floor` (Linux `bictcp_update`: `cnt` at most 20 while
+    /// `last_max_cwnd` is 0): a slow start ended without a loss (ssthresh = cwnd = 100, as
+    /// HyStart leaves it) grows at least 5 % per window acknowledged; RFC 9438's curve from
+    /// W_max = cwnd is flat there. After a reduction the floor no longer applies.
+    #[test]
+    fn growth_floor_grows_five_percent_per_window_until_the_first_loss() {
+        let one_window = |cc: &mut Cubic, now: &mut u64| {
+            for _ in 0..(cc.cwnd() / MSS) {
+                *now += MS;
+                cc.on_ack(*now, &NewAck::of(MSS), &rtt());
+            }
+        };
+        for floor in [false, true] {
+            let mut cc = Cubic::new(MSS as u32, 100 * MSS, 100 * MSS).with_growth_floor(floor);
+            let mut now = 0;
+            one_window(&mut cc, &mut now);
+            let w = cc.cwnd() as f64 / MSS as f64;
+            if floor {
+                assert!((104.9..=105.2).contains(&w), "100 ACKs, one segment per 20: {w}");
+            } else {
+                // The curve is flat just after W_max = cwnd; W_est adds a segment a window.
+                assert!(w < 101.1, "RFC 9438: {w}");
+            }
+        }
+        let mut cc = Cubic::new(MSS as u32, 100 * MSS, 100 * MSS).with_growth_floor(true);
+        let ssthresh = cc.on_congestion_event(0, 100 * MSS, &rtt());
+        cc.set_cwnd(ssthresh);
+        let mut now = 0;
+        one_window(&mut cc, &mut now);
+        assert!((cc.cwnd() as f64 / MSS as f64) < 72.0, "after a loss: {}", cc.cwnd());
     }
 
     #[test]
