@@ -243,8 +243,10 @@ def main() -> int:
             # Without handovers nothing is random (the RNG draws only the handover phases).
             return 1 if sp[3] is None else args.seeds
 
+        done_seeds = {k: {r["seed"] for r in p.get("runs", [])} for k, p in points.items()}
+
         def have(sp: tuple[str, str, str, float | None]) -> set[int]:
-            return {r["seed"] for r in points.get(key(*sp), {}).get("runs", [])}
+            return done_seeds.get(key(*sp), set())
 
         # Seed-major order: every point gains seed k before any gains seed k + 1, so a grid
         # stopped part-way has every point at nearly the same number of seeds.
