@@ -243,18 +243,14 @@ def main() -> int:
             # Without handovers nothing is random (the RNG draws only the handover phases).
             return 1 if sp[3] is None else args.seeds
 
-        done_seeds = {k: {r["seed"] for r in p.get("runs", [])} for k, p in points.items()}
-
-        def have(sp: tuple[str, str, str, float | None]) -> set[int]:
-            return done_seeds.get(key(*sp), set())
-
+        have = [{r["seed"] for r in points.get(key(*sp), {}).get("runs", [])} for sp in grid]
         # Seed-major order: every point gains seed k before any gains seed k + 1, so a grid
         # stopped part-way has every point at nearly the same number of seeds.
         jobs = [(*sp, seed, args.warmup, sets)
-                for seed in range(1, args.seeds + 1) for sp in grid
-                if seed <= n_seeds(sp) and seed not in have(sp)]
+                for seed in range(1, args.seeds + 1) for sp, done in zip(grid, have)
+                if seed <= n_seeds(sp) and seed not in done]
         print(f"{len(jobs)} runs to do ({len(grid)} points, seeds 1..{args.seeds}; "
-              f"{sum(len(have(sp)) for sp in grid)} runs already in {out})", flush=True)
+              f"{sum(len(done) for done in have)} runs already in {out})", flush=True)
         t0 = time.perf_counter()
         with ProcessPoolExecutor(max_workers=args.jobs) as ex:
             # The file is rewritten after every run, so an interrupted grid keeps every run.
