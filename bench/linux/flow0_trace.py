@@ -183,7 +183,7 @@ def read_pcap(path: str) -> list[tuple[float, bytes]]:
 def data_segments(out: str) -> list[tuple[float, int, int]]:
     """(time s, sequence offset, length) of `flow0`'s data segments on `sender->fcp`, the
     connection's initial sequence number taken as 0."""
-    path = next(os.path.join(out, f) for f in os.listdir(out) if f in ("sender-_fcp.pcap", "sender-%3Efcp.pcap"))
+    path = link_path(out, "sender->fcp")
     segs = []
     isn = None
     for ts, ip in read_pcap(path):

@@ -60,6 +60,9 @@ LINUX_SACK = {"tcp.profile": "linux", "tcp.recovery": "sack"}
 #: Per reproduction: the scenario, overrides common to its variants, the variants, and what was
 #: shortened against the documented experiment. `unset_tcp`: the preset's [tcp] table is
 #: replaced by the profile (as `hosim reproduce vertical-handoff --profile linux` does).
+#: The keys of a variant's entry in a data file that are not a stack's runs.
+NOT_STACKS = ("linux", "overrides", "hosim_overrides", "stack_dates", "skipped")
+
 CASES: dict[str, dict[str, Any]] = {
     "lte-x2": {
         "doc": "lte-intra-handover.md", "scenario": "lte-x2",
@@ -222,8 +225,7 @@ def report_table(data: dict[str, Any]) -> str:
         if "skipped" in v:
             lines.append(f"| {label} | not run ({v['skipped']}) | | | | | | |")
             continue
-        not_stacks = ("linux", "overrides", "hosim_overrides", "stack_dates")
-        for stack in ("linux", *sorted(k for k in v if k not in not_stacks)):
+        for stack in ("linux", *sorted(k for k in v if k not in NOT_STACKS)):
             runs = v[stack]
             g = spread([r["goodput_bps"] / 1e6 for r in runs])
             gp = f"{g['mean']:.2f} ± {g['sd']:.2f} ({g['min']:.2f}-{g['max']:.2f})"
@@ -284,7 +286,7 @@ def _keep_stacks(entry: dict[str, Any], old: dict[str, Any], label: str, ccs: li
     if prev.get("overrides") != entry["overrides"]:
         return
     for cc, runs in prev.items():
-        if cc in ("linux", "overrides", "hosim_overrides", "stack_dates", "skipped") or cc in ccs:
+        if cc in NOT_STACKS or cc in ccs:
             continue
         entry[cc] = runs
         entry.setdefault("stack_dates", {})[cc] = prev.get("stack_dates", {}).get(cc, old.get("date"))
