@@ -1,0 +1,144 @@
+#!/usr/bin/env python3
+"""Drop/forward at 1 Gb/s over several warm-ups: is a disagreement the sawtooth's phase?
+
+Controlled experiment for one point of the 1 Gb/s grid (benchmark only: needs ns-2.35 and
+hosim). Without handovers nothing in either run is random, so every seed of a point meets
+its first handover at the same phase of the flows' sawtooth (about 50 s long at 1 Gb/s):
+the phase the 200 s warm-up happens to end in, which differs between hosim and ns-2.35.
+This script runs the point in both simulators with the warm-up moved through one sawtooth
+period (200, 210, ... s) and seeds 1..N at each, so that both are averaged over phases; it
+writes per warm-up and in all the means, with each first handover's window.
+
+    python3 bench/ns2/papers/drop_forward_phase.py --recovery newreno --scheme drop \\
+        --delta 100 --warmups 200,210,220,230,240,250 --seeds 4 --jobs 2 \\
+        --out bench/results/ns2/papers/drop_forward-1G-phase-newreno-drop-100.json
+
+The file is rewritten after every run and a run already in it is not run again.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from typing import Any
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+
+import drop_forward  # noqa: E402  (the ns-2.35 side, beside this file)
+
+SETTING = "1G"
+
+
+def hosim_overrides(recovery: str, scheme: str, delta: float, warmup: float) -> list[str]:
+    """hosim's driver's overrides for the point, with the warm-up (and run end) moved."""
+    from hosim.reproduce import fcp
+
+    o = fcp.point_overrides(SETTING, recovery, scheme, delta)
+    o["fcp.warmup_s"] = warmup
+    o["duration_s"] = drop_forward.duration_s(SETTING, delta, warmup)
+    args = []
+    for k, v in o.items():
+        args += ["--set", f"{k}={json.dumps(v)}"]
+    return args
+
+
+def run_hosim(recovery: str, scheme: str, delta: float, warmup: float, seed: int) -> dict[str, Any]:
+    t0 = time.perf_counter()
+    p = subprocess.run(["hosim", "run", "fcp", "--seed", str(seed), "--json",
+                        *hosim_overrides(recovery, scheme, delta, warmup)],
+                       capture_output=True, text=True)
+    if p.returncode != 0:
+        raise RuntimeError(f"hosim failed: {p.stderr[-2000:]}")
+    s = json.loads(p.stdout)
+    flows = s["flows"]
+    return {
+        "throughput_fraction": statistics.fmean(f["throughput_fraction"] for f in flows),
+        "timeouts_per_flow": statistics.fmean(f["timeouts"] for f in flows),
+        "fast_recoveries_per_flow": statistics.fmean(f["fast_recoveries"] for f in flows),
+        "retransmits_per_flow": statistics.fmean(f["retransmits"] for f in flows),
+        "wall_s": time.perf_counter() - t0,
+    }
+
+
+def run(job: tuple[str, str, str, float, float, int]) -> tuple[tuple[str, str, str, float, float, int], dict[str, Any]]:
+    sim, recovery, scheme, delta, warmup, seed = job
+    if sim == "ns2":
+        r = drop_forward.run_one((SETTING, recovery, scheme, delta, seed, warmup, {}))
+    else:
+        r = run_hosim(recovery, scheme, delta, warmup, seed)
+    return job, r
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--recovery", default="newreno", choices=["reno", "newreno", "sack"])
+    ap.add_argument("--scheme", default="drop", choices=["drop", "forward"])
+    ap.add_argument("--delta", type=float, default=100.0, help="Δ in propagation RTTs")
+    ap.add_argument("--warmups", default="200,210,220,230,240,250", help="comma-separated, s")
+    ap.add_argument("--seeds", type=int, default=4)
+    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--sims", default="ns2,hosim", help="which simulators: ns2, hosim or both")
+    ap.add_argument("--report", action="store_true",
+                    help="only print the table of --out's runs at --warmups (the mean over those) and exit")
+    ap.add_argument("--out", required=True)
+    a = ap.parse_args()
+    sims = [x for x in a.sims.split(",") if x]
+    if not sims or any(x not in ("ns2", "hosim") for x in sims):
+        ap.error(f"--sims: expected ns2, hosim or ns2,hosim, got {a.sims!r}")
+    warmups = [float(w) for w in a.warmups.split(",")]
+    data: dict[str, Any] = {"runs": {}}
+    if os.path.exists(a.out):
+        with open(a.out) as fh:
+            data = json.load(fh)
+    if a.report:
+        report(data, warmups)
+        return 0
+    data["command"] = "python3 " + " ".join(sys.argv)
+    jobs = [(sim, a.recovery, a.scheme, a.delta, w, seed)
+            for seed in range(1, a.seeds + 1) for w in warmups for sim in sims]
+    jobs = [j for j in jobs if "|".join(map(str, j)) not in data["runs"]]
+    print(f"{len(jobs)} runs to do", flush=True)
+    with ProcessPoolExecutor(max_workers=a.jobs) as ex:
+        futures = [ex.submit(run, j) for j in jobs]
+        for fut in as_completed(futures):
+            job, r = fut.result()
+            data["runs"]["|".join(map(str, job))] = {"sim": job[0], "warmup_s": job[4], "seed": job[5], **r}
+            print(f"{job[0]:5s} warm-up {job[4]:5.0f} s seed {job[5]}: {r['throughput_fraction']:.3f}  "
+                  f"TO {r['timeouts_per_flow']:.1f}  [{r['wall_s']:.0f} s]", flush=True)
+            with open(a.out, "w") as fh:
+                json.dump(data, fh, indent=1, sort_keys=True)
+                fh.write("\n")
+    report(data, warmups)
+    return 0
+
+
+def report(data: dict[str, Any], warmups: list[float]) -> None:
+    """Per warm-up and over all of `warmups` (runs at other warm-ups left out): mean ± 95 %."""
+    runs = [r for r in data["runs"].values() if r["warmup_s"] in warmups]
+    print("| warm-up (s) | ns-2.35 | hosim | ns-2.35 timeouts / flow | hosim timeouts / flow |")
+    print("|---|---|---|---|---|")
+
+    def cell(sim: str, w: float | None, k: str) -> str:
+        xs = [r[k] for r in runs if r["sim"] == sim and (w is None or r["warmup_s"] == w)]
+        if not xs:
+            return "-"
+        if len(xs) < 2:
+            return f"{xs[0]:.3f}"
+        ci = drop_forward.ci95(xs)
+        return f"{statistics.fmean(xs):.3f} ± {ci:.3f} ({len(xs)})"
+
+    for w in [*warmups, None]:
+        label = f"{warmups[0]:g}-{warmups[-1]:g}" if w is None else f"{w:g}"
+        print(f"| {label} | {cell('ns2', w, 'throughput_fraction')} | {cell('hosim', w, 'throughput_fraction')} "
+              f"| {cell('ns2', w, 'timeouts_per_flow')} | {cell('hosim', w, 'timeouts_per_flow')} |")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
