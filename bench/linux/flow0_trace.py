@@ -15,7 +15,8 @@ Benchmark only; `kernel` must run as root; never part of the test suite.
   Linux's pingpong (interactive) mode after every read (`TCP_QUICKACK` = 0): the read that
   empties the receive queue then no longer acknowledges a lone full-sized segment that carries
   PSH at once (`tcp_measure_rcv_mss` sets `ICSK_ACK_PUSHED`, `tcp_cleanup_rbuf` sends the ACK
-  only outside pingpong mode); it waits for a second segment or the delayed-ACK timer.
+  only outside pingpong mode); it waits for a second segment or the delayed-ACK timer. With
+  `nogso`, the sender's devices take one segment per GSO unit (`NO_GSO`).
 - `hosim SCHEME SEED OUT [KEY=VALUE ...]`: the same case simulated (`hosim.run`), `flow0`'s
   cwnd, ssthresh and in-flight traces and the same capture into OUT, extra overrides allowed.
 - `train OUT...`: per run, from 4 s to 20 s, how the flow's packet train is spaced: the time
@@ -33,7 +34,7 @@ Benchmark only; `kernel` must run as root; never part of the test suite.
   ca_state Recovery (kernel) or cwnd below the value at the handover (both), and a summary.
 
 Usage (as root for `kernel`):
-  python bench/linux/flow0_trace.py kernel forward 1 /tmp/t-k-fwd-1 [listener] [pingpong]
+  python bench/linux/flow0_trace.py kernel forward 1 /tmp/t-k-fwd-1 [listener] [pingpong] [nogso]
   python bench/linux/flow0_trace.py hosim forward 1 /tmp/t-h-fwd-1
   python bench/linux/flow0_trace.py compare /tmp/t-k-fwd-1 /tmp/t-h-fwd-1
   python bench/linux/flow0_trace.py drops /tmp/t-h-fwd-1
@@ -142,7 +143,14 @@ def client(host: str, timeout_s: float) -> int:
     return 0
 
 
-def kernel(scheme: str, seed: int, out: str, every_s: float, on_listener: bool, pingpong: bool = False) -> int:
+#: `nogso`: before the sender starts, every device of its namespace sends one segment per GSO
+#: unit (`gso_max_segs` 1): `tcp_tso_autosize` then gives one segment, so there are no units to
+#: defer (`tcp_tso_should_defer` runs only for units of more) or to end with PSH.
+NO_GSO = 'for d in /sys/class/net/*; do n=${d##*/}; [ "$n" = lo ] || ip link set dev "$n" gso_max_segs 1; done; '
+
+
+def kernel(scheme: str, seed: int, out: str, every_s: float, on_listener: bool, pingpong: bool = False,
+           no_gso: bool = False) -> int:
     import hosim
 
     os.makedirs(out, exist_ok=True)
@@ -154,7 +162,8 @@ def kernel(scheme: str, seed: int, out: str, every_s: float, on_listener: bool, 
     with tempfile.TemporaryDirectory(prefix="hosim-trace-") as tmp:
         s = hosim.emulate(
             T.scenario_text(CASE), seed=seed, overrides=overrides,
-            server=f"exec {py} {me} serve {samples} {every_s} {dur + 5}{' listener' if on_listener else ''}",
+            server=(NO_GSO if no_gso else "")
+            + f"exec {py} {me} serve {samples} {every_s} {dur + 5}{' listener' if on_listener else ''}",
             client=(f"exec {py} {me} client {{server}} {dur + 5}" if pingpong
                     else f"exec {py} -m hosim.netapps fetch {{server}} --timeout {dur + 5}"),
             client_delay_s=T.CLIENT_DELAY_S, app_output_dir=tmp, capture_dir=out, capture_links=LINKS,
@@ -437,12 +446,12 @@ def main() -> int:
         return serve(a[1], float(a[2]), float(a[3]), a[4:] == ["listener"])
     if len(a) == 3 and a[0] == "client":
         return client(a[1], float(a[2]))
-    if 4 <= len(a) <= 6 and a[0] == "kernel" and set(a[4:]) <= {"listener", "pingpong"}:
+    if 4 <= len(a) <= 7 and a[0] == "kernel" and set(a[4:]) <= {"listener", "pingpong", "nogso"}:
         if os.geteuid() != 0:
             print("flow0_trace.py: kernel runs need root (hosim emulate)", file=sys.stderr)
             return 2
         return kernel(a[1], int(a[2]), a[3], float(os.environ.get("HOSIM_TRACE_EVERY", "0.005")),
-                      "listener" in a[4:], "pingpong" in a[4:])
+                      "listener" in a[4:], "pingpong" in a[4:], "nogso" in a[4:])
     if len(a) >= 4 and a[0] == "hosim":
         return simulate(a[1], int(a[2]), a[3], a[4:])
     if len(a) >= 2 and a[0] == "compare":
