@@ -11,8 +11,21 @@ Benchmark only; `kernel` must run as root; never part of the test suite.
   `sender->fcp` and `fcp->sender` (the network's clock), the samples and the summary go to
   OUT. The samples' clock (CLOCK_MONOTONIC) is put on the network's by the first data
   segment: the sample at `accept()` is that segment's capture time.
+  With `pingpong`, the mobile's client is this script's `client`, which puts its socket in
+  Linux's pingpong (interactive) mode after every read (`TCP_QUICKACK` = 0): the read that
+  empties the receive queue then no longer acknowledges a lone full-sized segment that carries
+  PSH at once (`tcp_measure_rcv_mss` sets `ICSK_ACK_PUSHED`, `tcp_cleanup_rbuf` sends the ACK
+  only outside pingpong mode); it waits for a second segment or the delayed-ACK timer. With
+  `nogso`, the sender's devices take one segment per GSO unit (`NO_GSO`).
 - `hosim SCHEME SEED OUT [KEY=VALUE ...]`: the same case simulated (`hosim.run`), `flow0`'s
   cwnd, ssthresh and in-flight traces and the same capture into OUT, extra overrides allowed.
+- `train OUT...`: per run, from 4 s to 20 s, how the flow's packet train is spaced: the time
+  the mobile's links (`bs1->m0`, `bs2->m0`) stand idle and its share in gaps under 2.4 ms,
+  2.4-10 ms and over 10 ms; the ACKs by segments newly acknowledged (0, 1, 2); the share of
+  new data segments carrying PSH.
+- `losses OUT...`: pooled over the runs, per handover of `flow0`'s mobile from the third on,
+  whether the window was reduced (cwnd at the next handover below the one at this handover
+  less one segment), by cwnd at the handover.
 - `drops OUT`: the segments dropped at the base stations, per handover of `flow0`'s mobile
   (count and times after the handover), from the captures of their links.
 - `compare OUT...`: one row per handover of `flow0`'s mobile per run directory: cwnd at the
@@ -21,10 +34,12 @@ Benchmark only; `kernel` must run as root; never part of the test suite.
   ca_state Recovery (kernel) or cwnd below the value at the handover (both), and a summary.
 
 Usage (as root for `kernel`):
-  python bench/linux/flow0_trace.py kernel forward 1 /tmp/t-k-fwd-1
+  python bench/linux/flow0_trace.py kernel forward 1 /tmp/t-k-fwd-1 [listener] [pingpong] [nogso]
   python bench/linux/flow0_trace.py hosim forward 1 /tmp/t-h-fwd-1
   python bench/linux/flow0_trace.py compare /tmp/t-k-fwd-1 /tmp/t-h-fwd-1
   python bench/linux/flow0_trace.py drops /tmp/t-h-fwd-1
+  python bench/linux/flow0_trace.py train /tmp/t-k-fwd-1 /tmp/t-h-fwd-1
+  python bench/linux/flow0_trace.py losses /tmp/t-k-fwd-1 /tmp/t-k-fwd-2
 """
 
 from __future__ import annotations
@@ -106,7 +121,36 @@ def serve(out: str, every_s: float, timeout_s: float, on_listener: bool) -> int:
     return 0
 
 
-def kernel(scheme: str, seed: int, out: str, every_s: float, on_listener: bool) -> int:
+def client(host: str, timeout_s: float) -> int:
+    """`hosim.netapps fetch` with the socket put back in pingpong mode after every read (the
+    kernel leaves it when a delayed ACK's timer fires, `tcp_delack_timer_handler`)."""
+    from hosim import netapps
+
+    s, start = netapps._connect(host, 5001, timeout_s, False)
+    s.settimeout(timeout_s)
+    got = 0
+    try:
+        while True:
+            s.setsockopt(socket.IPPROTO_TCP, socket.TCP_QUICKACK, 0)
+            data = s.recv(netapps.CHUNK)
+            if not data:
+                break
+            got += len(data)
+    except OSError:
+        pass
+    s.close()
+    print(json.dumps({"bytes": got, "seconds": time.monotonic() - start}), flush=True)
+    return 0
+
+
+#: `nogso`: before the sender starts, every device of its namespace sends one segment per GSO
+#: unit (`gso_max_segs` 1): `tcp_tso_autosize` then gives one segment, so there are no units to
+#: defer (`tcp_tso_should_defer` runs only for units of more) or to end with PSH.
+NO_GSO = 'for d in /sys/class/net/*; do n=${d##*/}; [ "$n" = lo ] || ip link set dev "$n" gso_max_segs 1; done; '
+
+
+def kernel(scheme: str, seed: int, out: str, every_s: float, on_listener: bool, pingpong: bool = False,
+           no_gso: bool = False) -> int:
     import hosim
 
     os.makedirs(out, exist_ok=True)
@@ -118,8 +162,10 @@ def kernel(scheme: str, seed: int, out: str, every_s: float, on_listener: bool) 
     with tempfile.TemporaryDirectory(prefix="hosim-trace-") as tmp:
         s = hosim.emulate(
             T.scenario_text(CASE), seed=seed, overrides=overrides,
-            server=f"exec {py} {me} serve {samples} {every_s} {dur + 5}{' listener' if on_listener else ''}",
-            client=f"exec {py} -m hosim.netapps fetch {{server}} --timeout {dur + 5}",
+            server=(NO_GSO if no_gso else "")
+            + f"exec {py} {me} serve {samples} {every_s} {dur + 5}{' listener' if on_listener else ''}",
+            client=(f"exec {py} {me} client {{server}} {dur + 5}" if pingpong
+                    else f"exec {py} -m hosim.netapps fetch {{server}} --timeout {dur + 5}"),
             client_delay_s=T.CLIENT_DELAY_S, app_output_dir=tmp, capture_dir=out, capture_links=LINKS,
         )
     emu = s["emulation"]
@@ -342,20 +388,78 @@ def drops(out: str) -> int:
     return 0
 
 
+def train(outs: list[str]) -> int:
+    import numpy as np
+
+    print("| run | mobile's link idle | in gaps < 2.4 ms / 2.4-10 ms / >= 10 ms | ACKs of 0 / 1 / 2 segments "
+          "| new segments with PSH |")
+    print("|---|---|---|---|---|")
+    for out in outs:
+        t = np.sort(np.array([x for link in ("bs1->m0", "bs2->m0") for x, _ in link_seqs(link_path(out, link))]))
+        t = t[(t > 4) & (t < 20)]
+        # A departure every 1.2 ms while busy (1500 bytes at 10 Mb/s): the rest is idle.
+        gaps = np.diff(t) - 0.0012
+        idle = gaps[gaps > 0.0002]
+        share = [idle[(idle >= lo) & (idle < hi)].sum() / idle.sum() * 100
+                 for lo, hi in ((0, 0.0024), (0.0024, 0.010), (0.010, 1e9))]
+        acks = []
+        for ts, ip in read_pcap(link_path(out, "fcp->sender")):
+            if ip[9] == 6 and 4 < ts < 20:
+                acks.append(struct.unpack_from("!I", ip, (ip[0] & 0x0F) * 4 + 8)[0])
+        sizes = np.array([round(((b - a) % (1 << 32)) / 1448) for a, b in zip(acks, acks[1:])])
+        n = max(len(sizes), 1)
+        seen, psh = set(), []
+        for ts, ip in read_pcap(link_path(out, "sender->fcp")):
+            ihl = (ip[0] & 0x0F) * 4
+            ln = struct.unpack_from("!H", ip, 2)[0] - ihl - (ip[ihl + 12] >> 4) * 4
+            seq = struct.unpack_from("!I", ip, ihl + 4)[0]
+            if ip[9] == 6 and ln > 0 and ts > 4 and seq not in seen:
+                seen.add(seq)
+                psh.append(bool(ip[ihl + 13] & 0x08))
+        print(f"| {os.path.basename(out)} | {idle.sum() / 16 * 100:.1f} % | "
+              + " / ".join(f"{x:.0f} %" for x in share) + " | "
+              + " / ".join(f"{(sizes == k).sum() / n * 100:.1f} %" for k in (0, 1, 2))
+              + f" | {np.mean(psh) * 100:.0f} % |")
+    return 0
+
+
+def losses(outs: list[str]) -> int:
+    import numpy as np
+
+    rows = [(r["cwnd_before"], r["cwnd_end"] < r["cwnd_before"] - 1)
+            for out in outs for r in per_handover(load_run(out))[2:]]
+    c = np.array([x[0] for x in rows])
+    lost = np.array([x[1] for x in rows])
+    bins = (0, 45, 50, 55, 58, 61, 64, 67, 1000)
+    cells = [f"{lost[(c >= a) & (c < b)].sum()}/{((c >= a) & (c < b)).sum()}" for a, b in zip(bins, bins[1:])]
+    print("| runs | handovers | reduced | mean cwnd | " + " | ".join(
+        f"cwnd {a}-{b - 1}" if b < 1000 else f"cwnd >= {a}" for a, b in zip(bins, bins[1:])) + " |")
+    print("|---|---|---|---|" + "---|" * (len(bins) - 1))
+    print(f"| {', '.join(os.path.basename(o) for o in outs)} | {len(rows)} | {lost.sum()} | {c.mean():.1f} | "
+          + " | ".join(cells) + " |")
+    return 0
+
+
 def main() -> int:
     a = sys.argv[1:]
     if len(a) >= 4 and a[0] == "serve":
         return serve(a[1], float(a[2]), float(a[3]), a[4:] == ["listener"])
-    if len(a) in (4, 5) and a[0] == "kernel":
+    if len(a) == 3 and a[0] == "client":
+        return client(a[1], float(a[2]))
+    if 4 <= len(a) <= 7 and a[0] == "kernel" and set(a[4:]) <= {"listener", "pingpong", "nogso"}:
         if os.geteuid() != 0:
             print("flow0_trace.py: kernel runs need root (hosim emulate)", file=sys.stderr)
             return 2
         return kernel(a[1], int(a[2]), a[3], float(os.environ.get("HOSIM_TRACE_EVERY", "0.005")),
-                      a[4:] == ["listener"])
+                      "listener" in a[4:], "pingpong" in a[4:], "nogso" in a[4:])
     if len(a) >= 4 and a[0] == "hosim":
         return simulate(a[1], int(a[2]), a[3], a[4:])
     if len(a) >= 2 and a[0] == "compare":
         return compare(a[1:])
+    if len(a) >= 2 and a[0] == "train":
+        return train(a[1:])
+    if len(a) >= 2 and a[0] == "losses":
+        return losses(a[1:])
     if len(a) == 2 and a[0] == "drops":
         return drops(a[1])
     print(__doc__, file=sys.stderr)

@@ -38,7 +38,7 @@ profile = "linux"
 const RFC_KEYS: &str = "slow_start_growth = \"smss\"\nrto_formula = \"rfc6298\"\ncubic_alpha = \"rfc9438\"\n\
                         growth_gate = \"always\"\nlinux_hystart = false\ndsack = false\ndsack_undo = false\n\
                         timestamps = false\nrecovery_rate = \"prr-ssrb\"\npipe_outside_recovery = false\nreduction_basis = \"flight-size\"\nwhole_segment_windows = false\n\
-                        cubic_growth_floor = false";
+                        cubic_growth_floor = false\npsh_quickack = false";
 
 /// Segments that reached a receiver twice, over all flows.
 fn duplicates(w: &World) -> u64 {

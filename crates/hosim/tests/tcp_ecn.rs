@@ -80,10 +80,10 @@ fn sender_without_ecn_ignores_ece() {
 #[test]
 fn receiver_echoes_ce_until_cwr() {
     let mut r = TcpReceiver::new(&cfg(true));
-    let a = r.on_data(0, 0, MSS as u32, true, false).ack.expect("ack every segment");
+    let a = r.on_data(0, 0, MSS as u32, true, false, false).ack.expect("ack every segment");
     assert!(a.ece);
-    let a = r.on_data(1, MSS, MSS as u32, false, false).ack.expect("ack");
+    let a = r.on_data(1, MSS, MSS as u32, false, false, false).ack.expect("ack");
     assert!(a.ece, "echo persists until CWR");
-    let a = r.on_data(2, 2 * MSS, MSS as u32, false, true).ack.expect("ack");
+    let a = r.on_data(2, 2 * MSS, MSS as u32, false, true, false).ack.expect("ack");
     assert!(!a.ece, "CWR stops the echo");
 }

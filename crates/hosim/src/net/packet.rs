@@ -116,6 +116,8 @@ pub struct Packet {
     pub ecn: Ecn,
     pub ece: bool,
     pub cwr: bool,
+    /// PSH: set by a sender with `tcp.psh_quickack` (`tcp/sender/push.rs`).
+    pub psh: bool,
     /// When the sender put this copy on the wire.
     pub sent_ns: u64,
     /// True when this is a retransmission of bytes sent before.
@@ -172,6 +174,7 @@ impl Packet {
             ecn: Ecn::NotEct,
             ece: false,
             cwr: false,
+            psh: false,
             sent_ns,
             is_retx: false,
             tag: 0,

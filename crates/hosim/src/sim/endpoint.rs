@@ -32,6 +32,7 @@ impl World {
             pkt.size_bytes += seg.len;
             pkt.is_retx = seg.is_retx;
             pkt.cwr = seg.cwr;
+            pkt.psh = seg.psh;
             pkt.ecn = if seg.ect { Ecn::Ect } else { Ecn::NotEct };
             pkt.tag = payload_tag(f, seg.seq, seg.len);
             let flow = &mut self.flows[f as usize];
@@ -171,7 +172,7 @@ impl World {
         resolve_spurious(flow, &pkt);
         // RFC 7323: the segment's TSval is its send time on the sender's timestamp clock.
         flow.receiver.on_tsval(pkt.seq, ts_clock(pkt.sent_ns));
-        let res = flow.receiver.on_data(now, pkt.seq, pkt.len, pkt.ecn == Ecn::Ce, pkt.cwr);
+        let res = flow.receiver.on_data(now, pkt.seq, pkt.len, pkt.ecn == Ecn::Ce, pkt.cwr, pkt.psh);
         if res.delivered > 0 {
             flow.delivered_bytes += res.delivered;
             if self.obs.traces.enabled {

@@ -137,6 +137,7 @@ pub struct TcpSection {
     pub reduction_basis: Option<ReductionBasis>,
     pub whole_segment_windows: Option<bool>,
     pub cubic_growth_floor: Option<bool>,
+    pub psh_quickack: Option<bool>,
 }
 
 #[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
@@ -380,6 +381,10 @@ impl TcpSection {
         if let Some(v) = self.cubic_growth_floor {
             cfg.cubic_growth_floor = v;
             set.insert(ProfileKeys::CUBIC_GROWTH_FLOOR);
+        }
+        if let Some(v) = self.psh_quickack {
+            cfg.psh_quickack = v;
+            set.insert(ProfileKeys::PSH_QUICKACK);
         }
         if let Some(t) = self.newreno_timer {
             cfg.newreno_timer = match t {

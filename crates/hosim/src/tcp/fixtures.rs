@@ -180,5 +180,6 @@ pub fn new_data(k: u64) -> Segment {
         is_retx: false,
         ect: false,
         cwr: false,
+        psh: false,
     }
 }

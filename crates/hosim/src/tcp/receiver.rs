@@ -42,6 +42,10 @@ pub struct TcpReceiver {
     delack_timeout_ns: SimTime,
     /// First data segments still to be acknowledged at once (quickack).
     quickacks_left: u32,
+    /// `psh_quickack`: acknowledge a pushed in-order segment at once; the MSS it compares
+    /// lengths with (Linux `icsk_ack.rcv_mss`).
+    psh_quickack: bool,
+    mss_bytes: u32,
     sack: bool,
     /// RFC 2883: report a duplicate segment in the first SACK block of the next ACK.
     dsack: bool,
@@ -74,6 +78,8 @@ impl TcpReceiver {
             delack_segments: cfg.delayed_ack_segments.max(1),
             delack_timeout_ns: cfg.delayed_ack_timeout_ns,
             quickacks_left: cfg.quickack_segments,
+            psh_quickack: cfg.psh_quickack,
+            mss_bytes: cfg.mss_bytes,
             sack: cfg.sack(),
             dsack: cfg.sack() && cfg.dsack,
             pending_dsack: None,
@@ -122,8 +128,9 @@ impl TcpReceiver {
         }
     }
 
-    /// A data segment arrived. `ce`: the IP header carried Congestion Experienced.
-    pub fn on_data(&mut self, now: SimTime, seq: u64, len: u32, ce: bool, cwr: bool) -> DataResult {
+    /// A data segment arrived. `ce`: the IP header carried Congestion Experienced; `psh`: the
+    /// TCP header carried PSH.
+    pub fn on_data(&mut self, now: SimTime, seq: u64, len: u32, ce: bool, cwr: bool, psh: bool) -> DataResult {
         self.stats.segments += 1;
         // RFC 3168 §6.1.3: CWR stops the echo; CE (re)starts it.
         if cwr {
@@ -168,7 +175,13 @@ impl TcpReceiver {
         // the first; Linux starts in quickack mode).
         let quick = self.quickacks_left > 0;
         self.quickacks_left = self.quickacks_left.saturating_sub(1);
-        let ack = if immediate || quick || !self.delayed_ack {
+        // `psh_quickack` (Linux): an in-order segment carrying PSH, or shorter than the MSS,
+        // sets `ICSK_ACK_PUSHED` (`tcp_measure_rcv_mss`); the application's read then empties
+        // the receive queue and `tcp_cleanup_rbuf` sends the ACK at once. (The application
+        // here reads what arrives in order at once; with out-of-order data held the ACK is
+        // immediate anyway.)
+        let pushed = self.psh_quickack && delivered > 0 && (psh || len < self.mss_bytes);
+        let ack = if immediate || quick || pushed || !self.delayed_ack {
             Some(self.make_ack())
         } else {
             self.unacked_segments += 1;
@@ -311,7 +324,7 @@ mod tests {
     }
 
     fn seg(r: &mut TcpReceiver, i: u64) -> DataResult {
-        r.on_data(0, i * MSS as u64, MSS, false, false)
+        r.on_data(0, i * MSS as u64, MSS, false, false, false)
     }
 
     #[test]
@@ -324,7 +337,7 @@ mod tests {
             let mut r = TcpReceiver::new(&cfg);
             let arrive = |r: &mut TcpReceiver, i: u64, tsval: u32| {
                 r.on_tsval(i * MSS as u64, tsval);
-                r.on_data(0, i * MSS as u64, MSS, false, false).ack.map(|a| a.ts_ecr)
+                r.on_data(0, i * MSS as u64, MSS, false, false, false).ack.map(|a| a.ts_ecr)
             };
             assert_eq!(arrive(&mut r, 0, 10), None);
             assert_eq!(arrive(&mut r, 1, 11), Some(if ts { 10 } else { 0 }), "the first of the two");
@@ -349,6 +362,23 @@ mod tests {
         let mut r = receiver(true);
         assert!(seg(&mut r, 0).ack.is_none());
         assert_eq!(seg(&mut r, 1).ack.map(|a| a.ack), Some(2 * MSS as u64));
+    }
+
+    #[test]
+    fn psh_quickack_acks_a_lone_pushed_segment_at_once_and_delays_the_others() {
+        // Linux `tcp_measure_rcv_mss` + `tcp_cleanup_rbuf`: a full-sized segment with PSH, or
+        // a short one, is acknowledged when the application has read it; without PSH the ACK
+        // waits for a second segment. Without the key PSH changes nothing (RFC 5681 §4.2).
+        for key in [false, true] {
+            let cfg = TcpConfig { psh_quickack: key, recovery: Recovery::Sack, mss_bytes: MSS, ..TcpConfig::default() };
+            let mut r = TcpReceiver::new(&cfg);
+            let mut arrive =
+                |seq: u64, len: u32, psh: bool| r.on_data(0, seq, len, false, false, psh).ack.map(|a| a.ack);
+            assert_eq!(arrive(0, MSS, true), key.then_some(1000), "a lone pushed segment");
+            assert_eq!(arrive(1000, MSS, false), if key { None } else { Some(2000) });
+            assert_eq!(arrive(2000, MSS, false), if key { Some(3000) } else { None }, "every second segment");
+            assert_eq!(arrive(3000, 400, false), Some(3400), "a short segment is pushed (and the second)");
+        }
     }
 
     #[test]
@@ -452,7 +482,7 @@ mod tests {
     fn dsack_of_a_partly_duplicate_segment_names_the_old_part() {
         let mut r = dsack_receiver();
         seg(&mut r, 0);
-        let res = r.on_data(0, 500, MSS, false, false);
+        let res = r.on_data(0, 500, MSS, false, false, false);
         assert_eq!(res.delivered, 500);
         assert_eq!(blocks(res), vec![(500, 1000)]);
     }
@@ -460,8 +490,8 @@ mod tests {
     #[test]
     fn ce_sets_ece_until_cwr() {
         let mut r = receiver(false);
-        assert!(r.on_data(0, 0, MSS, true, false).ack.unwrap().ece);
-        assert!(r.on_data(0, 1000, MSS, false, false).ack.unwrap().ece);
-        assert!(!r.on_data(0, 2000, MSS, false, true).ack.unwrap().ece);
+        assert!(r.on_data(0, 0, MSS, true, false, false).ack.unwrap().ece);
+        assert!(r.on_data(0, 1000, MSS, false, false, false).ack.unwrap().ece);
+        assert!(!r.on_data(0, 2000, MSS, false, true, false).ack.unwrap().ece);
     }
 }

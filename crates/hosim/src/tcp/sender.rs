@@ -23,6 +23,7 @@ mod clah;
 mod dsack_undo;
 mod frto;
 mod persist;
+mod push;
 mod rack_tlp;
 mod rate_based;
 mod small_queues;
@@ -45,6 +46,8 @@ pub struct Segment {
     /// ECN-capable transport (RFC 3168 §6.1.1): new data only, never retransmissions.
     pub ect: bool,
     pub cwr: bool,
+    /// PSH (`tcp.psh_quickack`, `sender/push.rs`): the last segment of a GSO unit.
+    pub psh: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -389,7 +392,7 @@ impl TcpSender {
     pub fn connect(&mut self, now: SimTime, out: &mut Vec<Segment>) {
         self.state = SenderState::SynSent;
         self.syn_sent_ns = now;
-        out.push(Segment { kind: PacketKind::Syn, seq: 0, len: 0, is_retx: false, ect: false, cwr: false });
+        out.push(Segment { kind: PacketKind::Syn, seq: 0, len: 0, is_retx: false, ect: false, cwr: false, psh: false });
         self.restart_timer(now);
     }
 
@@ -428,7 +431,7 @@ impl TcpSender {
         self.stats.syn_retransmits += 1;
         self.rto.back_off();
         self.syn_sent_ns = now;
-        out.push(Segment { kind: PacketKind::Syn, seq: 0, len: 0, is_retx: true, ect: false, cwr: false });
+        out.push(Segment { kind: PacketKind::Syn, seq: 0, len: 0, is_retx: true, ect: false, cwr: false, psh: false });
         self.restart_timer(now);
     }
 
@@ -976,6 +979,9 @@ impl TcpSender {
         } else {
             self.try_send(now, out);
         }
+        if self.cfg.psh_quickack {
+            self.mark_push(&mut out[sent_before..]);
+        }
         if self.cfg.growth_gate == GrowthGate::CwndLimited {
             self.cwnd_validate(out.len() > sent_before);
         }
@@ -1197,6 +1203,7 @@ impl TcpSender {
             is_retx: true,
             ect: false,
             cwr: false,
+            psh: false,
         });
         if i == 0 && self.cfg.rto_rearm == RtoRearm::HeadRetransmit {
             // Linux `tcp_xmit_retransmit_queue`: resending the head of the retransmission
@@ -1229,7 +1236,7 @@ impl TcpSender {
         self.stats.segments_sent += 1;
         self.pto_rearm = true;
         let cwr = std::mem::take(&mut self.cwr_pending);
-        out.push(Segment { kind: PacketKind::Data, seq, len, is_retx: false, ect: self.cfg.ecn, cwr });
+        out.push(Segment { kind: PacketKind::Data, seq, len, is_retx: false, ect: self.cfg.ecn, cwr, psh: false });
         self.ensure_timer(now);
     }
 }

@@ -102,7 +102,15 @@ impl TcpSender {
     /// The persist timer may have expired: send a probe and back off. True if it did.
     pub(super) fn on_persist_timer(&mut self, now: SimTime, out: &mut Vec<Segment>) -> bool {
         let Some(p) = self.persist.filter(|p| p.deadline_ns <= now) else { return false };
-        out.push(Segment { kind: PacketKind::Data, seq: self.snd_una, len: 0, is_retx: false, ect: false, cwr: false });
+        out.push(Segment {
+            kind: PacketKind::Data,
+            seq: self.snd_una,
+            len: 0,
+            is_retx: false,
+            ect: false,
+            cwr: false,
+            psh: false,
+        });
         self.stats.zero_window_probes += 1;
         let probes = p.probes + 1;
         // RFC 1122 §4.2.2.17: exponential backoff of the probe interval.
@@ -209,6 +217,7 @@ mod tests {
             is_retx: false,
             ect: false,
             cwr: false,
+            psh: false,
         }
     }
 }

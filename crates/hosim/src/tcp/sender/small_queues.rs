@@ -94,7 +94,7 @@ impl TcpSender {
     /// `tcp_update_pacing_rate` (net/ipv4/tcp_input.c) for a flow without pacing of its own:
     /// max(cwnd, packets out) per srtt, times 200 % in the first half of slow start (cwnd <
     /// ssthresh / 2), else 120 %; `~0UL` (unlimited) before the first RTT sample.
-    fn linux_pacing_rate_bytes_per_s(&self) -> u64 {
+    pub(super) fn linux_pacing_rate_bytes_per_s(&self) -> u64 {
         let Some(srtt) = self.rtt().srtt_ns().filter(|&s| s > 0) else { return u64::MAX };
         let cwnd = self.cc.cwnd();
         let ratio_pct: u128 = if cwnd < self.cc.ssthresh() / 2 { 200 } else { 120 };
