@@ -118,7 +118,9 @@ def setup(flows: int, sysctls: list[str]) -> None:
         sh("ip", "-n", NS_S, "addr", "add", flow_addr(i) + "/32", "dev", DEV)
 
 
-def run_once(c: dict, cc: str, rep: int, sysctls: list[str], rx_quickack: bool, trace_s: float = 0.0) -> dict:
+def run_once(
+    c: dict, cc: str, rep: int, sysctls: list[str], rx_quickack: bool, trace_s: float = 0.0, pcap_dir: str | None = None
+) -> dict:
     flows = c["flows"]
     load = os.getloadavg()
     bound = c["duration_s"] + 15.0
@@ -160,6 +162,19 @@ def run_once(c: dict, cc: str, rep: int, sysctls: list[str], rx_quickack: bool, 
         )
         procs.append(rx)
         assert rx.stdout is not None and rx.stdout.readline().strip() == "ready"
+        if pcap_dir:
+            # Every packet at the senders' TUN device, headers only: their data as the kernel
+            # sent it, their ACKs as they arrived (timer_events.py reads it).
+            cap = subprocess.Popen(
+                tmo
+                + ["ip", "netns", "exec", NS_S, "tcpdump", "-i", DEV, "-n", "-s", "120", "-U", "-w"]
+                + [os.path.join(pcap_dir, f"{c['name']}-{cc}-{rep}.pcap")],
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.PIPE,
+                text=True,
+            )
+            procs.append(cap)
+            assert cap.stderr is not None and "listening" in cap.stderr.readline()
         txcmd = tmo + ["ip", "netns", "exec", NS_S, PY, ep, "tx", "--cc", cc, "--duration", str(c["duration_s"])]
         txcmd += ["--src"] + [flow_addr(i) for i in range(flows)] + ["--trace-s", str(trace_s)]
         if mode == "file":
@@ -177,6 +192,9 @@ def run_once(c: dict, cc: str, rep: int, sysctls: list[str], rx_quickack: bool, 
             fwd.kill()
             fwd_out = ""
         fwr = json.loads(fwd_out.strip().splitlines()[-1]) if fwd_out.strip() else {}
+        for p in procs[2:]:
+            p.send_signal(signal.SIGTERM)
+            p.wait(timeout=10)
     finally:
         for p in procs:
             if p.poll() is None:
@@ -221,6 +239,7 @@ def main() -> int:
     )
     ap.add_argument("--duration", type=float, default=None, help="override the cases' duration_s, seconds")
     ap.add_argument("--trace-s", type=float, default=0.0, help="record each flow's tcp_info every 5 ms for this long")
+    ap.add_argument("--pcap", metavar="DIR", help="tcpdump the senders' TUN device into DIR/<case>-<cc>-<repeat>.pcap")
     ap.add_argument(
         "--rx-quickack", action="store_true", help="receivers set TCP_QUICKACK after every read (no delayed ACKs)"
     )
@@ -237,6 +256,8 @@ def main() -> int:
         raise KeyboardInterrupt(f"signal {signum}")
 
     signal.signal(signal.SIGTERM, on_signal)
+    if args.pcap:
+        os.makedirs(args.pcap, exist_ok=True)
     cleanup()
     out = args.out or os.path.join(RESULTS, f"kernel-{args.cc}.json")
     os.makedirs(os.path.dirname(out), exist_ok=True)
@@ -250,7 +271,7 @@ def main() -> int:
                 c = {**c, "duration_s": args.duration}
             runs = []
             for rep in range(args.repeats):
-                r = run_once(c, args.cc, rep, args.sysctl, args.rx_quickack, args.trace_s)
+                r = run_once(c, args.cc, rep, args.sysctl, args.rx_quickack, args.trace_s, args.pcap)
                 runs.append(r)
                 n = r["nstat"]
                 lat = r["forwarder"].get("lateness_us", {})

@@ -26,6 +26,9 @@ pub const MAX_WINDOW_BYTES: u64 = 1 << 40;
 /// 1-120 s), and the backed-off retransmission timer fires at most a thousand times a second.
 pub const MIN_MAX_RTO_NS: u64 = 1_000_000;
 
+/// The largest `timer_wheel_hz`: a 100 us jiffy (kernels build with HZ 100 to 1000).
+pub const MAX_TIMER_WHEEL_HZ: u32 = 10_000;
+
 /// The largest initial window, in segments: it is sent in one burst, with a record of each
 /// segment, and the SACK recovery that follows its losses scans the records per ACK (a 2 s
 /// dumbbell run took 1 s at 10,000 and over a minute at 100,000, unoptimized build). RFC 6928
@@ -138,6 +141,7 @@ pub struct TcpSection {
     pub whole_segment_windows: Option<bool>,
     pub cubic_growth_floor: Option<bool>,
     pub psh_quickack: Option<bool>,
+    pub timer_wheel_hz: Option<u32>,
 }
 
 #[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
@@ -385,6 +389,15 @@ impl TcpSection {
         if let Some(v) = self.psh_quickack {
             cfg.psh_quickack = v;
             set.insert(ProfileKeys::PSH_QUICKACK);
+        }
+        if let Some(v) = self.timer_wheel_hz {
+            if v > MAX_TIMER_WHEEL_HZ {
+                let m =
+                    format!("must be 0 (exact timers) or a kernel's CONFIG_HZ, at most {MAX_TIMER_WHEEL_HZ}, got {v}");
+                return Err(c.err(&k("timer_wheel_hz"), &m));
+            }
+            cfg.timer_wheel_hz = v;
+            set.insert(ProfileKeys::TIMER_WHEEL_HZ);
         }
         if let Some(t) = self.newreno_timer {
             cfg.newreno_timer = match t {

@@ -561,6 +561,12 @@ pub struct TcpConfig {
     /// `tcp_cleanup_rbuf` sends the ACK when the application's read empties the queue;
     /// net/ipv4/tcp_input.c, net/ipv4/tcp.c). `sender/push.rs`.
     pub psh_quickack: bool,
+    /// 0: the retransmission, loss-probe, reorder and delayed-ACK timers fire at their exact
+    /// times. N: as Linux's on a kernel with `CONFIG_HZ = N` (`timer_wheel.rs`): armed in
+    /// whole jiffies, fired on the timer wheel's shared ticks; the loss probe and the RACK
+    /// reorder timeout then also add `TCP_TIMEOUT_MIN_US` (2 ms) before the conversion, as
+    /// `tcp_schedule_loss_probe` and `tcp_rack_mark_lost` do.
+    pub timer_wheel_hz: u32,
 }
 
 impl Default for TcpConfig {

@@ -43,6 +43,7 @@ pub mod recovery;
 pub mod rto;
 pub mod scoreboard;
 pub mod sender;
+pub mod timer_wheel;
 pub mod window;
 
 #[cfg(test)]

@@ -83,6 +83,38 @@ fn tlp_probe_after_two_srtt_turns_a_tail_loss_into_fast_recovery() {
 }
 
 #[test]
+fn timer_wheel_puts_the_reorder_timer_two_ms_later_on_the_next_tick() {
+    // The reorder timer of `rack_one_sacked_segment_marks_the_hole_lost_only_after_the_
+    // reordering_window` (25 ms left at 200 ms) as Linux arms it at HZ 250:
+    // `tcp_rack_mark_lost` converts 25 ms + TCP_TIMEOUT_MIN_US = 27 ms to 7 jiffies from jiffy
+    // 50, and the wheel fires it on the tick after jiffy 57: 232 ms, not 225 ms.
+    let mut s = established(TcpConfig { timer_wheel_hz: 250, ..rack(config(Recovery::Sack)) });
+    let mut peer = SackPeer::default();
+    assert!(peer.deliver(&mut s, 200, 1).is_empty());
+    assert_eq!(s.rto_deadline(), Some(ms(232)));
+    assert_eq!(fire(&mut s, 231).1, vec![]);
+    assert_eq!(fire(&mut s, 232), (None, vec![retx(0)]));
+}
+
+#[test]
+fn timer_wheel_arms_the_loss_probe_and_the_rto_in_jiffies() {
+    // The tail loss of `tlp_probe_after_two_srtt_turns_a_tail_loss_into_fast_recovery` at
+    // HZ 250. The PTO: 2 SRTT + 2 ms (`tcp_schedule_loss_probe`) = 202 ms, 51 jiffies from
+    // jiffy 50, fired at tick 102 = 408 ms. The RTO the probe re-arms: 1 s = 250 jiffies from
+    // jiffy 102, 63 or more jiffies ahead, so on the second level of the wheel: the multiple
+    // of 8 jiffies after 352, 360 = 1440 ms.
+    let mut s = established_with_data(TcpConfig { timer_wheel_hz: 250, ..rack(config(Recovery::Sack)) }, 10 * MSS);
+    let mut peer = SackPeer::default();
+    for seg in 0..7 {
+        peer.deliver(&mut s, 200, seg);
+    }
+    assert_eq!(s.rto_deadline(), Some(ms(408)));
+    assert!(fire(&mut s, 407).1.is_empty());
+    assert_eq!(fire(&mut s, 408), (None, vec![retx(9)]));
+    assert_eq!(s.rto_deadline(), Some(ms(1440)));
+}
+
+#[test]
 fn tlp_pto_adds_the_max_ack_delay_when_one_segment_is_in_flight() {
     // RFC 8985 §7.2: "If FlightSize is one segment: PTO += TLP.max_ack_delay" (200 ms).
     let mut s = established_with_data(rack(config(Recovery::Sack)), 10 * MSS);

@@ -40,6 +40,8 @@ pub struct TcpReceiver {
     delayed_ack: bool,
     delack_segments: u32,
     delack_timeout_ns: SimTime,
+    /// `TcpConfig::timer_wheel_hz`.
+    timer_wheel_hz: u32,
     /// First data segments still to be acknowledged at once (quickack).
     quickacks_left: u32,
     /// `psh_quickack`: acknowledge a pushed in-order segment at once; the MSS it compares
@@ -77,6 +79,7 @@ impl TcpReceiver {
             delayed_ack: cfg.delayed_ack,
             delack_segments: cfg.delayed_ack_segments.max(1),
             delack_timeout_ns: cfg.delayed_ack_timeout_ns,
+            timer_wheel_hz: cfg.timer_wheel_hz,
             quickacks_left: cfg.quickack_segments,
             psh_quickack: cfg.psh_quickack,
             mss_bytes: cfg.mss_bytes,
@@ -189,7 +192,9 @@ impl TcpReceiver {
                 Some(self.make_ack())
             } else {
                 if self.delack_deadline.is_none() {
-                    self.delack_deadline = Some(now + self.delack_timeout_ns);
+                    // Linux `tcp_send_delayed_ack` arms it in jiffies (`timer_wheel_hz`).
+                    self.delack_deadline =
+                        Some(super::timer_wheel::expiry(now, self.delack_timeout_ns, self.timer_wheel_hz));
                 }
                 None
             }
@@ -387,6 +392,25 @@ mod tests {
         let res = seg(&mut r, 0);
         assert_eq!(res.delivered, 1000);
         assert_eq!(res.ack.unwrap().ack, 1000);
+    }
+
+    #[test]
+    fn timer_wheel_arms_the_delayed_ack_in_jiffies_on_the_next_tick() {
+        // Linux `tcp_send_delayed_ack` at HZ 250: 40 ms = 10 jiffies from the jiffy of 10.5 ms
+        // (2), fired on the tick after: 13 jiffies = 52 ms, not 50.5 ms.
+        let cfg = TcpConfig {
+            recovery: Recovery::Sack,
+            delayed_ack_timeout_ns: 40_000_000,
+            timer_wheel_hz: 250,
+            ..TcpConfig::default()
+        };
+        let mut r = TcpReceiver::new(&cfg);
+        assert!(r.on_data(10_500_000, 0, MSS, false, false, false).ack.is_none());
+        assert_eq!(r.delack_deadline(), Some(52_000_000));
+        let exact = TcpConfig { timer_wheel_hz: 0, ..cfg };
+        let mut r = TcpReceiver::new(&exact);
+        r.on_data(10_500_000, 0, MSS, false, false, false);
+        assert_eq!(r.delack_deadline(), Some(50_500_000));
     }
 
     #[test]

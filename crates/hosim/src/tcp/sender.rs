@@ -954,7 +954,7 @@ impl TcpSender {
         let rto = self.rto.rto_ns();
         self.stats.rto_sum_ns += rto as u128;
         self.stats.rto_count += 1;
-        self.rto_deadline = Some(now + rto);
+        self.rto_deadline = Some(crate::tcp::timer_wheel::expiry(now, rto, self.cfg.timer_wheel_hz));
     }
 
     /// RFC 6298 (5.1): a data segment was sent; start the timer if it is not running (and

@@ -8,6 +8,7 @@ use crate::engine::time::{s_to_ns, SimTime};
 use crate::tcp::cc::Controller;
 use crate::tcp::config::RecoveryRate;
 use crate::tcp::recovery::LossRecovery;
+use crate::tcp::timer_wheel;
 
 /// RFC 8985 §7.2 TLP.max_ack_delay, added to the PTO when one segment is in flight: the
 /// worst-case delayed-ACK timer, 200 ms (RFC 5681 §4.2's bound; Linux `TCP_DELACK_MAX`).
@@ -36,6 +37,11 @@ impl TcpSender {
         }
         let reo_wnd = rack.reo_wnd_ns(in_recovery, self.board.sacked_segs(), dupthresh, min_rtt, srtt);
         let marked = rack.detect_loss(now, acked, &mut self.board, reo_wnd);
+        let hz = self.cfg.timer_wheel_hz;
+        if let Some(at) = rack.timer_ns.filter(|_| hz > 0) {
+            // Linux `tcp_rack_mark_lost`: `usecs_to_jiffies(timeout + TCP_TIMEOUT_MIN_US)`.
+            rack.timer_ns = Some(timer_wheel::expiry(now, at - now + timer_wheel::TCP_TIMEOUT_MIN_NS, hz));
+        }
         self.board.note_marked_lost(marked.segments);
         if marked.segments == 0 {
             return;
@@ -89,11 +95,21 @@ impl TcpSender {
             return;
         }
         let flight = self.snd_max - self.snd_una;
+        let hz = self.cfg.timer_wheel_hz;
         let mut pto = match self.rto.srtt_ns() {
             Some(srtt) if flight <= self.cfg.mss_bytes as u64 => 2 * srtt + TLP_MAX_ACK_DELAY_NS,
+            // Linux `tcp_schedule_loss_probe`: `srtt_us >> 2` plus `TCP_TIMEOUT_MIN_US`.
+            Some(srtt) if hz > 0 => 2 * srtt + timer_wheel::TCP_TIMEOUT_MIN_NS,
             Some(srtt) => 2 * srtt,
             None => s_to_ns(1.0),
         };
+        if hz > 0 {
+            // Linux: the probe replaces the retransmission timer, armed in jiffies on the timer
+            // wheel; when the RTO would come first it is the RTO's expiry (`timer_wheel.rs`).
+            let at = timer_wheel::expiry(now, pto, hz);
+            self.pto_deadline = Some(self.rto_deadline.map_or(at, |rto_at| at.min(rto_at)));
+            return;
+        }
         // "If Now() + PTO > TCP_RTO_expiration(): PTO = TCP_RTO_expiration() - Now()".
         if let Some(rto_at) = self.rto_deadline {
             pto = pto.min(rto_at.saturating_sub(now));
