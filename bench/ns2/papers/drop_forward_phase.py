@@ -14,6 +14,14 @@ writes per warm-up and in all the means, with each first handover's window.
         --out bench/results/ns2/papers/drop_forward-1G-phase-newreno-drop-100.json
 
 The file is rewritten after every run and a run already in it is not run again.
+
+Per handover, one seed traced in both (`--handovers`): each flow's window when its handover
+comes and the timeouts and window cuts until its next handover, from ns-2.35's per-event lines
+(`drop_forward.py --print-tcl 1G newreno drop 100 --warmup 200 --set trace_events=1 --set
+trace_period=0.05 > fcp.tcl; ns fcp.tcl > ns.out`) and hosim's traces (`hosim run fcp --seed 1
+--set ... --out DIR`, the overrides of `hosim_overrides`):
+
+    python3 bench/ns2/papers/drop_forward_phase.py --handovers ns.out DIR --out unused
 """
 
 from __future__ import annotations
@@ -87,8 +95,13 @@ def main() -> int:
     ap.add_argument("--sims", default="ns2,hosim", help="which simulators: ns2, hosim or both")
     ap.add_argument("--report", action="store_true",
                     help="only print the table of --out's runs at --warmups (the mean over those) and exit")
+    ap.add_argument("--handovers", nargs=2, metavar=("NS_OUTPUT", "HOSIM_DIR"),
+                    help="print the per-handover table of one traced seed (see above) and exit")
     ap.add_argument("--out", required=True)
     a = ap.parse_args()
+    if a.handovers:
+        handovers(*a.handovers)
+        return 0
     sims = [x for x in a.sims.split(",") if x]
     if not sims or any(x not in ("ns2", "hosim") for x in sims):
         ap.error(f"--sims: expected ns2, hosim or ns2,hosim, got {a.sims!r}")
@@ -117,6 +130,54 @@ def main() -> int:
                 fh.write("\n")
     report(data, warmups)
     return 0
+
+
+def handovers(ns_output: str, hosim_dir: str) -> None:
+    """Per flow and handover: the window (packets) and the timeouts and cuts that follow."""
+    import pandas as pd
+
+    cw: dict[int, list[tuple[float, float, int, int]]] = {}
+    ho: list[tuple[int, float]] = []
+    end = 0.0
+    with open(ns_output) as fh:
+        for line in fh:
+            f = line.split()
+            if f and f[0] == "CW":
+                cw.setdefault(int(f[2]), []).append((float(f[1]), float(f[3]), int(f[5]), int(f[6])))
+                end = max(end, float(f[1]))
+            elif f and f[0] == "HO":
+                ho.append((int(f[2]), float(f[1])))
+    rows = []
+    for i, t in sorted(ho):
+        nxt = [u for j, u in ho if j == i and u > t]
+        before = [x for x in cw[i] if x[0] <= t][-1]
+        after = [x for x in cw[i] if x[0] <= (nxt[0] if nxt else end)][-1]
+        rows.append(("ns-2.35", i, t, before[1], after[2] - before[2], after[3] - before[3]))
+    with open(os.path.join(hosim_dir, "summary.json")) as fh:
+        summary = json.load(fh)
+    cwnd = pd.read_parquet(os.path.join(hosim_dir, "cwnd.parquet"))
+    ssth = pd.read_parquet(os.path.join(hosim_dir, "ssthresh.parquet"))
+    rto = pd.read_parquet(os.path.join(hosim_dir, "rto.parquet"))
+    mss = summary["flows"][0]["mss_bytes"]
+    hos = summary["handovers"]
+    for h in sorted(hos, key=lambda h: (int(h["ue"][1:]), h["start_s"])):
+        flow, t = "flow" + h["ue"][1:], h["start_s"]
+        nxt = [x["start_s"] for x in hos if x["ue"] == h["ue"] and x["start_s"] > t]
+        t_end = nxt[0] if nxt else summary["sim_time_s"]
+        w = cwnd[(cwnd.flow == flow) & (cwnd.time_s <= t)].iloc[-1].cwnd_bytes / mss
+        cuts = len(ssth[(ssth.flow == flow) & (ssth.time_s > t) & (ssth.time_s <= t_end)])
+        # A timeout doubles the RTO (backoff); anything else only moves it a little.
+        r = rto[rto.flow == flow]
+        last = r[r.time_s <= t].rto_s.iloc[-1] if (r.time_s <= t).any() else 0.0
+        timeouts = 0
+        for v in r[(r.time_s > t) & (r.time_s <= t_end)].rto_s:
+            timeouts += v > 1.5 * last
+            last = v
+        rows.append(("hosim", int(h["ue"][1:]), t, w, timeouts, cuts))
+    print("| simulator | flow | handover (s) | window (pkts) | timeouts | window cuts |")
+    print("|---|---:|---:|---:|---:|---:|")
+    for sim, i, t, w, to, cu in rows:
+        print(f"| {sim} | {i} | {t:.2f} | {w:.0f} | {to} | {cu} |")
 
 
 def report(data: dict[str, Any], warmups: list[float]) -> None:
