@@ -19,6 +19,8 @@ import argparse
 import importlib.util
 import json
 import os
+import random
+import re
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -59,14 +61,25 @@ VARIANTS: dict[str, dict] = {
 }
 
 
-def run_case(c: dict, overrides: dict, seed: int) -> dict:
+def jittered(text: str, seed: int, jitter_s: float) -> str:
+    """The case's graph with every flow's start moved later by a uniform [0, jitter_s) drawn
+    from `seed`: the run-to-run spread of the kernel's connect() loop (its SYNs 35-45 µs
+    apart), which hosim's explicit graphs otherwise lack (each case is then one outcome)."""
+    if jitter_s <= 0:
+        return text
+    rng = random.Random(seed)
+    return re.sub(r"^start_s = (\S+)$", lambda m: f"start_s = {float(m.group(1)) + rng.uniform(0, jitter_s)!r}",
+                  text, flags=re.M)
+
+
+def run_case(c: dict, overrides: dict, seed: int, start_jitter_s: float = 0.0) -> dict:
     import hosim  # noqa: PLC0415
 
     is_file = c["app"] == "file"
     ov = dict(overrides)
     if is_file:
         ov["trace.interval_s"] = RX_BIN_S
-    r = hosim.run(case_toml(c), seed=seed, overrides=ov, traces=is_file)
+    r = hosim.run(jittered(case_toml(c), seed, start_jitter_s), seed=seed, overrides=ov, traces=is_file)
     s = r.summary
     flows = []
     for f in s["flows"]:
@@ -113,7 +126,12 @@ def main() -> int:
     ap.add_argument("--seeds", type=int, default=5)
     ap.add_argument("--cc", default="cubic", choices=["cubic", "reno"], help="tcp.cc (the kernel's --cc)")
     ap.add_argument("--out", default=None, help="default: bench/results/linux/hosim-<cc>.json")
+    ap.add_argument("--start-jitter-us", type=float, default=0.0,
+                    help="each flow starts up to this much later, drawn per seed (default 0: every seed "
+                         "of a case without random loss is the same run)")
     args = ap.parse_args()
+    if args.start_jitter_us < 0:
+        ap.error(f"--start-jitter-us: must be at least 0, got {args.start_jitter_us}")
     args.out = args.out or os.path.join(RESULTS, f"hosim-{args.cc}.json")
     results: dict = {}
     if os.path.exists(args.out) and args.cases:
@@ -123,7 +141,7 @@ def main() -> int:
         entry = {"case": c}
         for variant, ov in VARIANTS.items():
             ov = {**ov, "tcp.cc": args.cc}
-            runs = [run_case(c, ov, seed) for seed in range(1, args.seeds + 1)]
+            runs = [run_case(c, ov, seed, args.start_jitter_us * 1e-6) for seed in range(1, args.seeds + 1)]
             entry[variant] = runs
             gp = [r["goodput_bps"] / 1e6 for r in runs]
             print(
