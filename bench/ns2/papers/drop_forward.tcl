@@ -270,7 +270,10 @@ proc finish {} {
 }
 
 for {set i 0} {$i < $mobiles} {incr i} { $ns at 0.0 "attach $i 0" }
-for {set i 0} {$i < $mobiles} {incr i} { $ns at 0.0 "$ftp($i) start" }
+# A candidate (drop_forward.py --set start_stagger=S): flow i starts at i x S s, as hosim's
+# `fcp.start_stagger_s` (drop_forward_phase.py --stagger).
+set start_stagger [expr {[info exists start_stagger] ? $start_stagger : 0.0}]
+for {set i 0} {$i < $mobiles} {incr i} { $ns at [expr {$i * $start_stagger}] "$ftp($i) start" }
 $ns at $warmup_s "warmup"
 $ns at $warmup_s "sample"
 if {$handovers} {

@@ -44,6 +44,10 @@ import drop_forward  # noqa: E402  (the ns-2.35 side, beside this file)
 SETTING = "1G"
 
 
+#: Flow i starts at i x STAGGER_S in both simulators (`--stagger`; 0: every flow at 0, the grid's).
+STAGGER_S = 0.0
+
+
 def hosim_overrides(recovery: str, scheme: str, delta: float, warmup: float) -> list[str]:
     """hosim's driver's overrides for the point, with the warm-up (and run end) moved."""
     from hosim.reproduce import fcp
@@ -51,6 +55,8 @@ def hosim_overrides(recovery: str, scheme: str, delta: float, warmup: float) -> 
     o = fcp.point_overrides(SETTING, recovery, scheme, delta)
     o["fcp.warmup_s"] = warmup
     o["duration_s"] = drop_forward.duration_s(SETTING, delta, warmup)
+    if STAGGER_S:
+        o["fcp.start_stagger_s"] = STAGGER_S
     args = []
     for k, v in o.items():
         args += ["--set", f"{k}={json.dumps(v)}"]
@@ -73,7 +79,8 @@ def run_hosim(recovery: str, scheme: str, delta: float, warmup: float, seed: int
 def run(job: tuple[str, str, str, float, float, int]) -> tuple[tuple[str, str, str, float, float, int], dict[str, Any]]:
     sim, recovery, scheme, delta, warmup, seed = job
     if sim == "ns2":
-        r = drop_forward.run_one((SETTING, recovery, scheme, delta, seed, warmup, {}))
+        sets = {"start_stagger": repr(STAGGER_S)} if STAGGER_S else {}
+        r = drop_forward.run_one((SETTING, recovery, scheme, delta, seed, warmup, sets))
     else:
         r = run_hosim(recovery, scheme, delta, warmup, seed)
     return job, r
@@ -88,6 +95,8 @@ def main() -> int:
     ap.add_argument("--seeds", type=int, default=4)
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--sims", default="ns2,hosim", help="which simulators: ns2, hosim or both")
+    ap.add_argument("--stagger", type=float, default=0.0,
+                    help="flow i starts at i x this many seconds in both simulators (default 0)")
     ap.add_argument("--report", action="store_true",
                     help="only print the table of --out's runs at --warmups (the mean over those) and exit")
     ap.add_argument("--handovers", nargs=2, metavar=("NS_OUTPUT", "HOSIM_DIR"),
@@ -97,6 +106,10 @@ def main() -> int:
     if a.handovers:
         handovers(*a.handovers)
         return 0
+    global STAGGER_S
+    if a.stagger < 0:
+        ap.error(f"--stagger: must be at least 0, got {a.stagger}")
+    STAGGER_S = a.stagger
     sims = [x for x in a.sims.split(",") if x]
     if not sims or any(x not in ("ns2", "hosim") for x in sims):
         ap.error(f"--sims: expected ns2, hosim or ns2,hosim, got {a.sims!r}")
