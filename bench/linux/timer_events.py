@@ -41,6 +41,8 @@ import urllib.parse
 
 import dpkt
 
+from hosim.capture import _options
+
 # pcap link types: the offset of the IPv4 header in a record
 _LINK_OFFSET = {1: 14, 12: 0, 101: 0, 113: 16, 228: 0, 276: 20}
 
@@ -65,24 +67,8 @@ def tcp_of(pkt: bytes):
     sport, dport, seq, ack = struct.unpack_from("!HHII", pkt, ihl)
     doff = (pkt[ihl + 12] >> 4) * 4
     flags = pkt[ihl + 13]
-    sacks = []
-    i, end = ihl + 20, min(ihl + doff, len(pkt))
-    while i < end:
-        kind = pkt[i]
-        if kind == 0:
-            break
-        if kind == 1:
-            i += 1
-            continue
-        if i + 1 >= end:
-            break
-        ln = pkt[i + 1]
-        if ln < 2:
-            break
-        if kind == 5:
-            for j in range(i + 2, i + ln - 7, 8):
-                sacks.append(struct.unpack_from("!II", pkt, j))
-        i += ln
+    # The SACK blocks: the option walk of hosim's own capture reader.
+    _, sacks = _options(bytes(pkt[ihl + 20 : ihl + doff]))
     return pkt[12:16], sport, pkt[16:20], dport, seq, ack, flags, total - ihl - doff, sacks
 
 
