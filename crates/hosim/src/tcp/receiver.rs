@@ -36,6 +36,12 @@ pub struct DataResult {
     pub ack: Option<AckOut>,
 }
 
+/// Linux's first `rcv_ssthresh` on a connection with window scaling (`grow_window_quickack`):
+/// the SYN's window is unscaled, at most 65535 bytes, and `tcp_select_initial_window`
+/// (net/ipv4/tcp_output.c) rounds it down to the unit of the scale (2^10 here: the kernel's
+/// first data segments find `rcv_wnd` = 64512 in `tcp:tcp_probe`).
+const LINUX_INITIAL_RCV_SSTHRESH: u64 = 64_512;
+
 pub struct TcpReceiver {
     delayed_ack: bool,
     delack_segments: u32,
@@ -48,6 +54,10 @@ pub struct TcpReceiver {
     /// lengths with (Linux `icsk_ack.rcv_mss`).
     psh_quickack: bool,
     mss_bytes: u32,
+    /// `grow_window_quickack`: Linux's `rcv_ssthresh`, the window the receiver may advertise,
+    /// growing towards `rwnd_bytes`; every segment that raises it is acknowledged at once.
+    grow_window_quickack: bool,
+    rcv_ssthresh: u64,
     sack: bool,
     /// RFC 2883: report a duplicate segment in the first SACK block of the next ACK.
     dsack: bool,
@@ -83,6 +93,8 @@ impl TcpReceiver {
             quickacks_left: cfg.quickack_segments,
             psh_quickack: cfg.psh_quickack,
             mss_bytes: cfg.mss_bytes,
+            grow_window_quickack: cfg.grow_window_quickack,
+            rcv_ssthresh: LINUX_INITIAL_RCV_SSTHRESH.min(cfg.rwnd_bytes),
             sack: cfg.sack(),
             dsack: cfg.sack() && cfg.dsack,
             pending_dsack: None,
@@ -173,6 +185,18 @@ impl TcpReceiver {
         };
         if duplicate {
             self.stats.duplicate_segments += 1;
+        }
+        // `grow_window_quickack` (Linux `tcp_grow_window`): a new in-order segment of at least
+        // 128 bytes, or an out-of-order one with SACK, raises `rcv_ssthresh` by
+        // max(2 * advmss, 2 * len) up to the clamp and sets `icsk_ack.quick |= 1`.
+        if self.grow_window_quickack
+            && !duplicate
+            && (delivered > 0 && len >= 128 || seq > self.rcv_nxt && self.sack)
+            && self.rcv_ssthresh < self.rwnd_bytes
+        {
+            let incr = 2 * u64::from(self.mss_bytes.max(len));
+            self.rcv_ssthresh = (self.rcv_ssthresh + incr).min(self.rwnd_bytes);
+            self.quickacks_left = self.quickacks_left.max(1);
         }
         // The first `quickack_segments` data segments are acknowledged at once (ns-3 ACKs
         // the first; Linux starts in quickack mode).
@@ -383,6 +407,33 @@ mod tests {
             assert_eq!(arrive(1000, MSS, false), if key { None } else { Some(2000) });
             assert_eq!(arrive(2000, MSS, false), if key { Some(3000) } else { None }, "every second segment");
             assert_eq!(arrive(3000, 400, false), Some(3400), "a short segment is pushed (and the second)");
+        }
+    }
+
+    #[test]
+    fn grow_window_quickack_acks_every_segment_while_the_window_grows() {
+        // Linux `tcp_grow_window`: each in-order segment raises `rcv_ssthresh` by 2 * MSS from
+        // 64512 bytes and sets `icsk_ack.quick |= 1`, so it is acknowledged at once; once the
+        // window reaches its clamp (`rwnd_bytes`) ACKs go back to every second segment.
+        // Without the key the first segment already waits (RFC 5681 §4.2).
+        for key in [false, true] {
+            let cfg = TcpConfig {
+                grow_window_quickack: key,
+                rwnd_bytes: LINUX_INITIAL_RCV_SSTHRESH + 5 * MSS as u64,
+                recovery: Recovery::Sack,
+                mss_bytes: MSS,
+                ..TcpConfig::default()
+            };
+            let mut r = TcpReceiver::new(&cfg);
+            let acks: Vec<bool> = (0..7).map(|i| seg(&mut r, i).ack.is_some()).collect();
+            let grown = [true, true, true, false, true, false, true];
+            let rfc = [false, true, false, true, false, true, false];
+            assert_eq!(acks, if key { grown } else { rfc });
+            // An out-of-order segment with SACK grows it too (`tcp_data_queue_ofo`).
+            let mut r = TcpReceiver::new(&cfg);
+            r.on_data(0, 2 * MSS as u64, MSS, false, false, false);
+            let expect = if key { LINUX_INITIAL_RCV_SSTHRESH + 2 * MSS as u64 } else { LINUX_INITIAL_RCV_SSTHRESH };
+            assert_eq!(r.rcv_ssthresh, expect);
         }
     }
 
