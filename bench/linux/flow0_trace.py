@@ -43,7 +43,7 @@ Benchmark only; `kernel` must run as root; never part of the test suite.
   ca_state Recovery (kernel) or cwnd below the value at the handover (both), and a summary.
 
 Usage (as root for `kernel`):
-  python bench/linux/flow0_trace.py kernel forward 1 /tmp/t-k-fwd-1 [listener] [pingpong] [nogso]
+  python bench/linux/flow0_trace.py kernel forward 1 /tmp/t-k-fwd-1 [listener] [pingpong] [nogso] [tso4]
   python bench/linux/flow0_trace.py hosim forward 1 /tmp/t-h-fwd-1
   python bench/linux/flow0_trace.py compare /tmp/t-k-fwd-1 /tmp/t-h-fwd-1
   python bench/linux/flow0_trace.py drops /tmp/t-h-fwd-1
@@ -158,10 +158,13 @@ def client(host: str, timeout_s: float) -> int:
 #: unit (`gso_max_segs` 1): `tcp_tso_autosize` then gives one segment, so there are no units to
 #: defer (`tcp_tso_should_defer` runs only for units of more) or to end with PSH.
 NO_GSO = 'for d in /sys/class/net/*; do n=${d##*/}; [ "$n" = lo ] || ip link set dev "$n" gso_max_segs 1; done; '
+#: `tso4`: the sender's namespace sends units of at least four segments (`tcp_min_tso_segs`, a
+#: per-namespace sysctl, 2 by default), to see where PSH sits in larger units.
+TSO4 = "sysctl -qw net.ipv4.tcp_min_tso_segs=4; "
 
 
 def kernel(scheme: str, seed: int, out: str, every_s: float, on_listener: bool, pingpong: bool = False,
-           no_gso: bool = False) -> int:
+           no_gso: bool = False, tso4: bool = False) -> int:
     import hosim
 
     os.makedirs(out, exist_ok=True)
@@ -173,7 +176,7 @@ def kernel(scheme: str, seed: int, out: str, every_s: float, on_listener: bool, 
     with tempfile.TemporaryDirectory(prefix="hosim-trace-") as tmp:
         s = hosim.emulate(
             T.scenario_text(CASE), seed=seed, overrides=overrides,
-            server=(NO_GSO if no_gso else "")
+            server=(NO_GSO if no_gso else "") + (TSO4 if tso4 else "")
             + f"exec {py} {me} serve {samples} {every_s} {dur + 5}{' listener' if on_listener else ''}",
             client=(f"exec {py} {me} client {{server}} {dur + 5}" if pingpong
                     else f"exec {py} -m hosim.netapps fetch {{server}} --timeout {dur + 5}"),
@@ -574,12 +577,12 @@ def main() -> int:
         return serve(a[1], float(a[2]), float(a[3]), a[4:] == ["listener"])
     if len(a) == 3 and a[0] == "client":
         return client(a[1], float(a[2]))
-    if 4 <= len(a) <= 7 and a[0] == "kernel" and set(a[4:]) <= {"listener", "pingpong", "nogso"}:
+    if 4 <= len(a) <= 8 and a[0] == "kernel" and set(a[4:]) <= {"listener", "pingpong", "nogso", "tso4"}:
         if os.geteuid() != 0:
             print("flow0_trace.py: kernel runs need root (hosim emulate)", file=sys.stderr)
             return 2
         return kernel(a[1], int(a[2]), a[3], float(os.environ.get("HOSIM_TRACE_EVERY", "0.005")),
-                      "listener" in a[4:], "pingpong" in a[4:], "nogso" in a[4:])
+                      "listener" in a[4:], "pingpong" in a[4:], "nogso" in a[4:], "tso4" in a[4:])
     if len(a) >= 4 and a[0] == "hosim":
         return simulate(a[1], int(a[2]), a[3], a[4:])
     if len(a) >= 2 and a[0] == "compare":
