@@ -556,8 +556,9 @@ pub struct TcpConfig {
     /// Linux's push-flag acknowledgment: the sender sets PSH on the last segment of each
     /// TSO/GSO unit of new data it sends (`tcp_tso_autosize` segments, at least
     /// `tcp_min_tso_segs` = 2; a lone segment goes without), and the receiver acknowledges a
-    /// full-sized in-order segment carrying PSH, or one shorter than the MSS, at once
-    /// instead of delaying the ACK (`tcp_measure_rcv_mss` sets `ICSK_ACK_PUSHED`, and
+    /// full-sized in-order segment carrying PSH, or one shorter than its estimate of the
+    /// peer's MSS (unless it is a second one of that length, which becomes the estimate), at
+    /// once instead of delaying the ACK (`tcp_measure_rcv_mss` sets `ICSK_ACK_PUSHED`, and
     /// `tcp_cleanup_rbuf` sends the ACK when the application's read empties the queue;
     /// net/ipv4/tcp_input.c, net/ipv4/tcp.c). `sender/push.rs`.
     pub psh_quickack: bool,
