@@ -28,18 +28,28 @@ Benchmark only; `kernel` must run as root; never part of the test suite.
   less one segment), by cwnd at the handover.
 - `drops OUT`: the segments dropped at the base stations, per handover of `flow0`'s mobile
   (count and times after the handover), from the captures of their links.
+- `acks OUT...`: the mobile's ACKs (its uplink captures, `m0->bs1`, `m0->bs2`) from 4 s to 20 s
+  by the rule that sent them: with SACK blocks (out of order), filling a hole, of two or more
+  segments, and those of one in-order segment by what that segment was and when the ACK left
+  (at once with PSH, at once without, short, or over 10 ms later: the delayed-ACK timer).
+  The capture records a packet when its transmission starts; a data segment reaches the
+  mobile 1.2 ms (serialization) + 5 ms (propagation) after its record on `bsN->m0`.
+- `units OUT...`: the new data segments on `sender->fcp` from 4 s to 20 s in back-to-back
+  units (less than 0.2 ms apart: one transmission, a GSO unit or more), by size and by where
+  PSH sits (hosim's captures set PSH on every segment; only the kernel's show where it is).
 - `compare OUT...`: one row per handover of `flow0`'s mobile per run directory: cwnd at the
   handover, its lowest value in the 0.8 s that follow, cwnd at the next handover, ssthresh
   after, segments retransmitted, bytes acknowledged (Mb/s over the interval), time with
   ca_state Recovery (kernel) or cwnd below the value at the handover (both), and a summary.
 
 Usage (as root for `kernel`):
-  python bench/linux/flow0_trace.py kernel forward 1 /tmp/t-k-fwd-1 [listener] [pingpong] [nogso]
+  python bench/linux/flow0_trace.py kernel forward 1 /tmp/t-k-fwd-1 [listener] [pingpong] [nogso] [tso4]
   python bench/linux/flow0_trace.py hosim forward 1 /tmp/t-h-fwd-1
   python bench/linux/flow0_trace.py compare /tmp/t-k-fwd-1 /tmp/t-h-fwd-1
   python bench/linux/flow0_trace.py drops /tmp/t-h-fwd-1
   python bench/linux/flow0_trace.py train /tmp/t-k-fwd-1 /tmp/t-h-fwd-1
   python bench/linux/flow0_trace.py losses /tmp/t-k-fwd-1 /tmp/t-k-fwd-2
+  python bench/linux/flow0_trace.py acks /tmp/t-k-fwd-1 /tmp/t-h-fwd-1
 """
 
 from __future__ import annotations
@@ -61,7 +71,8 @@ import todays_tcp as T  # noqa: E402
 CASE = T.CASES["drop-or-forward"]
 #: The sender's links (segments sent, ACKs) and the base stations' (where packets are dropped:
 #: a segment that reaches a base station and leaves neither to the mobile nor to the other).
-LINKS = ("sender->fcp", "fcp->sender", "fcp->bs1", "fcp->bs2", "bs1->bs2", "bs2->bs1", "bs1->m0", "bs2->m0")
+LINKS = ("sender->fcp", "fcp->sender", "fcp->bs1", "fcp->bs2", "bs1->bs2", "bs2->bs1", "bs1->m0", "bs2->m0",
+         "m0->bs1", "m0->bs2")
 #: struct tcp_info (include/uapi/linux/tcp.h): the fields kept, as (name, offset, format).
 TCP_INFO = (
     ("ca_state", 1, "B"), ("retransmits", 2, "B"), ("backoff", 4, "B"), ("rto_us", 8, "I"),
@@ -147,10 +158,13 @@ def client(host: str, timeout_s: float) -> int:
 #: unit (`gso_max_segs` 1): `tcp_tso_autosize` then gives one segment, so there are no units to
 #: defer (`tcp_tso_should_defer` runs only for units of more) or to end with PSH.
 NO_GSO = 'for d in /sys/class/net/*; do n=${d##*/}; [ "$n" = lo ] || ip link set dev "$n" gso_max_segs 1; done; '
+#: `tso4`: the sender's namespace sends units of at least four segments (`tcp_min_tso_segs`, a
+#: per-namespace sysctl, 2 by default), to see where PSH sits in larger units.
+TSO4 = "sysctl -qw net.ipv4.tcp_min_tso_segs=4; "
 
 
 def kernel(scheme: str, seed: int, out: str, every_s: float, on_listener: bool, pingpong: bool = False,
-           no_gso: bool = False) -> int:
+           no_gso: bool = False, tso4: bool = False) -> int:
     import hosim
 
     os.makedirs(out, exist_ok=True)
@@ -162,7 +176,7 @@ def kernel(scheme: str, seed: int, out: str, every_s: float, on_listener: bool, 
     with tempfile.TemporaryDirectory(prefix="hosim-trace-") as tmp:
         s = hosim.emulate(
             T.scenario_text(CASE), seed=seed, overrides=overrides,
-            server=(NO_GSO if no_gso else "")
+            server=(NO_GSO if no_gso else "") + (TSO4 if tso4 else "")
             + f"exec {py} {me} serve {samples} {every_s} {dur + 5}{' listener' if on_listener else ''}",
             client=(f"exec {py} {me} client {{server}} {dur + 5}" if pingpong
                     else f"exec {py} -m hosim.netapps fetch {{server}} --timeout {dur + 5}"),
@@ -423,6 +437,123 @@ def train(outs: list[str]) -> int:
     return 0
 
 
+#: `acks`: a data segment reaches the mobile this long after its capture record on `bsN->m0`:
+#: its serialization at 10 Mb/s (1500 bytes) and the 5 ms of the wireless link.
+TO_MOBILE_S = 0.0012 + 0.005
+
+
+def tcp_records(out: str, links: tuple[str, ...]) -> list[tuple[float, int, int, int, int, bool]]:
+    """(time s, seq, ack, flags, payload bytes, has SACK blocks) of the TCP packets of the
+    captures of `links` in OUT that exist, in time order."""
+    recs = []
+    for link in links:
+        try:
+            path = link_path(out, link)
+        except FileNotFoundError:
+            continue
+        for ts, ip in read_pcap(path):
+            if ip[9] != 6:
+                continue
+            ihl = (ip[0] & 0x0F) * 4
+            seq, ack = struct.unpack_from("!II", ip, ihl + 4)
+            doff = (ip[ihl + 12] >> 4) * 4
+            n = struct.unpack_from("!H", ip, 2)[0] - ihl - doff
+            opts, i, sack = ip[ihl + 20 : ihl + doff], 0, False
+            while i < len(opts) and opts[i] != 0:
+                if opts[i] == 1:
+                    i += 1
+                    continue
+                if i + 1 >= len(opts):
+                    break
+                sack |= opts[i] == 5
+                i += max(opts[i + 1], 2)
+            recs.append((ts, seq, ack, ip[ihl + 13], n, sack))
+    recs.sort()
+    return recs
+
+
+def acks(outs: list[str]) -> int:
+    from collections import Counter
+
+    mss = 1448
+    rules = ("with SACK blocks (out of order)", "filling a hole", "of 2+ segments", "of 1 segment: PSH, at once",
+             "of 1 segment: short, at once", "of 1 segment: no PSH, at once", "of 1 segment: delayed (> 10 ms)")
+    counts = []
+    for out in outs:
+        data = [r for r in tcp_records(out, ("bs1->m0", "bs2->m0")) if r[4] > 0]
+        ups = [r for r in tcp_records(out, ("m0->bs1", "m0->bs2")) if r[4] == 0 and not r[3] & 0x02]
+        if not data or not ups:
+            print(f"flow0_trace.py: no mobile captures in {out}", file=sys.stderr)
+            return 2
+        # First copy of each segment by its end: (arrival at the mobile, PSH, length).
+        ends: dict[int, tuple[float, bool, int]] = {}
+        for t, seq, _, fl, n, _ in data:
+            ends.setdefault((seq + n) % (1 << 32), (t + TO_MOBILE_S, bool(fl & 0x08), n))
+        c: Counter[str] = Counter()
+        for p, q in zip(ups, ups[1:]):
+            if not 4 < q[0] < 20:
+                continue
+            segs = round(((q[2] - p[2]) % (1 << 32)) / mss)
+            if q[5]:
+                c[rules[0]] += 1
+            elif segs == 0:
+                c["of no new data"] += 1
+            elif p[5]:
+                c[rules[1]] += 1
+            elif segs >= 2:
+                c[rules[2]] += 1
+            else:
+                trig = ends.get(q[2])
+                if trig is None:
+                    c["of 1 segment: not captured"] += 1
+                elif q[0] - trig[0] > 0.010:
+                    c[rules[6]] += 1
+                elif trig[1]:
+                    c[rules[3]] += 1
+                elif trig[2] < mss:
+                    c[rules[4]] += 1
+                else:
+                    c[rules[5]] += 1
+        counts.append(c)
+    keys = list(rules) + sorted({k for c in counts for k in c} - set(rules))
+    print("| the mobile's ACKs, 4-20 s | " + " | ".join(os.path.basename(o) for o in outs) + " |")
+    print("|---|" + "---|" * len(outs))
+    for k in keys:
+        print(f"| {k} | " + " | ".join(str(c[k]) for c in counts) + " |")
+    print("| all | " + " | ".join(str(sum(c.values())) for c in counts) + " |")
+    return 0
+
+
+def units(outs: list[str]) -> int:
+    from collections import Counter
+
+    print("| run | units of 1 / 2 / 3+ segments | PSH on: last of 2, a lone segment | new segments with PSH |")
+    print("|---|---|---|---|")
+    for out in outs:
+        seen: set[int] = set()
+        groups: list[list[bool]] = []
+        last = -1.0
+        for t, seq, _, fl, n, _ in tcp_records(out, ("sender->fcp",)):
+            if n == 0 or seq in seen:
+                continue
+            seen.add(seq)
+            if not 4 < t < 20:
+                continue
+            if groups and t - last < 0.0002:
+                groups[-1].append(bool(fl & 0x08))
+            else:
+                groups.append([bool(fl & 0x08)])
+            last = t
+        size = Counter(min(len(g), 3) for g in groups)
+        two = [g for g in groups if len(g) == 2]
+        one = [g for g in groups if len(g) == 1]
+        segs = sum(len(g) for g in groups)
+        print(f"| {os.path.basename(out)} | {size[1]} / {size[2]} / {size[3]} | "
+              f"{sum(g[1] for g in two)} of {len(two)}, {sum(g[0] for g in one)} of {len(one)} | "
+              f"{sum(sum(g) for g in groups) / max(segs, 1) * 100:.0f} % |")
+    return 0
+
+
 def losses(outs: list[str]) -> int:
     import numpy as np
 
@@ -446,12 +577,12 @@ def main() -> int:
         return serve(a[1], float(a[2]), float(a[3]), a[4:] == ["listener"])
     if len(a) == 3 and a[0] == "client":
         return client(a[1], float(a[2]))
-    if 4 <= len(a) <= 7 and a[0] == "kernel" and set(a[4:]) <= {"listener", "pingpong", "nogso"}:
+    if 4 <= len(a) <= 8 and a[0] == "kernel" and set(a[4:]) <= {"listener", "pingpong", "nogso", "tso4"}:
         if os.geteuid() != 0:
             print("flow0_trace.py: kernel runs need root (hosim emulate)", file=sys.stderr)
             return 2
         return kernel(a[1], int(a[2]), a[3], float(os.environ.get("HOSIM_TRACE_EVERY", "0.005")),
-                      "listener" in a[4:], "pingpong" in a[4:], "nogso" in a[4:])
+                      "listener" in a[4:], "pingpong" in a[4:], "nogso" in a[4:], "tso4" in a[4:])
     if len(a) >= 4 and a[0] == "hosim":
         return simulate(a[1], int(a[2]), a[3], a[4:])
     if len(a) >= 2 and a[0] == "compare":
@@ -460,6 +591,10 @@ def main() -> int:
         return train(a[1:])
     if len(a) >= 2 and a[0] == "losses":
         return losses(a[1:])
+    if len(a) >= 2 and a[0] == "acks":
+        return acks(a[1:])
+    if len(a) >= 2 and a[0] == "units":
+        return units(a[1:])
     if len(a) == 2 and a[0] == "drops":
         return drops(a[1])
     print(__doc__, file=sys.stderr)

@@ -141,6 +141,7 @@ pub struct TcpSection {
     pub whole_segment_windows: Option<bool>,
     pub cubic_growth_floor: Option<bool>,
     pub psh_quickack: Option<bool>,
+    pub grow_window_quickack: Option<bool>,
     pub timer_wheel_hz: Option<u32>,
 }
 
@@ -389,6 +390,10 @@ impl TcpSection {
         if let Some(v) = self.psh_quickack {
             cfg.psh_quickack = v;
             set.insert(ProfileKeys::PSH_QUICKACK);
+        }
+        if let Some(v) = self.grow_window_quickack {
+            cfg.grow_window_quickack = v;
+            set.insert(ProfileKeys::GROW_WINDOW_QUICKACK);
         }
         if let Some(v) = self.timer_wheel_hz {
             if v > MAX_TIMER_WHEEL_HZ {

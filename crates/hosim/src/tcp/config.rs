@@ -556,11 +556,23 @@ pub struct TcpConfig {
     /// Linux's push-flag acknowledgment: the sender sets PSH on the last segment of each
     /// TSO/GSO unit of new data it sends (`tcp_tso_autosize` segments, at least
     /// `tcp_min_tso_segs` = 2; a lone segment goes without), and the receiver acknowledges a
-    /// full-sized in-order segment carrying PSH, or one shorter than the MSS, at once
-    /// instead of delaying the ACK (`tcp_measure_rcv_mss` sets `ICSK_ACK_PUSHED`, and
+    /// full-sized in-order segment carrying PSH, or one shorter than its estimate of the
+    /// peer's MSS (unless it is a second one of that length, which becomes the estimate), at
+    /// once instead of delaying the ACK (`tcp_measure_rcv_mss` sets `ICSK_ACK_PUSHED`, and
     /// `tcp_cleanup_rbuf` sends the ACK when the application's read empties the queue;
     /// net/ipv4/tcp_input.c, net/ipv4/tcp.c). `sender/push.rs`.
     pub psh_quickack: bool,
+    /// Linux's receive-window growth acknowledgment: while the window the receiver may
+    /// advertise (`rcv_ssthresh`) grows, every in-order segment is acknowledged at once.
+    /// `tcp_grow_window` (net/ipv4/tcp_input.c), called for each in-order segment of at least
+    /// 128 bytes (`tcp_event_data_recv`) and each out-of-order one with SACK
+    /// (`tcp_data_queue_ofo`), raises `rcv_ssthresh` by `max(2 * advmss, 2 * len)` up to the
+    /// window clamp and sets `icsk_ack.quick |= 1`, so `__tcp_ack_snd_check` finds the
+    /// socket in quickack mode. `rcv_ssthresh` starts at the first window the SYN can
+    /// carry, 64512 bytes (65535 rounded down to the 1024-byte unit of window scale 10), and
+    /// grows here to `rwnd_bytes` (the kernel's clamp follows receive-buffer autotuning).
+    /// Only the ACK rule is modelled; the advertised window stays `rwnd_bytes`. `receiver.rs`.
+    pub grow_window_quickack: bool,
     /// 0: the retransmission, loss-probe, reorder and delayed-ACK timers fire at their exact
     /// times. N: as Linux's on a kernel with `CONFIG_HZ = N` (`timer_wheel.rs`): armed in
     /// whole jiffies, fired on the timer wheel's shared ticks; the loss probe and the RACK

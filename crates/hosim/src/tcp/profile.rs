@@ -84,6 +84,7 @@ impl ProfileKeys {
     pub const WHOLE_SEGMENT_WINDOWS: ProfileKeys = ProfileKeys(1 << 52);
     pub const CUBIC_GROWTH_FLOOR: ProfileKeys = ProfileKeys(1 << 53);
     pub const PSH_QUICKACK: ProfileKeys = ProfileKeys(1 << 55);
+    pub const GROW_WINDOW_QUICKACK: ProfileKeys = ProfileKeys(1 << 56);
     pub const TIMER_WHEEL_HZ: ProfileKeys = ProfileKeys(1 << 54);
 
     pub fn insert(&mut self, k: ProfileKeys) {
@@ -186,6 +187,8 @@ impl Profile {
             // RFC 1122 §4.2.3.2 leaves PSH to the receiver's judgement; RFC 5681 §4.2 delays
             // ACKs regardless of it.
             psh_quickack: false,
+            // RFC 5681 §4.2: the window a receiver advertises does not change when it ACKs.
+            grow_window_quickack: false,
             // RFC 6298 and RFC 8985 timers fire when they expire.
             timer_wheel_hz: 0,
             // RFC 7323 is an extension; ns-2's Agent/TCP `timestamps_` is false. (ns-3.44's
@@ -304,6 +307,8 @@ impl Profile {
                 // Not `psh_quickack`, though Linux acknowledges pushed segments at once: with
                 // it hosim's ACK stream is the kernel's, but its goodput moves away from the
                 // kernel's in three of the six paper comparisons (docs/tcp.md, "Linux dialect").
+                // Not `grow_window_quickack` either: Linux's clamp follows receive-buffer
+                // autotuning, which hosim does not model (docs/tcp.md, "Linux dialect").
                 // Exact timers. `timer_wheel_hz = 250` (the referee kernel's CONFIG_HZ) is the
                 // kernel's timing, but not selected: with it two to six of `many-flows`' 32
                 // flows starve, which the kernel's do not (docs/tcp.md, "Linux dialect").
@@ -377,6 +382,7 @@ impl Profile {
             WHOLE_SEGMENT_WINDOWS => whole_segment_windows,
             CUBIC_GROWTH_FLOOR => cubic_growth_floor,
             PSH_QUICKACK => psh_quickack,
+            GROW_WINDOW_QUICKACK => grow_window_quickack,
             TIMER_WHEEL_HZ => timer_wheel_hz,
         );
         cfg
@@ -441,6 +447,7 @@ mod tests {
             ProfileKeys::WHOLE_SEGMENT_WINDOWS,
             ProfileKeys::CUBIC_GROWTH_FLOOR,
             ProfileKeys::PSH_QUICKACK,
+            ProfileKeys::GROW_WINDOW_QUICKACK,
             ProfileKeys::TIMER_WHEEL_HZ,
         ];
         let mut seen = 0u64;

@@ -36,6 +36,16 @@ pub struct DataResult {
     pub ack: Option<AckOut>,
 }
 
+/// include/net/tcp.h: `TCP_MSS_DEFAULT` (536) and `TCP_MIN_MSS` (88), bytes of payload.
+const TCP_MSS_DEFAULT: u64 = 536;
+const TCP_MIN_MSS: u64 = 88;
+
+/// Linux's first `rcv_ssthresh` on a connection with window scaling (`grow_window_quickack`):
+/// the SYN's window is unscaled, at most 65535 bytes, and `tcp_select_initial_window`
+/// (net/ipv4/tcp_output.c) rounds it down to the unit of the scale (2^10 here: the kernel's
+/// first data segments find `rcv_wnd` = 64512 in `tcp:tcp_probe`).
+const LINUX_INITIAL_RCV_SSTHRESH: u64 = 64_512;
+
 pub struct TcpReceiver {
     delayed_ack: bool,
     delack_segments: u32,
@@ -44,10 +54,18 @@ pub struct TcpReceiver {
     timer_wheel_hz: u32,
     /// First data segments still to be acknowledged at once (quickack).
     quickacks_left: u32,
-    /// `psh_quickack`: acknowledge a pushed in-order segment at once; the MSS it compares
-    /// lengths with (Linux `icsk_ack.rcv_mss`).
+    /// `psh_quickack`: acknowledge a pushed in-order segment at once.
     psh_quickack: bool,
     mss_bytes: u32,
+    /// `psh_quickack`: Linux's estimate of the peer's MSS (`icsk_ack.rcv_mss`), and the
+    /// length of the last short segment that could be a smaller MSS (`last_seg_size`, 0:
+    /// none), as `tcp_measure_rcv_mss` keeps them.
+    rcv_mss: u32,
+    last_seg_size: u32,
+    /// `grow_window_quickack`: Linux's `rcv_ssthresh`, the window the receiver may advertise,
+    /// growing towards `rwnd_bytes`; every segment that raises it is acknowledged at once.
+    grow_window_quickack: bool,
+    rcv_ssthresh: u64,
     sack: bool,
     /// RFC 2883: report a duplicate segment in the first SACK block of the next ACK.
     dsack: bool,
@@ -83,6 +101,12 @@ impl TcpReceiver {
             quickacks_left: cfg.quickack_segments,
             psh_quickack: cfg.psh_quickack,
             mss_bytes: cfg.mss_bytes,
+            // `tcp_initialize_rcv_mss`: min(advmss, rcv_wnd / 2, TCP_MSS_DEFAULT), at least
+            // TCP_MIN_MSS.
+            rcv_mss: u64::from(cfg.mss_bytes).min(cfg.rwnd_bytes / 2).clamp(TCP_MIN_MSS, TCP_MSS_DEFAULT) as u32,
+            last_seg_size: 0,
+            grow_window_quickack: cfg.grow_window_quickack,
+            rcv_ssthresh: LINUX_INITIAL_RCV_SSTHRESH.min(cfg.rwnd_bytes),
             sack: cfg.sack(),
             dsack: cfg.sack() && cfg.dsack,
             pending_dsack: None,
@@ -174,16 +198,27 @@ impl TcpReceiver {
         if duplicate {
             self.stats.duplicate_segments += 1;
         }
+        // `grow_window_quickack` (Linux `tcp_grow_window`): a new in-order segment of at least
+        // 128 bytes, or an out-of-order one with SACK, raises `rcv_ssthresh` by
+        // max(2 * advmss, 2 * len) up to the clamp and sets `icsk_ack.quick |= 1`.
+        if self.grow_window_quickack
+            && !duplicate
+            && (delivered > 0 && len >= 128 || seq > self.rcv_nxt && self.sack)
+            && self.rcv_ssthresh < self.rwnd_bytes
+        {
+            let incr = 2 * u64::from(self.mss_bytes.max(len));
+            self.rcv_ssthresh = (self.rcv_ssthresh + incr).min(self.rwnd_bytes);
+            self.quickacks_left = self.quickacks_left.max(1);
+        }
         // The first `quickack_segments` data segments are acknowledged at once (ns-3 ACKs
         // the first; Linux starts in quickack mode).
         let quick = self.quickacks_left > 0;
         self.quickacks_left = self.quickacks_left.saturating_sub(1);
-        // `psh_quickack` (Linux): an in-order segment carrying PSH, or shorter than the MSS,
-        // sets `ICSK_ACK_PUSHED` (`tcp_measure_rcv_mss`); the application's read then empties
-        // the receive queue and `tcp_cleanup_rbuf` sends the ACK at once. (The application
-        // here reads what arrives in order at once; with out-of-order data held the ACK is
-        // immediate anyway.)
-        let pushed = self.psh_quickack && delivered > 0 && (psh || len < self.mss_bytes);
+        // `psh_quickack` (Linux): an in-order segment sets `ICSK_ACK_PUSHED` as
+        // `tcp_measure_rcv_mss` decides; the application's read then empties the receive
+        // queue and `tcp_cleanup_rbuf` sends the ACK at once. (The application here reads what
+        // arrives in order at once; with out-of-order data held the ACK is immediate anyway.)
+        let pushed = self.psh_quickack && delivered > 0 && self.measure_rcv_mss(len, psh);
         let ack = if immediate || quick || pushed || !self.delayed_ack {
             Some(self.make_ack())
         } else {
@@ -200,6 +235,33 @@ impl TcpReceiver {
             }
         };
         DataResult { delivered, duplicate, ack }
+    }
+
+    /// Linux `tcp_measure_rcv_mss` (net/ipv4/tcp_input.c) for an in-order segment of `len`
+    /// payload bytes: whether it sets `ICSK_ACK_PUSHED`. A segment of at least `rcv_mss`
+    /// becomes the new estimate (at most the MSS) and is pushed if it carries PSH (the 6.10
+    /// source: "likely the end of an application write"). A shorter one is pushed, unless
+    /// it looks like a smaller MSS: at least `TCP_MSS_DEFAULT` bytes, or `TCP_MIN_MSS` without
+    /// PSH (the kernel compares the segment with its TCP header, options included, against
+    /// these plus 20 bytes), of the same length as the last such segment, which makes it the
+    /// estimate instead. (`ICSK_ACK_PUSHED2`, two short segments in a row, acknowledges even
+    /// in pingpong mode, which hosim does not model: here it is the same as PUSHED.)
+    fn measure_rcv_mss(&mut self, len: u32, psh: bool) -> bool {
+        let lss = std::mem::take(&mut self.last_seg_size);
+        if len >= self.rcv_mss {
+            self.rcv_mss = len.min(self.mss_bytes);
+            return psh;
+        }
+        let opts = if self.timestamps { 12 } else { 0 };
+        let with_opts = u64::from(len) + opts;
+        if with_opts >= TCP_MSS_DEFAULT || (with_opts >= TCP_MIN_MSS && !psh) {
+            self.last_seg_size = len;
+            if len == lss {
+                self.rcv_mss = len;
+                return false;
+            }
+        }
+        true
     }
 
     /// The delayed-ACK timer may have expired.
@@ -383,6 +445,57 @@ mod tests {
             assert_eq!(arrive(1000, MSS, false), if key { None } else { Some(2000) });
             assert_eq!(arrive(2000, MSS, false), if key { Some(3000) } else { None }, "every second segment");
             assert_eq!(arrive(3000, 400, false), Some(3400), "a short segment is pushed (and the second)");
+        }
+    }
+
+    #[test]
+    fn psh_quickack_learns_a_smaller_mss_as_tcp_measure_rcv_mss_does() {
+        // A peer sending 700-byte segments: the first is short against the MSS and pushed; the
+        // second of the same length becomes `rcv_mss` and is not; from then on they are
+        // full-sized, acknowledged every second one unless they carry PSH. (Before: every
+        // segment shorter than the MSS was acknowledged at once.)
+        let cfg = TcpConfig { psh_quickack: true, recovery: Recovery::Sack, mss_bytes: MSS, ..TcpConfig::default() };
+        let mut r = TcpReceiver::new(&cfg);
+        assert_eq!(r.rcv_mss, 536, "tcp_initialize_rcv_mss: TCP_MSS_DEFAULT");
+        let mut arrive = |i: u64, psh: bool| r.on_data(0, i * 700, 700, false, false, psh).ack.is_some();
+        // 700 >= 536: the first segment is already the estimate, without PSH not pushed.
+        assert_eq!([arrive(0, false), arrive(1, false), arrive(2, true), arrive(3, false)], [false, true, true, false]);
+        let mut r = TcpReceiver::new(&TcpConfig { rwnd_bytes: 800, ..cfg.clone() });
+        assert_eq!(r.rcv_mss, 400, "rcv_wnd / 2");
+        let mut r2 = TcpReceiver::new(&cfg);
+        r2.rcv_mss = MSS;
+        let mut arrive = |i: u64| r2.on_data(0, i * 700, 700, false, false, false).ack.is_some();
+        assert_eq!([arrive(0), arrive(1), arrive(2), arrive(3)], [true, false, true, false]);
+        assert_eq!(r2.rcv_mss, 700);
+        // A short segment with PSH below TCP_MSS_DEFAULT is always pushed (no MSS candidate).
+        let mut arrive = |i: u64| r.on_data(0, i * 300, 300, false, false, true).ack.is_some();
+        assert_eq!([arrive(0), arrive(1), arrive(2)], [true, true, true]);
+    }
+
+    #[test]
+    fn grow_window_quickack_acks_every_segment_while_the_window_grows() {
+        // Linux `tcp_grow_window`: each in-order segment raises `rcv_ssthresh` by 2 * MSS from
+        // 64512 bytes and sets `icsk_ack.quick |= 1`, so it is acknowledged at once; once the
+        // window reaches its clamp (`rwnd_bytes`) ACKs go back to every second segment.
+        // Without the key the first segment already waits (RFC 5681 §4.2).
+        for key in [false, true] {
+            let cfg = TcpConfig {
+                grow_window_quickack: key,
+                rwnd_bytes: LINUX_INITIAL_RCV_SSTHRESH + 5 * MSS as u64,
+                recovery: Recovery::Sack,
+                mss_bytes: MSS,
+                ..TcpConfig::default()
+            };
+            let mut r = TcpReceiver::new(&cfg);
+            let acks: Vec<bool> = (0..7).map(|i| seg(&mut r, i).ack.is_some()).collect();
+            let grown = [true, true, true, false, true, false, true];
+            let rfc = [false, true, false, true, false, true, false];
+            assert_eq!(acks, if key { grown } else { rfc });
+            // An out-of-order segment with SACK grows it too (`tcp_data_queue_ofo`).
+            let mut r = TcpReceiver::new(&cfg);
+            r.on_data(0, 2 * MSS as u64, MSS, false, false, false);
+            let expect = if key { LINUX_INITIAL_RCV_SSTHRESH + 2 * MSS as u64 } else { LINUX_INITIAL_RCV_SSTHRESH };
+            assert_eq!(r.rcv_ssthresh, expect);
         }
     }
 

@@ -4,13 +4,14 @@
 //! Linux hands its device TSO/GSO units of `tcp_tso_autosize` segments (net/ipv4/tcp_output.c:
 //! `sk_pacing_rate >> sk_pacing_shift` bytes, plus `sk_gso_max_size >> (min_rtt_us >>
 //! tcp_tso_rtt_log)` on short paths, at most `sk_gso_max_size`, at least `tcp_min_tso_segs` =
-//! 2 segments), and a bulk writer's skbs end with PSH (`tcp_push` marks the write queue's tail,
-//! `tcp_mark_push`, at the end of every `sendmsg` and before it waits for send-buffer space).
-//! GSO keeps PSH on the last segment of a unit only (`tcp_gso_segment`), and a unit cut short
-//! by the window (`tso_fragment`: "PSH and FIN should only be set in the second packet") goes
-//! without it. In a capture of the kernel's CUBIC sending to a 10 Mb/s mobile (drop-or-forward,
-//! docs/reproductions/drop-or-forward.md) 4101 of its transmissions after 4 s were two
-//! back-to-back segments with PSH on the second and 1655 a lone segment without PSH.
+//! 2 segments). GSO keeps PSH on the last segment of a unit only (`tcp_gso_segment`). Which
+//! units carry it is measured, not derived: in a capture of the kernel's CUBIC sending to a 10
+//! Mb/s mobile (drop-or-forward, docs/reproductions/drop-or-forward.md) every two-segment unit
+//! after 4 s ended with PSH (4101 in one run, 4201 in another) and no lone segment had it
+//! (1655, 1697), while the application's writes went into skbs of up to 45 segments
+//! (`tcp:tcp_sendmsg_locked`: `size_goal` 65160 bytes, 55-72 events a second against about
+//! 260 PSH units a second), so the marks are not `tcp_push`'s at the end of each write; the
+//! function that sets them was not found (`tso_fragment` clears PSH on the part it sends).
 //!
 //! Modelled: the new segments one transmission opportunity sends in a row are cut into units
 //! of that size from the first; each unit of two or more ends with PSH, a lone segment has
