@@ -84,7 +84,9 @@ impl LinuxHyStart {
         if self.found || cwnd_bytes >= ssthresh_bytes {
             return None;
         }
-        // hystart_update
+        // hystart_update: the round restarts before the low-window test, so rounds run from
+        // the first ACK on (the kernel's own trace agrees: the test
+        // `ack_train_exit_where_the_kernel_left_slow_start_in_lte_x2`).
         if snd_una > self.end_seq {
             self.reset_round(now, snd_nxt);
         }
@@ -155,6 +157,41 @@ mod tests {
             (1..=25u64).map(|i| h.on_ack(i * MS, 1000, 100_000, 20 * MSS, u64::MAX, MSS, Some(40 * MS), 0)).collect();
         assert_eq!(exits.iter().position(|e| e.is_some()), Some(20));
         assert_eq!(exits[20], Some(Exit::AckTrain));
+    }
+
+    /// The kernel's own slow start (Linux 6.18, `tcp:tcp_probe` at the sender, lte-x2 predicted
+    /// seed 1, bench/results/linux/hystart-kernel-2026-11-28.md): the receiver ACKs each of
+    /// the first 22 segments on its own, 1.024 ms apart (a 1500-byte packet at 12 Mb/s with
+    /// the tunnel's header). The initial window's ten ACKs come from t = 0; the second flight's
+    /// from 19.495 ms; the first RTT sample is 19.504 ms. The kernel set ssthresh = cwnd = 31
+    /// on the twelfth ACK of the second flight (30.759 ms) and not on the eleventh (29.734
+    /// ms). That is this model: the round restarts at 19.495 ms, when snd_una passes the
+    /// snd_nxt of the first ACK (10 segments), although cwnd was below `hystart_low_window`
+    /// (16) when that round began (`hystart_update` resets the round before its low-window
+    /// test); the threshold is (19.504 + 1) / 2 = 10.252 ms (`hystart_ack_delay`'s 1 ms cap),
+    /// passed 11.264 ms into the round, not at 10.240 ms. Were the round kept from the first
+    /// ACK with cwnd >= 16 (7th ACK, snd_nxt 22 segments), the 10 ms gap between the flights
+    /// would end its train and no round would start before snd_una passed 22: no exit.
+    #[test]
+    fn ack_train_exit_where_the_kernel_left_slow_start_in_lte_x2() {
+        const MSS: u64 = 1448;
+        const US: u64 = 1000;
+        let mut h = LinuxHyStart::default();
+        let srtt_ns = 23_000 * US;
+        let ack = |h: &mut LinuxHyStart, at_us: u64, una: u64, nxt: u64, cwnd: u64, rtt_us: u64| {
+            let pacing = 2 * cwnd * MSS * 1_000_000_000 / srtt_ns;
+            h.on_ack(at_us * US, una * MSS, nxt * MSS, cwnd * MSS, u64::MAX, MSS, Some(rtt_us * US), pacing)
+        };
+        // The initial window: ACK i acknowledges segment i; each sends two new segments.
+        for i in 1..=10u64 {
+            let e = ack(&mut h, (i - 1) * 1024, i, 10 + 2 * (i - 1), 9 + i, 19_504 + (i - 1) * 1030);
+            assert_eq!(e, None, "initial window, ACK {i}");
+        }
+        // The second flight, queued at the bottleneck: RTT samples near 21 ms.
+        let exits: Vec<_> =
+            (0..12u64).map(|j| ack(&mut h, 19_495 + j * 1024, 11 + j, 30 + 2 * j, 20 + j, 21_000)).collect();
+        assert_eq!(exits[..11], [None; 11], "10.240 ms into the round is below 10.252 ms");
+        assert_eq!(exits[11], Some(Exit::AckTrain), "at cwnd 31, 11.264 ms into the round");
     }
 
     #[test]
