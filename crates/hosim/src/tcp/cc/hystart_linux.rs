@@ -84,7 +84,9 @@ impl LinuxHyStart {
         if self.found || cwnd_bytes >= ssthresh_bytes {
             return None;
         }
-        // hystart_update
+        // hystart_update: the round restarts before the low-window test, so rounds run from
+        // the first ACK on (the kernel's own trace agrees: the test
+        // `ack_train_exit_where_the_kernel_left_slow_start_in_lte_x2`).
         if snd_una > self.end_seq {
             self.reset_round(now, snd_nxt);
         }
@@ -155,6 +157,77 @@ mod tests {
             (1..=25u64).map(|i| h.on_ack(i * MS, 1000, 100_000, 20 * MSS, u64::MAX, MSS, Some(40 * MS), 0)).collect();
         assert_eq!(exits.iter().position(|e| e.is_some()), Some(20));
         assert_eq!(exits[20], Some(Exit::AckTrain));
+    }
+
+    /// The kernel's own slow start (Linux 6.18, `tcp:tcp_probe` at the sender, lte-x2 predicted
+    /// seed 1, bench/results/linux/hystart-kernel-2026-11-28.md): the receiver ACKs each of
+    /// the first 22 segments on its own, 1.024 ms apart (a 1500-byte packet at 12 Mb/s with
+    /// the tunnel's header). The initial window's ten ACKs come from t = 0; the second flight's
+    /// from 19.495 ms; the first RTT sample is 19.504 ms. The kernel set ssthresh = cwnd = 31
+    /// on the twelfth ACK of the second flight (30.759 ms) and not on the eleventh (29.734
+    /// ms). That is this model: the round restarts at 19.495 ms, when snd_una passes the
+    /// snd_nxt of the first ACK (10 segments), although cwnd was below `hystart_low_window`
+    /// (16) when that round began (`hystart_update` resets the round before its low-window
+    /// test); the threshold is (19.504 + 1) / 2 = 10.252 ms (`hystart_ack_delay`'s 1 ms cap),
+    /// passed 11.264 ms into the round, not at 10.240 ms. Were the round kept from the first
+    /// ACK with cwnd >= 16 (7th ACK, snd_nxt 22 segments), the 10 ms gap between the flights
+    /// would end its train and no round would start before snd_una passed 22: no exit.
+    #[test]
+    fn ack_train_exit_where_the_kernel_left_slow_start_in_lte_x2() {
+        const MSS: u64 = 1448;
+        const US: u64 = 1000;
+        let mut h = LinuxHyStart::default();
+        let srtt_ns = 23_000 * US;
+        let ack = |h: &mut LinuxHyStart, at_us: u64, una: u64, nxt: u64, cwnd: u64, rtt_us: u64| {
+            let pacing = 2 * cwnd * MSS * 1_000_000_000 / srtt_ns;
+            h.on_ack(at_us * US, una * MSS, nxt * MSS, cwnd * MSS, u64::MAX, MSS, Some(rtt_us * US), pacing)
+        };
+        // The initial window: ACK i acknowledges segment i; each sends two new segments.
+        for i in 1..=10u64 {
+            let e = ack(&mut h, (i - 1) * 1024, i, 10 + 2 * (i - 1), 9 + i, 19_504 + (i - 1) * 1030);
+            assert_eq!(e, None, "initial window, ACK {i}");
+        }
+        // The second flight, queued at the bottleneck: RTT samples near 21 ms.
+        let exits: Vec<_> =
+            (0..12u64).map(|j| ack(&mut h, 19_495 + j * 1024, 11 + j, 30 + 2 * j, 20 + j, 21_000)).collect();
+        assert_eq!(exits[..11], [None; 11], "10.240 ms into the round is below 10.252 ms");
+        assert_eq!(exits[11], Some(Exit::AckTrain), "at cwnd 31, 11.264 ms into the round");
+    }
+
+    /// The kernel's slow start in `ss-q100` (10 Mb/s, a 1500-byte packet every 1.2 ms; the
+    /// same trace file): single ACKs for segments 1-22, pairs 2.4 ms apart to segment 30, and
+    /// single ACKs again from segment 31. The second round's train (12 single ACKs, 13.2 ms)
+    /// stays below (33.846 + 1) / 2 = 17.42 ms; the third round begins with the pair that
+    /// passes its end (snd_una 30 -> 32, at 68.406 ms) and its train passes 17.42 ms at the
+    /// ACK of 86.410 ms (18.0 ms): the kernel set ssthresh = cwnd = 56 there. RTT samples after
+    /// the first are taken below the delay threshold (the kernel's exit was the train's).
+    #[test]
+    fn ack_train_exit_where_the_kernel_left_slow_start_in_ss_q100() {
+        const MSS: u64 = 1448;
+        const US: u64 = 1000;
+        let mut h = LinuxHyStart::default();
+        let ack = |h: &mut LinuxHyStart, at_us: u64, una: u64, nxt: u64, cwnd: u64, rtt_us: u64| {
+            let pacing = 2 * cwnd * MSS * 1_000_000_000 / (38_000 * US);
+            h.on_ack(at_us * US, una * MSS, nxt * MSS, cwnd * MSS, u64::MAX, MSS, Some(rtt_us * US), pacing)
+        };
+        let iw = [0, 968, 2316, 3493, 4575, 5761, 6970, 8184, 9383, 10_575];
+        for (i, &t) in (1..=10u64).zip(iw.iter()) {
+            assert_eq!(ack(&mut h, t, i, 10 + 2 * (i - 1), 9 + i, 33_846 + (i - 1) * 1200), None);
+        }
+        // The second flight: twelve single ACKs, then four pairs.
+        for j in 0..12u64 {
+            assert_eq!(ack(&mut h, 33_616 + j * 1197, 11 + j, 30 + 2 * j, 20 + j, 36_000), None, "single {j}");
+        }
+        for (k, &t) in [49_194, 51_597, 54_000, 56_391u64].iter().enumerate() {
+            let k = k as u64;
+            assert_eq!(ack(&mut h, t, 24 + 2 * k, 54 + 4 * k, 32 + 2 * k, 36_000), None, "pair {k}");
+        }
+        // The third flight: the pair that ends the round, then single ACKs 1.2 ms apart.
+        assert_eq!(ack(&mut h, 68_406, 32, 70, 40, 36_000), None);
+        let exits: Vec<_> =
+            (0..15u64).map(|j| ack(&mut h, 69_607 + j * 1200, 33 + j, 74 + 2 * j, 42 + j, 36_000)).collect();
+        assert_eq!(exits[..14], [None; 14], "85.2 ms is 16.8 ms into the round");
+        assert_eq!(exits[14], Some(Exit::AckTrain), "at cwnd 56, 18.0 ms into the round");
     }
 
     #[test]
