@@ -5,8 +5,11 @@ Benchmark only. The readers of `timer_events.py` (a kernel pcap from `run_kernel
 or a hosim run's per-link pcaps), one rule for both sides. Per flow, a retransmission is a
 data segment starting below the highest sequence sent; an episode is a flow's run of
 retransmissions less than ``--gap-ms`` apart. Besides the episode sizes it prints the
-receivers' ACK clock (`timer_events.ack_profile`), how many data segments carry PSH, and,
-with ``--bursts``, for every episode the flight that overflowed the queue: the segments the
+receivers' ACK clock (`timer_events.ack_profile`), how many data segments carry PSH (the
+kernel's; hosim's captures mark every data segment),
+each flow's first episode (the slow-start overshoot), how many segments were
+retransmitted more than once (Linux's `TCPLostRetransmit` counts those), and, with
+``--bursts``, for every episode the flight that overflowed the queue: the segments the
 flow sent back to back (less than ``--burst-us`` apart) in the 2 RTTs before the episode's
 first retransmission, as a histogram of burst lengths.
 
@@ -28,11 +31,14 @@ sys.path.insert(0, HERE)
 from timer_events import ack_profile, load_hosim, load_kernel  # noqa: E402
 
 
-def episodes(events, gap_s: float) -> tuple[list[list[float]], int, int, list[tuple[float, int]]]:
+def episodes(events, gap_s: float) -> tuple[list[list[float]], int, int, list[tuple[float, int]], int]:
     """(episodes as lists of retransmission times, data segments, PSH segments, every data
-    segment's (time, sequence offset)) of one flow."""
+    segment's (time, sequence offset), retransmissions of a segment already retransmitted)
+    of one flow."""
     isn = None
     snd_max = 0
+    sent: collections.Counter = collections.Counter()
+    again = 0
     retx: list[float] = []
     sends: list[tuple[float, int]] = []
     data = psh = 0
@@ -49,6 +55,8 @@ def episodes(events, gap_s: float) -> tuple[list[list[float]], int, int, list[tu
         psh += bool(flags & 0x08)
         s = (seq - isn - 1) & 0xFFFFFFFF
         sends.append((t, s))
+        again += sent[s] >= 2
+        sent[s] += 1
         if s < snd_max:
             retx.append(t)
         snd_max = max(snd_max, s + plen)
@@ -58,7 +66,7 @@ def episodes(events, gap_s: float) -> tuple[list[list[float]], int, int, list[tu
             eps[-1].append(t)
         else:
             eps.append([t])
-    return eps, data, psh, sends
+    return eps, data, psh, sends, again
 
 
 def bursts_before(sends: list[tuple[float, int]], t0: float, window_s: float, burst_s: float) -> list[int]:
@@ -102,9 +110,12 @@ def main() -> int:
     sizes: collections.Counter = collections.Counter()
     acks: collections.Counter = collections.Counter()
     bursts: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
-    retx = data = psh = 0
-    for v in flows.values():
-        eps, d, p, sends = episodes(v, args.gap_ms / 1e3)
+    retx = data = psh = again = 0
+    first: list[int] = []
+    for _, v in sorted(flows.items()):
+        eps, d, p, sends, a = episodes(v, args.gap_ms / 1e3)
+        again += a
+        first += [len(eps[0])] if eps else []
         data += d
         psh += p
         retx += sum(len(e) for e in eps)
@@ -118,7 +129,13 @@ def main() -> int:
         "run": args.label or args.path,
         "retransmissions": retx,
         "episodes": sum(sizes.values()),
+        # a retransmission was lost (or taken for lost) and the segment sent a third time or
+        # more: what Linux's TCPLostRetransmit counts (`tcp_mark_skb_lost`, from RACK and at
+        # every RTO, `tcp_timeout_mark_lost`)
+        "retransmitted_again": again,
         "episodes_by_retransmissions": {k: sizes[k] for k in ("1", "2", "3-4", "5+")},
+        # each flow's first episode: the slow-start overshoot
+        "first_episode_per_flow": first,
         "acks_without_sack_by_segments_acked": {str(k): n for k, n in sorted(acks.items(), key=str)},
         "psh_segments": psh,
         "data_segments": data,
