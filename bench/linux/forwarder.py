@@ -17,12 +17,13 @@ the other device after the delays of the modelled path (bench/linux/README.md):
 d_i is the access delay of the sender's source address (one address per flow). Scripted
 drops: the first transmission of segment index k = (seq - ISN - 1) / MSS (``drop_segments``)
 and its first retransmission (``drop_retransmissions``) of flow 0 are discarded on arrival at
-the bottleneck. The process reads one JSON config from argv[1], prints ``ready`` once both
-devices are open, runs until ``run_s`` has passed (a hard bound), then prints one JSON line:
-queue drops, link losses, scripted drops, when each sender address's first packet (its SYN)
-was read, from the first one's, flow 0's first 40 ACKs (time, bytes acknowledged), and its
-own lateness (time an event ran minus the time it was
-due), in microseconds.
+the bottleneck. Two experiments: ``strip_psh`` clears PSH on the senders' segments;
+``access_fifo`` serializes each sender's packets on its access link one after another. The
+process reads one JSON config from argv[1], prints ``ready`` once both devices are open,
+runs until ``run_s`` has passed (a hard bound), then prints one JSON line: queue drops, link
+losses, scripted drops, when each sender address's first packet (its SYN) was read, from the
+first one's, flow 0's first 40 ACKs (time, bytes acknowledged), and its own lateness (time an
+event ran minus the time it was due), in microseconds.
 """
 
 from __future__ import annotations
@@ -76,6 +77,25 @@ def tcp_fields(pkt: bytes) -> tuple[bytes, int, int, int, int] | None:
     return pkt[12:16], sport, seq, flags, total - ihl - doff
 
 
+def strip_psh(pkt: bytes) -> bytes:
+    """The packet with PSH cleared if it is a TCP segment carrying it, the TCP checksum
+    updated incrementally (RFC 1624, eqn. 3); any other packet unchanged."""
+    if len(pkt) < 40 or pkt[0] >> 4 != 4 or pkt[9] != 6:
+        return pkt
+    ihl = (pkt[0] & 0x0F) * 4
+    if not pkt[ihl + 13] & 0x08:
+        return pkt
+    b = bytearray(pkt)
+    old = struct.unpack_from("!H", b, ihl + 12)[0]
+    new = old & ~0x0008
+    b[ihl + 13] &= ~0x08 & 0xFF
+    s = (~struct.unpack_from("!H", b, ihl + 16)[0] & 0xFFFF) + (~old & 0xFFFF) + new
+    s = (s & 0xFFFF) + (s >> 16)
+    s = (s & 0xFFFF) + (s >> 16)
+    struct.pack_into("!H", b, ihl + 16, ~s & 0xFFFF)
+    return bytes(b)
+
+
 def main() -> int:
     cfg = json.loads(sys.argv[1])
     rate = float(cfg["bottleneck_bps"])
@@ -90,6 +110,15 @@ def main() -> int:
     drop_first = set(cfg.get("drop_segments", []))
     drop_retx = set(cfg.get("drop_retransmissions", []))
     rng = random.Random(cfg.get("seed", 1))
+    # a controlled experiment: the receivers never see PSH (Linux acknowledges a pushed
+    # segment at once, tcp_measure_rcv_mss / tcp_cleanup_rbuf; without PSH, per two segments)
+    no_psh = bool(cfg.get("strip_psh", False))
+    # ``access_fifo``: a sender's access link serializes its packets one after another, as
+    # hosim's link does (its transmission starts when the previous one's ends); without it
+    # each packet is only delayed by its own serialization, so a burst the kernel writes at
+    # once reaches the bottleneck queue at once, in one block, instead of 0.12 ms apart
+    access_fifo = bool(cfg.get("access_fifo", False))
+    access_free: dict[bytes, int] = {}
 
     fs = open_tun(cfg["sender_ns"], cfg["dev"])
     fd = open_tun(cfg["receiver_ns"], cfg["dev"])
@@ -203,9 +232,16 @@ def main() -> int:
                 t = time.monotonic_ns()
                 if fileno == fs:
                     stats["data_pkts"] += 1
+                    if no_psh:
+                        pkt = strip_psh(pkt)
                     first_seen.setdefault(pkt[12:16], t)
                     d = access.get(pkt[12:16], 0)
-                    push(t + d + ser_ns(len(pkt), access_bps), 0, pkt)
+                    if access_fifo:
+                        done = max(t, access_free.get(pkt[12:16], 0)) + ser_ns(len(pkt), access_bps)
+                        access_free[pkt[12:16]] = done
+                        push(done + d, 0, pkt)
+                    else:
+                        push(t + d + ser_ns(len(pkt), access_bps), 0, pkt)
                 else:
                     stats["ack_pkts"] += 1
                     # flow 0's first ACKs (time, bytes acknowledged): the receiver's ACK policy

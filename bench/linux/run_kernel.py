@@ -119,7 +119,15 @@ def setup(flows: int, sysctls: list[str]) -> None:
 
 
 def run_once(
-    c: dict, cc: str, rep: int, sysctls: list[str], rx_quickack: bool, trace_s: float = 0.0, pcap_dir: str | None = None
+    c: dict,
+    cc: str,
+    rep: int,
+    sysctls: list[str],
+    rx_quickack: bool,
+    trace_s: float = 0.0,
+    pcap_dir: str | None = None,
+    strip_psh: bool = False,
+    access_fifo: bool = False,
 ) -> dict:
     flows = c["flows"]
     load = os.getloadavg()
@@ -140,6 +148,8 @@ def run_once(
         "drop_retransmissions": c["drop_retransmissions"],
         "seed": 1000 + rep,
         "run_s": bound,
+        "strip_psh": strip_psh,
+        "access_fifo": access_fifo,
     }
     procs: list[subprocess.Popen] = []
     try:
@@ -243,6 +253,16 @@ def main() -> int:
     ap.add_argument(
         "--rx-quickack", action="store_true", help="receivers set TCP_QUICKACK after every read (no delayed ACKs)"
     )
+    ap.add_argument(
+        "--strip-psh",
+        action="store_true",
+        help="the forwarder clears PSH on the senders' segments (the receivers ACK per two segments)",
+    )
+    ap.add_argument(
+        "--access-fifo",
+        action="store_true",
+        help="the forwarder serializes each sender's packets on its access link one after another (as hosim)",
+    )
     args = ap.parse_args()
     bad = check_sysctls(args.sysctl)
     if bad:
@@ -271,7 +291,10 @@ def main() -> int:
                 c = {**c, "duration_s": args.duration}
             runs = []
             for rep in range(args.repeats):
-                r = run_once(c, args.cc, rep, args.sysctl, args.rx_quickack, args.trace_s, args.pcap)
+                r = run_once(
+                    c, args.cc, rep, args.sysctl, args.rx_quickack, args.trace_s, args.pcap,
+                    args.strip_psh, args.access_fifo,
+                )
                 runs.append(r)
                 n = r["nstat"]
                 lat = r["forwarder"].get("lateness_us", {})
@@ -287,6 +310,8 @@ def main() -> int:
                 "cc": args.cc,
                 "sysctl": args.sysctl,
                 "rx_quickack": args.rx_quickack,
+                "strip_psh": args.strip_psh,
+                "access_fifo": args.access_fifo,
                 "runs": runs,
             }
             with open(out, "w") as fh:

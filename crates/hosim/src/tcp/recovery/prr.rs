@@ -30,13 +30,30 @@ pub struct Prr {
     prr_delivered: u64,
     /// Bytes sent (new or retransmitted) since recovery began.
     prr_out: u64,
+    /// The fast retransmit's bytes, sent on entry before the entry ACK's sndcnt is computed
+    /// (`on_fast_retransmit`), until that computation (`on_ack`) takes them in.
+    entry_out: u64,
 }
 
 impl Prr {
     /// RFC 6937 §3, initialization on entering recovery: prr_delivered = prr_out = 0,
     /// RecoverFS = snd.nxt - snd.una.
     pub fn start(bound: ReductionBound, mss_bytes: u32, recover_fs: u64) -> Self {
-        Prr { bound, mss: mss_bytes as u64, recover_fs: recover_fs.max(1), prr_delivered: 0, prr_out: 0 }
+        Prr { bound, mss: mss_bytes as u64, recover_fs: recover_fs.max(1), prr_delivered: 0, prr_out: 0, entry_out: 0 }
+    }
+
+    /// The fast retransmit on entering recovery (RFC 6675 (4.3)): prr_out += its bytes, as
+    /// `on_sent`. With the `Linux` bound it is also remembered: Linux sends it as part of the
+    /// entry ACK's sndcnt (`on_ack`).
+    pub fn on_fast_retransmit(&mut self, bytes: u64) {
+        self.prr_out += bytes;
+        self.entry_out = bytes;
+    }
+
+    /// An ACK in recovery that delivered nothing: no sndcnt (Linux `tcp_cwnd_reduction`
+    /// returns at once), and the fast retransmit counts as sent before the next one.
+    pub fn on_ack_without_delivery(&mut self) {
+        self.entry_out = 0;
     }
 
     /// RFC 6937 §3, "on any data transmission or retransmission": prr_out += (data sent).
@@ -48,8 +65,30 @@ impl Prr {
     /// (DeliveredData = change_in(snd.una) + change_in(SACKd)) and returns sndcnt, the bytes
     /// this ACK allows the sender to transmit. `safe_ack`: the ACK advanced snd.una and
     /// marked nothing newly lost (read by the `Linux` bound only).
+    ///
+    /// With the `Linux` bound the entry ACK's sndcnt includes the fast retransmit already
+    /// sent: `tcp_cwnd_reduction` runs before `tcp_xmit_retransmit_queue` sends it, with
+    /// prr_out = 0 and the retransmission not yet in flight, and ends with
+    /// `sndcnt = max(sndcnt, prr_out ? 0 : 1)`; here sndcnt is computed from the pipe and
+    /// prr_out before the fast retransmit, at least one segment while nothing had been sent,
+    /// and the fast retransmit is taken off it.
     pub fn on_ack(&mut self, delivered_data: u64, pipe: u64, ssthresh: u64, safe_ack: bool) -> u64 {
         self.prr_delivered += delivered_data;
+        if self.bound != ReductionBound::Linux {
+            return self.sndcnt(delivered_data, pipe, ssthresh, safe_ack);
+        }
+        let early = std::mem::take(&mut self.entry_out);
+        self.prr_out -= early;
+        let mut sndcnt = self.sndcnt(delivered_data, pipe.saturating_sub(early), ssthresh, safe_ack);
+        if self.prr_out == 0 {
+            sndcnt = sndcnt.max(self.mss);
+        }
+        self.prr_out += early;
+        sndcnt.saturating_sub(early)
+    }
+
+    /// RFC 6937 §3's sndcnt from the current prr_delivered and prr_out.
+    fn sndcnt(&self, delivered_data: u64, pipe: u64, ssthresh: u64, safe_ack: bool) -> u64 {
         if pipe > ssthresh {
             // Proportional Rate Reduction:
             // sndcnt = CEIL(prr_delivered * ssthresh / RecoverFS) - prr_out.
@@ -172,6 +211,48 @@ mod tests {
         crb.on_sent(5 * MSS);
         crb.on_ack(2 * MSS, 15 * MSS, 10 * MSS, true);
         assert_eq!(crb.on_ack(2 * MSS, 6 * MSS, 10 * MSS, false), 0);
+    }
+
+    /// The ACK that starts recovery after a whole flight was lost: pipe 0 before the fast
+    /// retransmit (1 segment after it), ssthresh 2 segments, the ACK SACKed 1 segment (a
+    /// loss probe) and marked the flight lost (not a safe ACK).
+    fn entry_after_a_lost_flight(bound: ReductionBound) -> u64 {
+        let mut p = Prr::start(bound, MSS as u32, 3 * MSS);
+        p.on_fast_retransmit(MSS);
+        p.on_ack(MSS, MSS, 2 * MSS, false)
+    }
+
+    #[test]
+    fn prr_linux_counts_the_fast_retransmit_in_the_entry_acks_sndcnt() {
+        // tcp_cwnd_reduction before the retransmission: MIN(2 - 0, MAX(1 - 0, 1)) = 1
+        // segment, the fast retransmit itself: nothing more. RFC 6937 with the fast
+        // retransmit in prr_out first: MIN(2 - 1, MAX(1 - 1, 1) + ...) = 1 more (SSRB 1).
+        assert_eq!(entry_after_a_lost_flight(ReductionBound::Linux), 0);
+        assert_eq!(entry_after_a_lost_flight(ReductionBound::SlowStart), MSS);
+        assert_eq!(entry_after_a_lost_flight(ReductionBound::Conservative), 0);
+    }
+
+    #[test]
+    fn prr_linux_entry_ack_delivering_more_sends_the_rest_of_its_sndcnt() {
+        // The entry ACK SACKs 2 segments, pipe 0 before the fast retransmit, ssthresh 3:
+        // sndcnt = MIN(3, MAX(2, 2)) = 2, one of them the fast retransmit; later ACKs as before.
+        let mut p = Prr::start(ReductionBound::Linux, MSS as u32, 4 * MSS);
+        p.on_fast_retransmit(MSS);
+        assert_eq!(p.on_ack(2 * MSS, MSS, 3 * MSS, false), MSS);
+        p.on_sent(MSS);
+        assert_eq!(p.prr_out(), 2 * MSS);
+        // prr_delivered 3, prr_out 2, pipe 2 after a SACK: MIN(3 - 2, MAX(1, 1)) = 1.
+        assert_eq!(p.on_ack(MSS, 2 * MSS, 3 * MSS, false), MSS);
+    }
+
+    #[test]
+    fn prr_linux_entry_ack_above_ssthresh_is_proportional_with_the_fast_retransmit_in_it() {
+        // pipe 12 before the fast retransmit > ssthresh 10, RecoverFS 20, 8 delivered:
+        // Linux CEIL(8 * 10 / 20) = 4 with prr_out 0, the fast retransmit one of them: 3,
+        // as RFC 6937 with it in prr_out (CEIL(4) - 1).
+        let mut p = Prr::start(ReductionBound::Linux, MSS as u32, 20 * MSS);
+        p.on_fast_retransmit(MSS);
+        assert_eq!(p.on_ack(8 * MSS, 13 * MSS, 10 * MSS, false), 3 * MSS);
     }
 
     #[test]

@@ -218,7 +218,7 @@ impl LossRecovery for Sack {
         self.high_rxt_end = first.map_or(seq.snd_una, |i| board.get(i).end.max(seq.snd_una));
         if let (Some(prr), Some(i)) = (self.prr.as_mut(), first) {
             // RFC 6937 §3: prr_out counts every transmission, the fast retransmit too.
-            prr.on_sent(board.get(i).len());
+            prr.on_fast_retransmit(board.get(i).len());
         }
         first
     }
@@ -261,6 +261,9 @@ impl LossRecovery for Sack {
         let una_advanced = seq.snd_una > self.una_mark;
         self.una_mark = seq.snd_una;
         if delivered == 0 || !self.in_recovery {
+            if let Some(prr) = self.prr.as_mut() {
+                prr.on_ack_without_delivery();
+            }
             return;
         }
         if let Some(mut prr) = self.prr {
