@@ -36,7 +36,7 @@ Benchmark only; `kernel` must run as root; never part of the test suite.
   mobile 1.2 ms (serialization) + 5 ms (propagation) after its record on `bsN->m0`.
 - `units OUT...`: the new data segments on `sender->fcp` from 4 s to 20 s in back-to-back
   units (less than 0.2 ms apart: one transmission, a GSO unit or more), by size and by where
-  PSH sits (hosim's captures set PSH on every segment; only the kernel's show where it is).
+  PSH sits (hosim's captures show PSH where its sender set it: only with `tcp.psh_quickack`).
 - `compare OUT...`: one row per handover of `flow0`'s mobile per run directory: cwnd at the
   handover, its lowest value in the 0.8 s that follow, cwnd at the next handover, ssthresh
   after, segments retransmitted, bytes acknowledged (Mb/s over the interval), time with

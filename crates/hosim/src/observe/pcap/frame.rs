@@ -171,7 +171,9 @@ fn tcp_header(pkt: &Packet, flow: &FlowWire) -> TcpHeader {
             tcp.ack = true;
             tcp.acknowledgment_number = 1;
             tcp.cwr = pkt.cwr;
-            tcp.psh = pkt.len > 0;
+            // PSH as the sender set it (`tcp.psh_quickack`, tcp/sender/push.rs); hosim's other
+            // senders mark none.
+            tcp.psh = pkt.psh;
         }
         // Receiver to sender: cumulative ACK, ECE, SACK blocks (RFC 2018 §3).
         PacketKind::Ack => {
@@ -258,6 +260,22 @@ mod tests {
         let Some(NetSlice::Ipv4(ip)) = sliced.net else { panic!("IPv4") };
         assert_eq!(ip.header().ecn(), IpEcn::Ect0);
         assert!(checksums_ok(&f.buf));
+    }
+
+    #[test]
+    fn data_frame_carries_psh_only_where_the_sender_set_it() {
+        let flags = |psh: bool| {
+            let mut p = Packet::new(8, 0, 1, 4, PacketKind::Data, 1500, 0);
+            (p.seq, p.len, p.psh) = (2896, 1448, psh);
+            let mut f = Framer::default();
+            f.encode(&p, &flow());
+            let sliced = SlicedPacket::from_ip(&f.buf).expect("parses as IP");
+            let Some(TransportSlice::Tcp(tcp)) = sliced.transport else { panic!("TCP") };
+            assert!(checksums_ok(&f.buf));
+            tcp.psh()
+        };
+        assert!(!flags(false));
+        assert!(flags(true));
     }
 
     #[test]
