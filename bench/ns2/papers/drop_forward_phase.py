@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import statistics
 import subprocess
@@ -72,12 +73,40 @@ def run_hosim(recovery: str, scheme: str, delta: float, warmup: float, seed: int
         raise RuntimeError(f"hosim failed: {p.stderr[-2000:]}")
     from hosim.reproduce import fcp
 
-    # What hosim's driver keeps of a run (means over the flows), as its grid files hold it.
-    return {**fcp._reduce(json.loads(p.stdout)), "wall_s": time.perf_counter() - t0}
+    summary = json.loads(p.stdout)
+    # What hosim's driver keeps of a run (means over the flows), as its grid files hold it,
+    # with each flow's figures and first handover time (for `--paired`).
+    return {**fcp._reduce(summary), "wall_s": time.perf_counter() - t0,
+            "flow_fractions": [f["throughput_fraction"] for f in summary["flows"]],
+            "flow_timeouts": [f["timeouts"] for f in summary["flows"]],
+            "first_handovers": first_handovers(summary)}
+
+
+def first_handovers(summary: dict[str, Any]) -> list[float]:
+    """Each mobile's first handover time (s) in a hosim summary, mobile 0 first."""
+    first: dict[int, float] = {}
+    for h in summary["handovers"]:
+        i = int(h["ue"][1:])
+        first[i] = min(first.get(i, math.inf), h["start_s"])
+    return [first[i] for i in sorted(first)]
+
+
+def run_paired(recovery: str, scheme: str, delta: float, warmup: float, seed: int) -> dict[str, Any]:
+    """hosim's run, then ns-2.35's with every mobile's handovers at hosim's times
+    (drop_forward.tcl `first_handover`): both meet the same handover instants."""
+    h = run_hosim(recovery, scheme, delta, warmup, seed)
+    sets = {"first_handover": ",".join(f"{t:.9f}" for t in h["first_handovers"])}
+    if STAGGER_S:
+        sets["start_stagger"] = repr(STAGGER_S)
+    n = drop_forward.run_one((SETTING, recovery, scheme, delta, seed, warmup, sets))
+    return {"hosim": h, "ns2": n, "wall_s": h["wall_s"] + n["wall_s"], "throughput_fraction":
+            n["throughput_fraction"], "timeouts_per_flow": n["timeouts_per_flow"]}
 
 
 def run(job: tuple[str, str, str, float, float, int]) -> tuple[tuple[str, str, str, float, float, int], dict[str, Any]]:
     sim, recovery, scheme, delta, warmup, seed = job
+    if sim == "paired":
+        return job, run_paired(recovery, scheme, delta, warmup, seed)
     if sim == "ns2":
         sets = {"start_stagger": repr(STAGGER_S)} if STAGGER_S else {}
         r = drop_forward.run_one((SETTING, recovery, scheme, delta, seed, warmup, sets))
@@ -94,7 +123,9 @@ def main() -> int:
     ap.add_argument("--warmups", default="200,210,220,230,240,250", help="comma-separated, s")
     ap.add_argument("--seeds", type=int, default=4)
     ap.add_argument("--jobs", type=int, default=2)
-    ap.add_argument("--sims", default="ns2,hosim", help="which simulators: ns2, hosim or both")
+    ap.add_argument("--sims", default="ns2,hosim",
+                    help="which simulators: ns2, hosim or both; paired: hosim, then ns-2.35 with "
+                         "hosim's handover times (--report then compares the two per run)")
     ap.add_argument("--stagger", type=float, default=0.0,
                     help="flow i starts at i x this many seconds in both simulators (default 0)")
     ap.add_argument("--report", action="store_true",
@@ -111,8 +142,8 @@ def main() -> int:
         ap.error(f"--stagger: must be at least 0, got {a.stagger}")
     STAGGER_S = a.stagger
     sims = [x for x in a.sims.split(",") if x]
-    if not sims or any(x not in ("ns2", "hosim") for x in sims):
-        ap.error(f"--sims: expected ns2, hosim or ns2,hosim, got {a.sims!r}")
+    if not sims or any(x not in ("ns2", "hosim", "paired") for x in sims):
+        ap.error(f"--sims: expected ns2, hosim, ns2,hosim or paired, got {a.sims!r}")
     warmups = [float(w) for w in a.warmups.split(",")]
     data: dict[str, Any] = {"runs": {}}
     if os.path.exists(a.out):
@@ -191,6 +222,11 @@ def handovers(ns_output: str, hosim_dir: str) -> None:
 def report(data: dict[str, Any], warmups: list[float]) -> None:
     """Per warm-up and over all of `warmups` (runs at other warm-ups left out): mean ± 95 %."""
     runs = [r for r in data["runs"].values() if r["warmup_s"] in warmups]
+    if any(r["sim"] == "paired" for r in runs):
+        report_paired([r for r in runs if r["sim"] == "paired"], warmups)
+        runs = [r for r in runs if r["sim"] != "paired"]
+        if not runs:
+            return
     print("| warm-up (s) | ns-2.35 | hosim | ns-2.35 timeouts / flow | hosim timeouts / flow |")
     print("|---|---|---|---|---|")
 
@@ -207,6 +243,31 @@ def report(data: dict[str, Any], warmups: list[float]) -> None:
         label = f"{warmups[0]:g}-{warmups[-1]:g}" if w is None else f"{w:g}"
         print(f"| {label} | {cell('ns2', w, 'throughput_fraction')} | {cell('hosim', w, 'throughput_fraction')} "
               f"| {cell('ns2', w, 'timeouts_per_flow')} | {cell('hosim', w, 'timeouts_per_flow')} |")
+
+
+def report_paired(runs: list[dict[str, Any]], warmups: list[float]) -> None:
+    """Paired runs (same handover instants): per warm-up the two means, hosim's difference
+    (mean ± 95 % over the runs), timeouts per flow, and how many of the flows end the run
+    with the same throughput in both (within 0.001 of the link)."""
+    print("| warm-up (s) | runs | ns-2.35 | hosim | hosim - ns-2.35 | timeouts / flow, ns-2.35 / hosim "
+          "| flows alike |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
+    for w in [*warmups, None]:
+        rs = [r for r in runs if w is None or r["warmup_s"] == w]
+        if not rs:
+            continue
+        n = [r["ns2"]["throughput_fraction"] for r in rs]
+        h = [r["hosim"]["throughput_fraction"] for r in rs]
+        d = [b - a for a, b in zip(n, h)]
+        ci = f" ± {drop_forward.ci95(d):.3f}" if len(d) > 1 else ""
+        alike = sum(abs(b - a) < 0.001 for r in rs
+                    for a, b in zip(r["ns2"]["flow_fractions"], r["hosim"]["flow_fractions"]))
+        flows = sum(len(r["ns2"]["flow_fractions"]) for r in rs)
+        to_n = statistics.fmean(r["ns2"]["timeouts_per_flow"] for r in rs)
+        to_h = statistics.fmean(r["hosim"]["timeouts_per_flow"] for r in rs)
+        label = f"{warmups[0]:g}-{warmups[-1]:g}" if w is None else f"{w:g}"
+        print(f"| {label} | {len(rs)} | {statistics.fmean(n):.3f} | {statistics.fmean(h):.3f} "
+              f"| {statistics.fmean(d):+.3f}{ci} | {to_n:.1f} / {to_h:.1f} | {alike} of {flows} |")
 
 
 if __name__ == "__main__":
