@@ -172,26 +172,71 @@ def main() -> int:
 
 
 def handovers(ns_output: str, hosim_dir: str) -> None:
-    """Per flow and handover: the window (packets) and the timeouts and cuts that follow."""
-    import pandas as pd
+    """Per flow and handover: the window (packets), the timeouts and cuts until the flow's next
+    handover, when the first timeout came (s after the handover) and the ssthresh it set, and
+    the window 2 s after the handover. When both runs have the same handover instants
+    (`--sims paired`, or ns-2.35 run with `first_handover`), one row per handover holds both."""
+    ns_rows = ns2_handovers(ns_output)
+    h_rows = hosim_handovers(hosim_dir)
+    cols = ("window (pkts)", "timeouts", "window cuts", "first timeout (s)", "its ssthresh", "window 2 s on")
 
-    cw: dict[int, list[tuple[float, float, int, int]]] = {}
+    def fmt(v: float | None, nd: int = 0) -> str:
+        return "-" if v is None else f"{v:.{nd}f}"
+
+    def cells(r: dict[str, Any]) -> list[str]:
+        return [fmt(r["w"]), str(r["to"]), str(r["cuts"]), fmt(r["first_to_s"], 2), fmt(r["ssthresh_to"]),
+                fmt(r["w2"])]
+
+    if [(r["flow"], round(r["t"], 6)) for r in ns_rows] == [(r["flow"], round(r["t"], 6)) for r in h_rows]:
+        print("| flow | handover (s) | " + " | ".join(f"{c}, ns-2.35 / hosim" for c in cols) + " | alike |")
+        print("|---:|---:|" + "---:|" * len(cols) + "---|")
+        for n, h in sorted(zip(ns_rows, h_rows), key=lambda x: x[0]["t"]):
+            same = n["to"] == h["to"] and n["cuts"] == h["cuts"] and abs(n["w2"] - h["w2"]) < 2
+            pairs = [f"{a} / {b}" for a, b in zip(cells(n), cells(h))]
+            print(f"| {n['flow']} | {n['t']:.2f} | " + " | ".join(pairs) + f" | {'yes' if same else 'no'} |")
+        return
+    print("| simulator | flow | handover (s) | " + " | ".join(cols) + " |")
+    print("|---|---:|---:|" + "---:|" * len(cols))
+    for sim, rows in (("ns-2.35", ns_rows), ("hosim", h_rows)):
+        for r in rows:
+            print(f"| {sim} | {r['flow']} | {r['t']:.2f} | " + " | ".join(cells(r)) + " |")
+
+
+def ns2_handovers(ns_output: str) -> list[dict[str, Any]]:
+    """ns-2.35's side of `handovers`, from the CW and HO lines of a trace_events run."""
+    cw: dict[int, list[tuple[float, float, int, int, int]]] = {}
     ho: list[tuple[int, float]] = []
     end = 0.0
     with open(ns_output) as fh:
         for line in fh:
             f = line.split()
             if f and f[0] == "CW":
-                cw.setdefault(int(f[2]), []).append((float(f[1]), float(f[3]), int(f[5]), int(f[6])))
+                # time, cwnd_, ssthresh_, nrexmit_ (timeouts), ncwndcuts1_ (cuts)
+                cw.setdefault(int(f[2]), []).append(
+                    (float(f[1]), float(f[3]), int(f[4]), int(f[5]), int(f[6])))
                 end = max(end, float(f[1]))
             elif f and f[0] == "HO":
                 ho.append((int(f[2]), float(f[1])))
     rows = []
     for i, t in sorted(ho):
         nxt = [u for j, u in ho if j == i and u > t]
-        before = [x for x in cw[i] if x[0] <= t][-1]
-        after = [x for x in cw[i] if x[0] <= (nxt[0] if nxt else end)][-1]
-        rows.append(("ns-2.35", i, t, before[1], after[2] - before[2], after[3] - before[3]))
+        t_end = nxt[0] if nxt else end
+        xs = cw[i]
+        before = [x for x in xs if x[0] <= t][-1]
+        span = [x for x in xs if t < x[0] <= t_end]
+        after = span[-1] if span else before
+        first = next((x for x in span if x[3] > before[3]), None)
+        later = [x for x in xs if x[0] <= t + 2.0]
+        rows.append({"flow": i, "t": t, "w": before[1], "to": after[3] - before[3], "cuts": after[4] - before[4],
+                     "first_to_s": first[0] - t if first else None, "ssthresh_to": first[2] if first else None,
+                     "w2": later[-1][1]})
+    return rows
+
+
+def hosim_handovers(hosim_dir: str) -> list[dict[str, Any]]:
+    """hosim's side of `handovers`, from a run's --out directory (cwnd, ssthresh, rto traces)."""
+    import pandas as pd
+
     with open(os.path.join(hosim_dir, "summary.json")) as fh:
         summary = json.load(fh)
     cwnd = pd.read_parquet(os.path.join(hosim_dir, "cwnd.parquet"))
@@ -199,24 +244,29 @@ def handovers(ns_output: str, hosim_dir: str) -> None:
     rto = pd.read_parquet(os.path.join(hosim_dir, "rto.parquet"))
     mss = summary["flows"][0]["mss_bytes"]
     hos = summary["handovers"]
+    rows = []
     for h in sorted(hos, key=lambda h: (int(h["ue"][1:]), h["start_s"])):
         flow, t = "flow" + h["ue"][1:], h["start_s"]
         nxt = [x["start_s"] for x in hos if x["ue"] == h["ue"] and x["start_s"] > t]
         t_end = nxt[0] if nxt else summary["sim_time_s"]
-        w = cwnd[(cwnd.flow == flow) & (cwnd.time_s <= t)].iloc[-1].cwnd_bytes / mss
-        cuts = len(ssth[(ssth.flow == flow) & (ssth.time_s > t) & (ssth.time_s <= t_end)])
+        c = cwnd[cwnd.flow == flow]
+        w = c[c.time_s <= t].iloc[-1].cwnd_bytes / mss
+        w2 = c[c.time_s <= t + 2.0].iloc[-1].cwnd_bytes / mss
+        ss = ssth[(ssth.flow == flow) & (ssth.time_s > t) & (ssth.time_s <= t_end)]
         # A timeout doubles the RTO (backoff); anything else only moves it a little.
         r = rto[rto.flow == flow]
         last = r[r.time_s <= t].rto_s.iloc[-1] if (r.time_s <= t).any() else 0.0
-        timeouts = 0
-        for v in r[(r.time_s > t) & (r.time_s <= t_end)].rto_s:
-            timeouts += v > 1.5 * last
+        times = []
+        span = r[(r.time_s > t) & (r.time_s <= t_end)]
+        for tt, v in zip(span.time_s, span.rto_s):
+            if v > 1.5 * last:
+                times.append(tt)
             last = v
-        rows.append(("hosim", int(h["ue"][1:]), t, w, timeouts, cuts))
-    print("| simulator | flow | handover (s) | window (pkts) | timeouts | window cuts |")
-    print("|---|---:|---:|---:|---:|---:|")
-    for sim, i, t, w, to, cu in rows:
-        print(f"| {sim} | {i} | {t:.2f} | {w:.0f} | {to} | {cu} |")
+        first_ss = ss[ss.time_s >= times[0] - 1e-9] if times else ss.iloc[0:0]
+        rows.append({"flow": int(h["ue"][1:]), "t": t, "w": w, "to": len(times), "cuts": len(ss),
+                     "first_to_s": times[0] - t if times else None,
+                     "ssthresh_to": first_ss.iloc[0].ssthresh_bytes / mss if len(first_ss) else None, "w2": w2})
+    return rows
 
 
 def report(data: dict[str, Any], warmups: list[float]) -> None:
