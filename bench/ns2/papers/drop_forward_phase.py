@@ -15,6 +15,15 @@ writes per warm-up and in all the means, with each first handover's window.
 
 The file is rewritten after every run and a run already in it is not run again.
 
+Paired (`--sims paired`): hosim runs first, then ns-2.35 with every mobile's handovers at
+hosim's instants (drop_forward.tcl `first_handover`), so both meet the same handovers and
+`--report` gives hosim's difference per run; with `--stagger 5` the two start-ups agree
+(every window within a packet at 200 s) and the difference is what the handovers make of it:
+
+    python3 bench/ns2/papers/drop_forward_phase.py --recovery newreno --scheme drop \\
+        --delta 100 --warmups 200,210,220,230,240 --seeds 3 --stagger 5 --sims paired \\
+        --out bench/results/ns2/papers/drop_forward-1G-phase-newreno-drop-100-stagger5-paired.json
+
 Per handover, one seed traced in both (`--handovers`): each flow's window when its handover
 comes and the timeouts and window cuts until its next handover, from ns-2.35's per-event lines
 (`drop_forward.py --print-tcl 1G newreno drop 100 --warmup 200 --set trace_events=1 --set
