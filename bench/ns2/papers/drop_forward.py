@@ -128,6 +128,8 @@ def parse(out: str, setting: str, warmup_s: float, duration: float) -> dict[str,
         "rtt_mean_s": rtt, "rto_mean_s": rto,
         "theta_pkts": goodput * rtt / (8 * MSS) if rtt == rtt else math.nan,
         "markers_sent": markers[0], "markers_seen": markers[1],
+        "flow_fractions": [x["throughput_fraction"] for x in flows],
+        "flow_timeouts": [x["timeouts"] for x in flows],
     }
 
 

@@ -243,19 +243,39 @@ proc sample {} {
     $ns at [expr {[$ns now] + 0.1}] "sample"
 }
 
-# With trace_events: every flow's cwnd_, ssthresh_, timeouts and window cuts every
+# With trace_events: every flow's cwnd_, ssthresh_, timeouts, window cuts, packets sent,
+# highest ACK (`ack_`), RTO backoff (`backoff_`) and highest packet sent (`maxseq_`) every
 # trace_period seconds (1 s unless set), from time 0.
 proc sample_tcp {} {
     global ns tcp mobiles
     for {set i 0} {$i < $mobiles} {incr i} {
         set t $tcp($i)
-        puts "CW [$ns now] $i [$t set cwnd_] [$t set ssthresh_] [$t set nrexmit_] [$t set ncwndcuts1_] [$t set ndatapack_]"
+        puts "CW [$ns now] $i [$t set cwnd_] [$t set ssthresh_] [$t set nrexmit_] [$t set ncwndcuts1_] [$t set ndatapack_] [$t set ack_] [$t set backoff_] [$t set maxseq_]"
     }
     $ns at [expr {[$ns now] + $::trace_period}] "sample_tcp"
 }
 if {$trace_events} {
     if {![info exists trace_period]} { set trace_period 1.0 }
     $ns at 0.0 "sample_tcp"
+}
+
+# Packet trace of one mobile (--set trace_flow=I --set trace_from=T): ns-2's queue trace
+# (`trace-queue`: + - r d lines, packet numbers in the seqno column) of the mobile's four
+# wireless links from time T on, on stdout among the other lines; with --set
+# trace_backbone=1 also of the sender -> FCP -> base station links (every flow).
+if {[info exists trace_flow]} {
+    proc trace_mobile {i} {
+        global ns bs m sender fcp
+        foreach b {0 1} {
+            $ns trace-queue $bs($b) $m($i) stdout
+            $ns trace-queue $m($i) $bs($b) stdout
+        }
+        if {[info exists ::trace_backbone] && $::trace_backbone} {
+            $ns trace-queue $sender $fcp stdout
+            foreach b {0 1} { $ns trace-queue $fcp $bs($b) stdout }
+        }
+    }
+    $ns at [expr {[info exists trace_from] ? $trace_from : 0.0}] "trace_mobile $trace_flow"
 }
 
 proc finish {} {

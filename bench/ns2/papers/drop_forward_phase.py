@@ -15,6 +15,15 @@ writes per warm-up and in all the means, with each first handover's window.
 
 The file is rewritten after every run and a run already in it is not run again.
 
+Paired (`--sims paired`): hosim runs first, then ns-2.35 with every mobile's handovers at
+hosim's instants (drop_forward.tcl `first_handover`), so both meet the same handovers and
+`--report` gives hosim's difference per run; with `--stagger 5` the two start-ups agree
+(every window within a packet at 200 s) and the difference is what the handovers make of it:
+
+    python3 bench/ns2/papers/drop_forward_phase.py --recovery newreno --scheme drop \\
+        --delta 100 --warmups 200,210,220,230,240 --seeds 3 --stagger 5 --sims paired \\
+        --out bench/results/ns2/papers/drop_forward-1G-phase-newreno-drop-100-stagger5-paired.json
+
 Per handover, one seed traced in both (`--handovers`): each flow's window when its handover
 comes and the timeouts and window cuts until its next handover, from ns-2.35's per-event lines
 (`drop_forward.py --print-tcl 1G newreno drop 100 --warmup 200 --set trace_events=1 --set
@@ -28,6 +37,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import statistics
 import subprocess
@@ -72,12 +82,40 @@ def run_hosim(recovery: str, scheme: str, delta: float, warmup: float, seed: int
         raise RuntimeError(f"hosim failed: {p.stderr[-2000:]}")
     from hosim.reproduce import fcp
 
-    # What hosim's driver keeps of a run (means over the flows), as its grid files hold it.
-    return {**fcp._reduce(json.loads(p.stdout)), "wall_s": time.perf_counter() - t0}
+    summary = json.loads(p.stdout)
+    # What hosim's driver keeps of a run (means over the flows), as its grid files hold it,
+    # with each flow's figures and first handover time (for `--paired`).
+    return {**fcp._reduce(summary), "wall_s": time.perf_counter() - t0,
+            "flow_fractions": [f["throughput_fraction"] for f in summary["flows"]],
+            "flow_timeouts": [f["timeouts"] for f in summary["flows"]],
+            "first_handovers": first_handovers(summary)}
+
+
+def first_handovers(summary: dict[str, Any]) -> list[float]:
+    """Each mobile's first handover time (s) in a hosim summary, mobile 0 first."""
+    first: dict[int, float] = {}
+    for h in summary["handovers"]:
+        i = int(h["ue"][1:])
+        first[i] = min(first.get(i, math.inf), h["start_s"])
+    return [first[i] for i in sorted(first)]
+
+
+def run_paired(recovery: str, scheme: str, delta: float, warmup: float, seed: int) -> dict[str, Any]:
+    """hosim's run, then ns-2.35's with every mobile's handovers at hosim's times
+    (drop_forward.tcl `first_handover`): both meet the same handover instants."""
+    h = run_hosim(recovery, scheme, delta, warmup, seed)
+    sets = {"first_handover": ",".join(f"{t:.9f}" for t in h["first_handovers"])}
+    if STAGGER_S:
+        sets["start_stagger"] = repr(STAGGER_S)
+    n = drop_forward.run_one((SETTING, recovery, scheme, delta, seed, warmup, sets))
+    return {"hosim": h, "ns2": n, "wall_s": h["wall_s"] + n["wall_s"], "throughput_fraction":
+            n["throughput_fraction"], "timeouts_per_flow": n["timeouts_per_flow"]}
 
 
 def run(job: tuple[str, str, str, float, float, int]) -> tuple[tuple[str, str, str, float, float, int], dict[str, Any]]:
     sim, recovery, scheme, delta, warmup, seed = job
+    if sim == "paired":
+        return job, run_paired(recovery, scheme, delta, warmup, seed)
     if sim == "ns2":
         sets = {"start_stagger": repr(STAGGER_S)} if STAGGER_S else {}
         r = drop_forward.run_one((SETTING, recovery, scheme, delta, seed, warmup, sets))
@@ -94,7 +132,9 @@ def main() -> int:
     ap.add_argument("--warmups", default="200,210,220,230,240,250", help="comma-separated, s")
     ap.add_argument("--seeds", type=int, default=4)
     ap.add_argument("--jobs", type=int, default=2)
-    ap.add_argument("--sims", default="ns2,hosim", help="which simulators: ns2, hosim or both")
+    ap.add_argument("--sims", default="ns2,hosim",
+                    help="which simulators: ns2, hosim or both; paired: hosim, then ns-2.35 with "
+                         "hosim's handover times (--report then compares the two per run)")
     ap.add_argument("--stagger", type=float, default=0.0,
                     help="flow i starts at i x this many seconds in both simulators (default 0)")
     ap.add_argument("--report", action="store_true",
@@ -111,8 +151,8 @@ def main() -> int:
         ap.error(f"--stagger: must be at least 0, got {a.stagger}")
     STAGGER_S = a.stagger
     sims = [x for x in a.sims.split(",") if x]
-    if not sims or any(x not in ("ns2", "hosim") for x in sims):
-        ap.error(f"--sims: expected ns2, hosim or ns2,hosim, got {a.sims!r}")
+    if not sims or any(x not in ("ns2", "hosim", "paired") for x in sims):
+        ap.error(f"--sims: expected ns2, hosim, ns2,hosim or paired, got {a.sims!r}")
     warmups = [float(w) for w in a.warmups.split(",")]
     data: dict[str, Any] = {"runs": {}}
     if os.path.exists(a.out):
@@ -141,26 +181,71 @@ def main() -> int:
 
 
 def handovers(ns_output: str, hosim_dir: str) -> None:
-    """Per flow and handover: the window (packets) and the timeouts and cuts that follow."""
-    import pandas as pd
+    """Per flow and handover: the window (packets), the timeouts and cuts until the flow's next
+    handover, when the first timeout came (s after the handover) and the ssthresh it set, and
+    the window 2 s after the handover. When both runs have the same handover instants
+    (`--sims paired`, or ns-2.35 run with `first_handover`), one row per handover holds both."""
+    ns_rows = ns2_handovers(ns_output)
+    h_rows = hosim_handovers(hosim_dir)
+    cols = ("window (pkts)", "timeouts", "window cuts", "first timeout (s)", "its ssthresh", "window 2 s on")
 
-    cw: dict[int, list[tuple[float, float, int, int]]] = {}
+    def fmt(v: float | None, nd: int = 0) -> str:
+        return "-" if v is None else f"{v:.{nd}f}"
+
+    def cells(r: dict[str, Any]) -> list[str]:
+        return [fmt(r["w"]), str(r["to"]), str(r["cuts"]), fmt(r["first_to_s"], 2), fmt(r["ssthresh_to"]),
+                fmt(r["w2"])]
+
+    if [(r["flow"], round(r["t"], 6)) for r in ns_rows] == [(r["flow"], round(r["t"], 6)) for r in h_rows]:
+        print("| flow | handover (s) | " + " | ".join(f"{c}, ns-2.35 / hosim" for c in cols) + " | alike |")
+        print("|---:|---:|" + "---:|" * len(cols) + "---|")
+        for n, h in sorted(zip(ns_rows, h_rows), key=lambda x: x[0]["t"]):
+            same = n["to"] == h["to"] and n["cuts"] == h["cuts"] and abs(n["w2"] - h["w2"]) < 2
+            pairs = [f"{a} / {b}" for a, b in zip(cells(n), cells(h))]
+            print(f"| {n['flow']} | {n['t']:.2f} | " + " | ".join(pairs) + f" | {'yes' if same else 'no'} |")
+        return
+    print("| simulator | flow | handover (s) | " + " | ".join(cols) + " |")
+    print("|---|---:|---:|" + "---:|" * len(cols))
+    for sim, rows in (("ns-2.35", ns_rows), ("hosim", h_rows)):
+        for r in rows:
+            print(f"| {sim} | {r['flow']} | {r['t']:.2f} | " + " | ".join(cells(r)) + " |")
+
+
+def ns2_handovers(ns_output: str) -> list[dict[str, Any]]:
+    """ns-2.35's side of `handovers`, from the CW and HO lines of a trace_events run."""
+    cw: dict[int, list[tuple[float, float, int, int, int]]] = {}
     ho: list[tuple[int, float]] = []
     end = 0.0
     with open(ns_output) as fh:
         for line in fh:
             f = line.split()
             if f and f[0] == "CW":
-                cw.setdefault(int(f[2]), []).append((float(f[1]), float(f[3]), int(f[5]), int(f[6])))
+                # time, cwnd_, ssthresh_, nrexmit_ (timeouts), ncwndcuts1_ (cuts)
+                cw.setdefault(int(f[2]), []).append(
+                    (float(f[1]), float(f[3]), int(f[4]), int(f[5]), int(f[6])))
                 end = max(end, float(f[1]))
             elif f and f[0] == "HO":
                 ho.append((int(f[2]), float(f[1])))
     rows = []
     for i, t in sorted(ho):
         nxt = [u for j, u in ho if j == i and u > t]
-        before = [x for x in cw[i] if x[0] <= t][-1]
-        after = [x for x in cw[i] if x[0] <= (nxt[0] if nxt else end)][-1]
-        rows.append(("ns-2.35", i, t, before[1], after[2] - before[2], after[3] - before[3]))
+        t_end = nxt[0] if nxt else end
+        xs = cw[i]
+        before = [x for x in xs if x[0] <= t][-1]
+        span = [x for x in xs if t < x[0] <= t_end]
+        after = span[-1] if span else before
+        first = next((x for x in span if x[3] > before[3]), None)
+        later = [x for x in xs if x[0] <= t + 2.0]
+        rows.append({"flow": i, "t": t, "w": before[1], "to": after[3] - before[3], "cuts": after[4] - before[4],
+                     "first_to_s": first[0] - t if first else None, "ssthresh_to": first[2] if first else None,
+                     "w2": later[-1][1]})
+    return rows
+
+
+def hosim_handovers(hosim_dir: str) -> list[dict[str, Any]]:
+    """hosim's side of `handovers`, from a run's --out directory (cwnd, ssthresh, rto traces)."""
+    import pandas as pd
+
     with open(os.path.join(hosim_dir, "summary.json")) as fh:
         summary = json.load(fh)
     cwnd = pd.read_parquet(os.path.join(hosim_dir, "cwnd.parquet"))
@@ -168,29 +253,39 @@ def handovers(ns_output: str, hosim_dir: str) -> None:
     rto = pd.read_parquet(os.path.join(hosim_dir, "rto.parquet"))
     mss = summary["flows"][0]["mss_bytes"]
     hos = summary["handovers"]
+    rows = []
     for h in sorted(hos, key=lambda h: (int(h["ue"][1:]), h["start_s"])):
         flow, t = "flow" + h["ue"][1:], h["start_s"]
         nxt = [x["start_s"] for x in hos if x["ue"] == h["ue"] and x["start_s"] > t]
         t_end = nxt[0] if nxt else summary["sim_time_s"]
-        w = cwnd[(cwnd.flow == flow) & (cwnd.time_s <= t)].iloc[-1].cwnd_bytes / mss
-        cuts = len(ssth[(ssth.flow == flow) & (ssth.time_s > t) & (ssth.time_s <= t_end)])
+        c = cwnd[cwnd.flow == flow]
+        w = c[c.time_s <= t].iloc[-1].cwnd_bytes / mss
+        w2 = c[c.time_s <= t + 2.0].iloc[-1].cwnd_bytes / mss
+        ss = ssth[(ssth.flow == flow) & (ssth.time_s > t) & (ssth.time_s <= t_end)]
         # A timeout doubles the RTO (backoff); anything else only moves it a little.
         r = rto[rto.flow == flow]
         last = r[r.time_s <= t].rto_s.iloc[-1] if (r.time_s <= t).any() else 0.0
-        timeouts = 0
-        for v in r[(r.time_s > t) & (r.time_s <= t_end)].rto_s:
-            timeouts += v > 1.5 * last
+        times = []
+        span = r[(r.time_s > t) & (r.time_s <= t_end)]
+        for tt, v in zip(span.time_s, span.rto_s):
+            if v > 1.5 * last:
+                times.append(tt)
             last = v
-        rows.append(("hosim", int(h["ue"][1:]), t, w, timeouts, cuts))
-    print("| simulator | flow | handover (s) | window (pkts) | timeouts | window cuts |")
-    print("|---|---:|---:|---:|---:|---:|")
-    for sim, i, t, w, to, cu in rows:
-        print(f"| {sim} | {i} | {t:.2f} | {w:.0f} | {to} | {cu} |")
+        first_ss = ss[ss.time_s >= times[0] - 1e-9] if times else ss.iloc[0:0]
+        rows.append({"flow": int(h["ue"][1:]), "t": t, "w": w, "to": len(times), "cuts": len(ss),
+                     "first_to_s": times[0] - t if times else None,
+                     "ssthresh_to": first_ss.iloc[0].ssthresh_bytes / mss if len(first_ss) else None, "w2": w2})
+    return rows
 
 
 def report(data: dict[str, Any], warmups: list[float]) -> None:
     """Per warm-up and over all of `warmups` (runs at other warm-ups left out): mean ± 95 %."""
     runs = [r for r in data["runs"].values() if r["warmup_s"] in warmups]
+    if any(r["sim"] == "paired" for r in runs):
+        report_paired([r for r in runs if r["sim"] == "paired"], warmups)
+        runs = [r for r in runs if r["sim"] != "paired"]
+        if not runs:
+            return
     print("| warm-up (s) | ns-2.35 | hosim | ns-2.35 timeouts / flow | hosim timeouts / flow |")
     print("|---|---|---|---|---|")
 
@@ -207,6 +302,31 @@ def report(data: dict[str, Any], warmups: list[float]) -> None:
         label = f"{warmups[0]:g}-{warmups[-1]:g}" if w is None else f"{w:g}"
         print(f"| {label} | {cell('ns2', w, 'throughput_fraction')} | {cell('hosim', w, 'throughput_fraction')} "
               f"| {cell('ns2', w, 'timeouts_per_flow')} | {cell('hosim', w, 'timeouts_per_flow')} |")
+
+
+def report_paired(runs: list[dict[str, Any]], warmups: list[float]) -> None:
+    """Paired runs (same handover instants): per warm-up the two means, hosim's difference
+    (mean ± 95 % over the runs), timeouts per flow, and how many of the flows end the run
+    with the same throughput in both (within 0.001 of the link)."""
+    print("| warm-up (s) | runs | ns-2.35 | hosim | hosim - ns-2.35 | timeouts / flow, ns-2.35 / hosim "
+          "| flows alike |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
+    for w in [*warmups, None]:
+        rs = [r for r in runs if w is None or r["warmup_s"] == w]
+        if not rs:
+            continue
+        n = [r["ns2"]["throughput_fraction"] for r in rs]
+        h = [r["hosim"]["throughput_fraction"] for r in rs]
+        d = [b - a for a, b in zip(n, h)]
+        ci = f" ± {drop_forward.ci95(d):.3f}" if len(d) > 1 else ""
+        alike = sum(abs(b - a) < 0.001 for r in rs
+                    for a, b in zip(r["ns2"]["flow_fractions"], r["hosim"]["flow_fractions"]))
+        flows = sum(len(r["ns2"]["flow_fractions"]) for r in rs)
+        to_n = statistics.fmean(r["ns2"]["timeouts_per_flow"] for r in rs)
+        to_h = statistics.fmean(r["hosim"]["timeouts_per_flow"] for r in rs)
+        label = f"{warmups[0]:g}-{warmups[-1]:g}" if w is None else f"{w:g}"
+        print(f"| {label} | {len(rs)} | {statistics.fmean(n):.3f} | {statistics.fmean(h):.3f} "
+              f"| {statistics.fmean(d):+.3f}{ci} | {to_n:.1f} / {to_h:.1f} | {alike} of {flows} |")
 
 
 if __name__ == "__main__":
