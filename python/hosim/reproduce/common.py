@@ -58,6 +58,7 @@ COMMITTED_FILES = (
     "data/inter-rat-linux.json",
     "data/inter-rat.json",
     "data/lte-intra-handover.json",
+    "data/todays-handovers.json",
     "data/vertical-handoff-mptcp.json",
     "data/vertical-handoff-ns3.json",
     "figures/hsdpa-results.json",
