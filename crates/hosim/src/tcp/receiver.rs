@@ -156,9 +156,7 @@ impl TcpReceiver {
             rcvbuf_autotune: cfg.rcvbuf_autotune,
             sk_rcvbuf: TCP_RMEM_DEFAULT,
             window_clamp: win_from_space(TCP_RMEM_DEFAULT),
-            rcvq_space: (TCP_INIT_CWND * u64::from(cfg.mss_bytes))
-                .min(LINUX_INITIAL_RCV_SSTHRESH)
-                .min(cfg.rwnd_bytes),
+            rcvq_space: (TCP_INIT_CWND * u64::from(cfg.mss_bytes)).min(LINUX_INITIAL_RCV_SSTHRESH).min(cfg.rwnd_bytes),
             rcvq_seq: 0,
             rcvq_time: None,
             rcv_rtt_est_us8: 0,
