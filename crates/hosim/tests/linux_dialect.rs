@@ -230,9 +230,9 @@ fn rcvbuf_autotune_opens_the_receive_window_round_by_round() {
     // One CUBIC flow through 100 Mb/s with 50 ms each way (bottleneck delay 0.05 s), 0.6 s.
     // Without the key the receiver advertises `rwnd_bytes` (4 MiB) from the first ACK; with it
     // (Linux `tcp_rcv_space_adjust`, `tcp_rcvbuf_grow`) the window starts near 64 KB and
-    // grows with what arrives, ahead of slow start ("allow the sender to double its rate"):
-    // after 0.6 s it is above the first buffer's 81920 bytes and below `rwnd_bytes`, and the
-    // sender was never held by it.
+    // grows once per receiver RTT with what arrived in it, about as fast as slow start ("allow
+    // the sender to double its rate"): after 0.6 s it is above the first buffer's 81920 bytes
+    // and below `rwnd_bytes`, and the sender delivered a little less.
     let one_flow = |extra: &str| {
         let text = format!(
             "duration_s = 0.6\ntopology = \"dumbbell\"\n[dumbbell]\nflows = 1\nbottleneck_bps = 100e6\n\
@@ -247,7 +247,8 @@ fn rcvbuf_autotune_opens_the_receive_window_round_by_round() {
     let (rwnd_on, limited_on, bytes_on) = one_flow("rcvbuf_autotune = true\ngrow_window_quickack = true");
     assert_eq!(rwnd_off, 4 << 20);
     assert!(rwnd_on > 81_920 && rwnd_on < 1 << 20, "{rwnd_on}");
-    assert_eq!((limited_off, limited_on, bytes_on), (0.0, 0.0, bytes_off));
+    assert_eq!(limited_off, 0.0);
+    assert!(bytes_on < bytes_off, "{limited_on} {bytes_on} {bytes_off}");
 }
 
 #[test]

@@ -107,6 +107,8 @@ pub struct TcpReceiver {
     rcv_rtt_est_us8: u64,
     rcv_rtt_seq: u64,
     rcv_rtt_time: Option<SimTime>,
+    /// `rcv_rtt_last_tsecr`: the TSecr of the last timestamp sample.
+    rcv_rtt_last_tsecr: u32,
     rcv_wnd: u64,
     sack: bool,
     /// RFC 2883: report a duplicate segment in the first SACK block of the next ACK.
@@ -162,6 +164,7 @@ impl TcpReceiver {
             rcv_rtt_est_us8: 0,
             rcv_rtt_seq: 0,
             rcv_rtt_time: None,
+            rcv_rtt_last_tsecr: 0,
             rcv_wnd: LINUX_INITIAL_RCV_SSTHRESH.min(cfg.rwnd_bytes),
             sack: cfg.sack(),
             dsack: cfg.sack() && cfg.dsack,
@@ -342,8 +345,8 @@ impl TcpReceiver {
     /// Linux `tcp_rcv_rtt_measure` (net/ipv4/tcp_input.c): the receiver's RTT without
     /// timestamps, the time rcv_nxt takes to pass the right edge of the window advertised
     /// when the measurement started (one window of data), kept as a minimum
-    /// (`tcp_rcv_rtt_update` with `win_dep`). (The timestamp variant, `tcp_rcv_rtt_measure_ts`,
-    /// needs the peer to echo the receiver's own TSval, which hosim's ACKs do not carry.)
+    /// (`tcp_rcv_rtt_update` with `win_dep`). With timestamps `rcv_rtt_measure_ts` samples
+    /// every RTT as well.
     fn rcv_rtt_measure(&mut self, now: SimTime) {
         if let Some(t) = self.rcv_rtt_time {
             if self.rcv_nxt < self.rcv_rtt_seq {
@@ -356,6 +359,27 @@ impl TcpReceiver {
         }
         self.rcv_rtt_seq = self.rcv_nxt + self.rcv_wnd;
         self.rcv_rtt_time = Some(now);
+    }
+
+    /// Linux `tcp_rcv_rtt_measure_ts` (net/ipv4/tcp_input.c), with `rcvbuf_autotune` and
+    /// `timestamps`, for a data segment of `len` bytes arriving at `now_ts` (the receiver's
+    /// timestamp clock) and echoing `tsecr`: once per new TSecr, a segment of at least
+    /// `rcv_mss` gives the sample now − TSecr (`tcp_rtt_tsopt_us`, in whole timestamp ticks),
+    /// smoothed by 7/8 (`tcp_rcv_rtt_update` without `win_dep`); a sample below the estimate
+    /// replaces it.
+    pub fn rcv_rtt_measure_ts(&mut self, now_ts: u32, len: u32, tsecr: u32) {
+        if !(self.rcvbuf_autotune && self.timestamps) || tsecr == self.rcv_rtt_last_tsecr {
+            return;
+        }
+        self.rcv_rtt_last_tsecr = tsecr;
+        let delta = now_ts.wrapping_sub(tsecr) as i32;
+        if tsecr == 0 || len < self.rcv_mss || delta <= 0 {
+            return;
+        }
+        let sample_us = delta as u64 * (crate::tcp::sender::TS_TICK_NS / 1000);
+        let old = self.rcv_rtt_est_us8;
+        self.rcv_rtt_est_us8 =
+            if old == 0 || sample_us << 3 < old { sample_us << 3 } else { old - (old >> 3) + sample_us };
     }
 
     /// Linux `tcp_rcv_space_adjust` (net/ipv4/tcp_input.c), after the application read all
@@ -725,6 +749,29 @@ mod tests {
         r.on_data(0, 10_000, 1000, false, false, false);
         r.rcvbuf_grow(1 << 28);
         assert_eq!((r.sk_rcvbuf, r.window_clamp), (TCP_RMEM_MAX, win_from_space(TCP_RMEM_MAX)));
+    }
+
+    #[test]
+    fn rcvbuf_autotune_takes_the_receivers_rtt_from_the_echo_of_its_timestamps() {
+        // `tcp_rcv_rtt_measure_ts`: once per new TSecr, now − TSecr in ms ticks; the first
+        // sample sets the estimate, later ones are smoothed by 7/8 (`tcp_rcv_rtt_update`).
+        // Without timestamps (or without the key) the echo is ignored.
+        for (timestamps, key) in [(true, true), (false, true), (true, false)] {
+            let cfg = TcpConfig {
+                timestamps,
+                rcvbuf_autotune: key,
+                recovery: Recovery::Sack,
+                mss_bytes: 1448,
+                ..TcpConfig::default()
+            };
+            let mut r = TcpReceiver::new(&cfg);
+            r.rcv_rtt_measure_ts(150, 1448, 100);
+            r.rcv_rtt_measure_ts(190, 1448, 100);
+            r.rcv_rtt_measure_ts(270, 1448, 200);
+            r.rcv_rtt_measure_ts(280, 100, 210);
+            let expect = if timestamps && key { (50_000 << 3) - 50_000 + 70_000 } else { 0 };
+            assert_eq!(r.rcv_rtt_est_us8, expect);
+        }
     }
 
     #[test]
