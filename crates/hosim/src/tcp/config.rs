@@ -577,7 +577,7 @@ pub struct TcpConfig {
     pub grow_window_quickack: bool,
     /// Linux's receive-buffer autotuning (dynamic right-sizing): the receiver's window starts
     /// at the clamp of a `tcp_rmem[1]` buffer (81920 bytes) and grows once per receiver RTT
-    /// (`tcp_rcv_rtt_measure`) to hold twice what the application read in it plus twice its
+    /// (`tcp_rcv_rtt_measure_ts` with timestamps, `tcp_rcv_rtt_measure`) to hold twice what the application read in it plus twice its
     /// growth (`tcp_rcv_space_adjust`, `tcp_rcvbuf_grow`, net/ipv4/tcp_input.c), up to
     /// `tcp_rmem[2]` and `rwnd_bytes`; each ACK advertises the window `__tcp_select_window`
     /// (net/ipv4/tcp_output.c) gives. Off: the receiver advertises `rwnd_bytes`. `receiver.rs`.
