@@ -65,7 +65,7 @@ const TCP_INIT_CWND: u64 = 10;
 
 /// `tcp_win_from_space`: the window `space` bytes of receive memory hold.
 fn win_from_space(space: u64) -> u64 {
-    space * SCALING_RATIO >> 8
+    (space * SCALING_RATIO) >> 8
 }
 
 /// `tcp_space_from_win`: the receive memory a window of `win` bytes needs.
