@@ -25,8 +25,6 @@ import random
 import re
 import sys
 
-import tomllib
-
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 from cases import select  # noqa: E402
@@ -142,10 +140,9 @@ def main() -> int:
         key, sep, value = kv.partition("=")
         if not sep or not key:
             ap.error(f"--set: expected KEY=VALUE, got {kv!r}")
-        try:
-            extra[key] = tomllib.loads(f"v = {value}")["v"]
-        except tomllib.TOMLDecodeError:
-            ap.error(f"--set {key}: not a TOML value: {value!r}")
+        from hosim.scenario import parse_toml_value  # noqa: PLC0415
+
+        extra[key] = parse_toml_value(value)  # as `hosim run --set`: a TOML value, else the string
     if args.start_jitter_us < 0:
         ap.error(f"--start-jitter-us: must be at least 0, got {args.start_jitter_us}")
     args.out = args.out or os.path.join(RESULTS, f"hosim-{args.cc}.json")

@@ -42,7 +42,6 @@ import time
 from typing import Any
 
 import click
-import tomllib
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 DATA = os.path.normpath(os.path.join(HERE, "..", "..", "docs", "reproductions", "data"))
@@ -361,7 +360,7 @@ def merge_kernel_runs(name: str, path: str, src_path: str, ccs: list[str], note:
 @click.option("--hosim-seeds", type=click.IntRange(1, 100),
               help="With --hosim-only: re-run hosim's rows on seeds 1..N instead of their own seeds.")
 @click.option("--set", "sets", multiple=True, metavar="KEY=VALUE",
-              help="With --hosim-only: one more override on hosim's rows (a TOML value); repeatable. "
+              help="With --hosim-only: one more override on hosim's rows (a TOML value, else a string); repeatable. "
                    "Kept in the data file as `hosim_overrides`.")
 def main(only: tuple[str, ...], repeats: int, stacks: str, out_dir: str, time_bound: float, report: bool,
          keep_other_stacks: bool, hosim_only: bool, merge_from: str | None, note: str | None, append: bool,
@@ -380,13 +379,12 @@ def main(only: tuple[str, ...], repeats: int, stacks: str, out_dir: str, time_bo
     extra_sets: dict[str, Any] = {}
     for kv in sets:
         key, sep, value = kv.partition("=")
-        try:
-            extra_sets[key] = tomllib.loads(f"v = {value}")["v"]
-        except tomllib.TOMLDecodeError:
-            sep = ""
         if not sep or not key:
-            click.echo(f"todays_tcp.py: --set: expected KEY=VALUE with a TOML value, got {kv!r}", err=True)
+            click.echo(f"todays_tcp.py: --set: expected KEY=VALUE, got {kv!r}", err=True)
             sys.exit(2)
+        from hosim.scenario import parse_toml_value  # noqa: PLC0415
+
+        extra_sets[key] = parse_toml_value(value)  # as `hosim run --set`
     if hosim_only:
         for name in only or tuple(CASES):
             path = os.path.join(out_dir, f"{name}-kernel.json")
