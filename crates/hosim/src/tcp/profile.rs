@@ -310,10 +310,9 @@ impl Profile {
                 // Not `psh_quickack`, though Linux acknowledges pushed segments at once: with
                 // it hosim's ACK stream is the kernel's, but its goodput moves away from the
                 // kernel's in three of the six paper comparisons (docs/tcp.md, "Linux dialect").
-                // Not `grow_window_quickack` either: Linux's clamp follows receive-buffer
-                // autotuning, which hosim does not model (docs/tcp.md, "Linux dialect").
-                // Nor `rcvbuf_autotune`, that autotuning, until its figures are in
-                // (bench/linux/README.md, "Receive-buffer autotuning").
+                // Not `grow_window_quickack` either, nor `rcvbuf_autotune`, the receive-buffer
+                // autotuning that sets its clamp: with both, no gap to the kernel closes
+                // (bench/linux/README.md, "Receive-buffer autotuning"; docs/tcp.md).
                 // Exact timers. `timer_wheel_hz = 250` (the referee kernel's CONFIG_HZ) is the
                 // kernel's timing, but not selected: with it two to six of `many-flows`' 32
                 // flows starve, which the kernel's do not (docs/tcp.md, "Linux dialect").
