@@ -9,6 +9,8 @@ repeats or hosim's seeds. Marks: goodput ✓ within 5 % of the kernel's mean; a 
 hosim's mean lies within the kernel's [min, max], else ✗.
 
 Usage: python bench/linux/compare.py [--cc cubic]
+       python bench/linux/compare.py --with rcvbuf   # adds hosim-<cc>-rcvbuf.json's "after" rows
+                                                     # as "rcvbuf", -> compare-<cc>-rcvbuf.md
 """
 
 from __future__ import annotations
@@ -53,6 +55,8 @@ def cell(vals: list[float], digits: int = 0) -> str:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--cc", default="cubic")
+    ap.add_argument("--with", dest="extra", default=None, metavar="NAME",
+                    help="also hosim-<cc>-NAME.json's `after` runs (run_hosim.py --set ... --out), as rows NAME")
     args = ap.parse_args()
     with open(os.path.join(RESULTS, f"kernel-{args.cc}.json")) as fh:
         kernel = json.load(fh)
@@ -62,6 +66,14 @@ def main() -> int:
     if os.path.exists(hosim_path):
         with open(hosim_path) as fh:
             hosim = json.load(fh)
+    variants = ["before", "after"]
+    if args.extra:
+        with open(os.path.join(RESULTS, f"hosim-{args.cc}-{args.extra}.json")) as fh:
+            extra = json.load(fh)
+        for name, entry in extra["cases"].items():
+            if name in hosim["cases"]:
+                hosim["cases"][name][args.extra] = entry["after"]
+        variants.append(args.extra)
     head = ["case", "stack", "goodput Mb/s", "Δ goodput"] + [c[0] for c in COUNTS]
     intro = f"Kernel {kernel['kernel']}, `{args.cc}`; " + (
         f'hosim `linux` profile with `tcp.cc = "{args.cc}"`, '
@@ -75,7 +87,9 @@ def main() -> int:
         "| " + " | ".join(head) + " |",
         "|" + "---|" * len(head),
     ]
-    misses = {"before": 0, "after": 0}
+    if args.extra:
+        lines[0] += f" {args.extra} = after with {extra['variants']['after']}."
+    misses = dict.fromkeys(variants, 0)
     for name, k in kernel["cases"].items():
         runs = k["runs"]
         kg = [r["goodput_bps"] / 1e6 for r in runs]
@@ -87,7 +101,9 @@ def main() -> int:
         lines.append("| " + " | ".join(row) + " |")
         if name not in hosim["cases"]:
             continue
-        for variant in ("before", "after"):
+        for variant in variants:
+            if variant not in hosim["cases"][name]:
+                continue
             hr = hosim["cases"][name][variant]
             hg = [r["goodput_bps"] / 1e6 for r in hr]
             d = statistics.mean(hg) / kmean - 1
@@ -102,10 +118,12 @@ def main() -> int:
     if hosim["cases"]:
         lines += [
             "",
-            f"Goodput more than 5 % from the kernel's mean: before {misses['before']}, after {misses['after']} "
+            "Goodput more than 5 % from the kernel's mean: "
+            + ", ".join(f"{v} {misses[v]}" for v in variants)
+            + " "
             f"of {sum(1 for n in kernel['cases'] if n in hosim['cases'])} cases.",
         ]
-    out = os.path.join(RESULTS, f"compare-{args.cc}.md")
+    out = os.path.join(RESULTS, f"compare-{args.cc}{'-' + args.extra if args.extra else ''}.md")
     with open(out, "w") as fh:
         fh.write("\n".join(lines) + "\n")
     print("\n".join(lines))

@@ -11,6 +11,8 @@ change with the seed) and reports their spread like the kernel's repeats.
 Usage:
   python bench/linux/run_hosim.py                  # -> bench/results/linux/hosim-cubic.json
   python bench/linux/run_hosim.py --cases loss1 --seeds 5
+  python bench/linux/run_hosim.py --variants after --set tcp.rcvbuf_autotune=true \
+      --out bench/results/linux/hosim-cubic-rcvbuf.json   # extra keys on every variant
 """
 
 from __future__ import annotations
@@ -129,7 +131,18 @@ def main() -> int:
     ap.add_argument("--start-jitter-us", type=float, default=0.0,
                     help="each flow starts up to this much later, drawn per seed (default 0: every seed "
                          "of a case without random loss is the same run)")
+    ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                    help="an extra scenario key on every variant (TOML value: true, 3, \"x\"); repeatable")
+    ap.add_argument("--variants", nargs="*", choices=list(VARIANTS), default=list(VARIANTS))
     args = ap.parse_args()
+    extra: dict = {}
+    for kv in args.set:
+        key, sep, value = kv.partition("=")
+        if not sep or not key:
+            ap.error(f"--set: expected KEY=VALUE, got {kv!r}")
+        from hosim.scenario import parse_toml_value  # noqa: PLC0415
+
+        extra[key] = parse_toml_value(value)  # as `hosim run --set`: a TOML value, else the string
     if args.start_jitter_us < 0:
         ap.error(f"--start-jitter-us: must be at least 0, got {args.start_jitter_us}")
     args.out = args.out or os.path.join(RESULTS, f"hosim-{args.cc}.json")
@@ -139,8 +152,8 @@ def main() -> int:
             results = json.load(fh).get("cases", {})
     for c in select(args.cases):
         entry = {"case": c}
-        for variant, ov in VARIANTS.items():
-            ov = {**ov, "tcp.cc": args.cc}
+        for variant in args.variants:
+            ov = {**VARIANTS[variant], "tcp.cc": args.cc, **extra}
             runs = [run_case(c, ov, seed, args.start_jitter_us * 1e-6) for seed in range(1, args.seeds + 1)]
             entry[variant] = runs
             gp = [r["goodput_bps"] / 1e6 for r in runs]
@@ -152,7 +165,8 @@ def main() -> int:
         results[c["name"]] = entry
     os.makedirs(os.path.dirname(args.out), exist_ok=True)
     with open(args.out, "w") as fh:
-        json.dump({"variants": VARIANTS, "cc": args.cc, "cases": results}, fh, indent=1)
+        variants = {v: {**VARIANTS[v], **extra} for v in args.variants}
+        json.dump({"variants": variants, "cc": args.cc, "cases": results}, fh, indent=1)
     return 0
 
 

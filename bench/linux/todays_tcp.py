@@ -247,13 +247,13 @@ def report_table(data: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def rerun_hosim(name: str, path: str, n_seeds: int | None = None) -> None:
-    """Redo hosim's `linux` rows of one data file with the current code (same overrides and seeds),
-    keep its kernel runs, note the date of the hosim re-run, and print the table."""
+def rerun_hosim(name: str, path: str, n_seeds: int | None = None, sets: dict[str, Any] | None = None) -> None:
+    """Redo hosim's `linux` rows of one data file with the current code (same overrides and seeds,
+    plus `sets`), keep its kernel runs, note the date of the hosim re-run, and print the table."""
     with open(path) as fh:
         data = json.load(fh)
     text = scenario_text(CASES[name])
-    extra = CASES[name].get("hosim_overrides", {})
+    extra = {**CASES[name].get("hosim_overrides", {}), **(sets or {})}
     for v in data["variants"].values():
         if "skipped" in v:
             continue
@@ -359,9 +359,12 @@ def merge_kernel_runs(name: str, path: str, src_path: str, ccs: list[str], note:
                    "(another batch of the same case: the kernel's spread between batches shows).")
 @click.option("--hosim-seeds", type=click.IntRange(1, 100),
               help="With --hosim-only: re-run hosim's rows on seeds 1..N instead of their own seeds.")
+@click.option("--set", "sets", multiple=True, metavar="KEY=VALUE",
+              help="With --hosim-only: one more override on hosim's rows (a TOML value, else a string); repeatable. "
+                   "Kept in the data file as `hosim_overrides`.")
 def main(only: tuple[str, ...], repeats: int, stacks: str, out_dir: str, time_bound: float, report: bool,
          keep_other_stacks: bool, hosim_only: bool, merge_from: str | None, note: str | None, append: bool,
-         hosim_seeds: int | None) -> None:
+         hosim_seeds: int | None, sets: tuple[str, ...]) -> None:
     ccs = [c.strip() for c in stacks.split(",") if c.strip()]
     if merge_from:
         for name in only or tuple(CASES):
@@ -373,13 +376,22 @@ def main(only: tuple[str, ...], repeats: int, stacks: str, out_dir: str, time_bo
                     sys.exit(2)
             merge_kernel_runs(name, path, src_path, ccs, note, append)
         return
+    extra_sets: dict[str, Any] = {}
+    for kv in sets:
+        key, sep, value = kv.partition("=")
+        if not sep or not key:
+            click.echo(f"todays_tcp.py: --set: expected KEY=VALUE, got {kv!r}", err=True)
+            sys.exit(2)
+        from hosim.scenario import parse_toml_value  # noqa: PLC0415
+
+        extra_sets[key] = parse_toml_value(value)  # as `hosim run --set`
     if hosim_only:
         for name in only or tuple(CASES):
             path = os.path.join(out_dir, f"{name}-kernel.json")
             if not os.path.exists(path):
                 click.echo(f"todays_tcp.py: {path}: no data file to update", err=True)
                 sys.exit(2)
-            rerun_hosim(name, path, hosim_seeds)
+            rerun_hosim(name, path, hosim_seeds, extra_sets)
         return
     if report:
         for name in only or tuple(CASES):

@@ -224,3 +224,36 @@ fn prr_linux_sends_no_extra_segment_on_an_ack_that_marks_a_loss_so_recovery_stop
     let linux = hosim::tcp::Profile::Linux.config();
     assert_eq!(linux.recovery_rate, hosim::tcp::RecoveryRate::PrrLinux);
 }
+
+#[test]
+fn rcvbuf_autotune_opens_the_receive_window_round_by_round() {
+    // One CUBIC flow through 100 Mb/s with 50 ms each way (bottleneck delay 0.05 s), 0.6 s.
+    // Without the key the receiver advertises `rwnd_bytes` (4 MiB) from the first ACK; with it
+    // (Linux `tcp_rcv_space_adjust`, `tcp_rcvbuf_grow`) the window starts near 64 KB and
+    // grows once per receiver RTT with what arrived in it, about as fast as slow start ("allow
+    // the sender to double its rate"): after 0.6 s it is above the first buffer's 81920 bytes
+    // and below `rwnd_bytes`, and the sender delivered a little less.
+    let one_flow = |extra: &str| {
+        let text = format!(
+            "duration_s = 0.6\ntopology = \"dumbbell\"\n[dumbbell]\nflows = 1\nbottleneck_bps = 100e6\n\
+             bottleneck_delay_s = 0.05\nqueue_packets = 1000\naccess_bps = 1e9\naccess_delay_s = 0.0001\n\
+             app = \"bulk\"\n[tcp]\nprofile = \"linux\"\n{extra}\n"
+        );
+        let w = common::run_world(&text, 1, false);
+        let f = &w.flows[0];
+        (f.sender.peer_rwnd(), f.rwnd_limited_s(600_000_000), f.receiver.rcv_nxt())
+    };
+    let (rwnd_off, limited_off, bytes_off) = one_flow("");
+    let (rwnd_on, limited_on, bytes_on) = one_flow("rcvbuf_autotune = true\ngrow_window_quickack = true");
+    assert_eq!(rwnd_off, 4 << 20);
+    assert!(rwnd_on > 81_920 && rwnd_on < 1 << 20, "{rwnd_on}");
+    assert_eq!(limited_off, 0.0);
+    assert!(bytes_on < bytes_off, "{limited_on} {bytes_on} {bytes_off}");
+}
+
+#[test]
+fn rcvbuf_autotune_takes_a_bool() {
+    let text = "duration_s = 1.0\ntopology = \"dumbbell\"\n[tcp]\nprofile = \"linux\"\nrcvbuf_autotune = 3\n";
+    let err = hosim::scenario::load(text, "t", &[]).expect_err("rejected").to_string();
+    assert!(err.contains("rcvbuf_autotune"), "{err}");
+}

@@ -112,6 +112,9 @@ pub struct Packet {
     /// Cumulative acknowledgment: next byte expected (ACK packets).
     pub ack: u64,
     pub sack: SackBlocks,
+    /// An ACK: the window it advertises. A data segment of a flow with
+    /// `tcp.rcvbuf_autotune`: its RFC 7323 TSecr (the sender's TS.Recent; 0 otherwise), so
+    /// that the packet does not grow.
     pub rwnd_bytes: u64,
     pub ecn: Ecn,
     pub ece: bool,

@@ -36,6 +36,9 @@ impl World {
             pkt.ecn = if seg.ect { Ecn::Ect } else { Ecn::NotEct };
             pkt.tag = payload_tag(f, seg.seq, seg.len);
             let flow = &mut self.flows[f as usize];
+            if flow.sender.cfg.rcvbuf_autotune {
+                pkt.rwnd_bytes = u64::from(flow.peer_tsval);
+            }
             if seg.kind == PacketKind::Data && seg.len > 0 && !flow.drops.is_empty() {
                 let mss = flow.sender.cfg.mss_bytes as u64;
                 if seg.seq % mss == 0 && flow.drops.should_drop(seg.seq / mss, seg.is_retx) {
@@ -147,6 +150,7 @@ impl World {
             PacketKind::SynAck => {
                 let now = self.now;
                 let flow = &mut self.flows[f as usize];
+                flow.peer_tsval = ts_clock(pkt.sent_ns);
                 flow.sender.on_syn_ack(now, &mut self.seg_buf);
                 self.flush_segments(f);
             }
@@ -155,6 +159,7 @@ impl World {
                 let now = self.now;
                 let flow = &mut self.flows[f as usize];
                 flow.sender.set_ack_ts_ecr(pkt.tag);
+                flow.peer_tsval = ts_clock(pkt.sent_ns);
                 flow.sender.on_ack(now, pkt.ack, &pkt.sack, pkt.ece, pkt.rwnd_bytes, &mut self.seg_buf);
                 self.flush_segments(f);
                 self.check_completion(f);
@@ -172,6 +177,7 @@ impl World {
         resolve_spurious(flow, &pkt);
         // RFC 7323: the segment's TSval is its send time on the sender's timestamp clock.
         flow.receiver.on_tsval(pkt.seq, ts_clock(pkt.sent_ns));
+        flow.receiver.rcv_rtt_measure_ts(ts_clock(now), pkt.len, pkt.rwnd_bytes as u32);
         let res = flow.receiver.on_data(now, pkt.seq, pkt.len, pkt.ecn == Ecn::Ce, pkt.cwr, pkt.psh);
         if res.delivered > 0 {
             flow.delivered_bytes += res.delivered;

@@ -87,6 +87,10 @@ pub struct Flow {
     /// stretches, and the start of the open one.
     pub(super) rwnd_limited_ns: SimTime,
     pub(super) rwnd_limited_since: Option<SimTime>,
+    /// With `tcp.rcvbuf_autotune`: the sender's TS.Recent from the receiver's ACKs (RFC 7323
+    /// §4.3: the TSval of the latest ACK, on the receiver's timestamp clock), which its data
+    /// segments echo as TSecr (`Packet::rwnd_bytes` of a data segment).
+    pub(super) peer_tsval: u32,
 }
 
 impl Flow {
@@ -136,6 +140,7 @@ impl Flow {
             last_traced: [u64::MAX; 5],
             rwnd_limited_ns: 0,
             rwnd_limited_since: None,
+            peer_tsval: 0,
         }
     }
 }

@@ -142,6 +142,7 @@ pub struct TcpSection {
     pub cubic_growth_floor: Option<bool>,
     pub psh_quickack: Option<bool>,
     pub grow_window_quickack: Option<bool>,
+    pub rcvbuf_autotune: Option<bool>,
     pub timer_wheel_hz: Option<u32>,
 }
 
@@ -394,6 +395,10 @@ impl TcpSection {
         if let Some(v) = self.grow_window_quickack {
             cfg.grow_window_quickack = v;
             set.insert(ProfileKeys::GROW_WINDOW_QUICKACK);
+        }
+        if let Some(v) = self.rcvbuf_autotune {
+            cfg.rcvbuf_autotune = v;
+            set.insert(ProfileKeys::RCVBUF_AUTOTUNE);
         }
         if let Some(v) = self.timer_wheel_hz {
             if v > MAX_TIMER_WHEEL_HZ {

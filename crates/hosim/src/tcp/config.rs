@@ -571,8 +571,17 @@ pub struct TcpConfig {
     /// socket in quickack mode. `rcv_ssthresh` starts at the first window the SYN can
     /// carry, 64512 bytes (65535 rounded down to the 1024-byte unit of window scale 10), and
     /// grows here to `rwnd_bytes` (the kernel's clamp follows receive-buffer autotuning).
-    /// Only the ACK rule is modelled; the advertised window stays `rwnd_bytes`. `receiver.rs`.
+    /// With `rcvbuf_autotune` the clamp is the autotuned `window_clamp` (at most `rwnd_bytes`)
+    /// and the ACKs advertise `rcv_ssthresh`; without it only the ACK rule is modelled and
+    /// the advertised window stays `rwnd_bytes`. `receiver.rs`.
     pub grow_window_quickack: bool,
+    /// Linux's receive-buffer autotuning (dynamic right-sizing): the receiver's window starts
+    /// at the clamp of a `tcp_rmem[1]` buffer (81920 bytes) and grows once per receiver RTT
+    /// (`tcp_rcv_rtt_measure_ts` with timestamps, `tcp_rcv_rtt_measure`) to hold twice what the application read in it plus twice its
+    /// growth (`tcp_rcv_space_adjust`, `tcp_rcvbuf_grow`, net/ipv4/tcp_input.c), up to
+    /// `tcp_rmem[2]` and `rwnd_bytes`; each ACK advertises the window `__tcp_select_window`
+    /// (net/ipv4/tcp_output.c) gives. Off: the receiver advertises `rwnd_bytes`. `receiver.rs`.
+    pub rcvbuf_autotune: bool,
     /// 0: the retransmission, loss-probe, reorder and delayed-ACK timers fire at their exact
     /// times. N: as Linux's on a kernel with `CONFIG_HZ = N` (`timer_wheel.rs`): armed in
     /// whole jiffies, fired on the timer wheel's shared ticks; the loss probe and the RACK

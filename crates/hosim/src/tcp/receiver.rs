@@ -46,6 +46,33 @@ const TCP_MIN_MSS: u64 = 88;
 /// first data segments find `rcv_wnd` = 64512 in `tcp:tcp_probe`).
 const LINUX_INITIAL_RCV_SSTHRESH: u64 = 64_512;
 
+/// `rcvbuf_autotune`: `net.ipv4.tcp_rmem` of the referee kernel (4096 131072 33554432: the
+/// default of net/ipv4/tcp.c `tcp_init` on a machine with 4 GiB or more), the first and the
+/// largest `sk_rcvbuf`, bytes of memory.
+const TCP_RMEM_DEFAULT: u64 = 131_072;
+const TCP_RMEM_MAX: u64 = 33_554_432;
+/// `rcvbuf_autotune`: the socket's `scaling_ratio`, window bytes per 256 bytes of memory
+/// (`tcp_win_from_space`, include/net/tcp.h; `TCP_RMEM_TO_WIN_SCALE` = 8). Linux measures it
+/// in `tcp_measure_rcv_mss` as len / truesize of a full segment: 160 for the referee's 1448-
+/// byte segments (truesize 2304), which makes its first `window_clamp` 131072 · 160 / 256 =
+/// 81920 bytes, as `tcp:tcp_rcvbuf_grow` reports. hosim keeps it constant.
+const SCALING_RATIO: u64 = 160;
+/// `rcvbuf_autotune`: the unit of the advertised window with window scale 10 (the scale
+/// `tcp_select_initial_window` picks for a `tcp_rmem[2]` of 32 MiB).
+const WSCALE_UNIT: u64 = 1 << 10;
+/// include/net/tcp.h `TCP_INIT_CWND`.
+const TCP_INIT_CWND: u64 = 10;
+
+/// `tcp_win_from_space`: the window `space` bytes of receive memory hold.
+fn win_from_space(space: u64) -> u64 {
+    (space * SCALING_RATIO) >> 8
+}
+
+/// `tcp_space_from_win`: the receive memory a window of `win` bytes needs.
+fn space_from_win(win: u64) -> u64 {
+    (win << 8) / SCALING_RATIO
+}
+
 pub struct TcpReceiver {
     delayed_ack: bool,
     delack_segments: u32,
@@ -66,6 +93,23 @@ pub struct TcpReceiver {
     /// growing towards `rwnd_bytes`; every segment that raises it is acknowledged at once.
     grow_window_quickack: bool,
     rcv_ssthresh: u64,
+    /// `rcvbuf_autotune`: Linux's receive-buffer autotuning (dynamic right-sizing). `sk_rcvbuf`
+    /// (bytes of memory) and `window_clamp` (the largest window it may advertise) grow once
+    /// per receiver RTT with what the application read in it (`rcvq_space`); the RTT is
+    /// `rcv_rtt_est` (µs << 3, 0: none yet), measured from `rcv_rtt_seq` / `rcv_rtt_time`.
+    /// `rcv_wnd` is the window of the last ACK (`tcp_select_window`).
+    rcvbuf_autotune: bool,
+    sk_rcvbuf: u64,
+    window_clamp: u64,
+    rcvq_space: u64,
+    rcvq_seq: u64,
+    rcvq_time: Option<SimTime>,
+    rcv_rtt_est_us8: u64,
+    rcv_rtt_seq: u64,
+    rcv_rtt_time: Option<SimTime>,
+    /// `rcv_rtt_last_tsecr`: the TSecr of the last timestamp sample.
+    rcv_rtt_last_tsecr: u32,
+    rcv_wnd: u64,
     sack: bool,
     /// RFC 2883: report a duplicate segment in the first SACK block of the next ACK.
     dsack: bool,
@@ -107,6 +151,21 @@ impl TcpReceiver {
             last_seg_size: 0,
             grow_window_quickack: cfg.grow_window_quickack,
             rcv_ssthresh: LINUX_INITIAL_RCV_SSTHRESH.min(cfg.rwnd_bytes),
+            // `tcp_init_buffer_space` (net/ipv4/tcp_input.c): `sk_rcvbuf` = tcp_rmem[1], the
+            // clamp the window it holds (as `tcp_measure_rcv_mss` sets it for the measured
+            // `scaling_ratio`), `rcvq_space.space` = min(rcv_ssthresh, rcv_wnd, TCP_INIT_CWND
+            // · advmss).
+            rcvbuf_autotune: cfg.rcvbuf_autotune,
+            sk_rcvbuf: TCP_RMEM_DEFAULT,
+            window_clamp: win_from_space(TCP_RMEM_DEFAULT),
+            rcvq_space: (TCP_INIT_CWND * u64::from(cfg.mss_bytes)).min(LINUX_INITIAL_RCV_SSTHRESH).min(cfg.rwnd_bytes),
+            rcvq_seq: 0,
+            rcvq_time: None,
+            rcv_rtt_est_us8: 0,
+            rcv_rtt_seq: 0,
+            rcv_rtt_time: None,
+            rcv_rtt_last_tsecr: 0,
+            rcv_wnd: LINUX_INITIAL_RCV_SSTHRESH.min(cfg.rwnd_bytes),
             sack: cfg.sack(),
             dsack: cfg.sack() && cfg.dsack,
             pending_dsack: None,
@@ -198,16 +257,20 @@ impl TcpReceiver {
         if duplicate {
             self.stats.duplicate_segments += 1;
         }
+        if self.rcvbuf_autotune && delivered > 0 {
+            // `tcp_event_data_recv` for in-order data, after `tcp_queue_rcv` moved rcv_nxt.
+            self.rcv_rtt_measure(now);
+        }
         // `grow_window_quickack` (Linux `tcp_grow_window`): a new in-order segment of at least
         // 128 bytes, or an out-of-order one with SACK, raises `rcv_ssthresh` by
         // max(2 * advmss, 2 * len) up to the clamp and sets `icsk_ack.quick |= 1`.
         if self.grow_window_quickack
             && !duplicate
             && (delivered > 0 && len >= 128 || seq > self.rcv_nxt && self.sack)
-            && self.rcv_ssthresh < self.rwnd_bytes
+            && self.rcv_ssthresh < self.clamp()
         {
             let incr = 2 * u64::from(self.mss_bytes.max(len));
-            self.rcv_ssthresh = (self.rcv_ssthresh + incr).min(self.rwnd_bytes);
+            self.rcv_ssthresh = (self.rcv_ssthresh + incr).min(self.clamp());
             self.quickacks_left = self.quickacks_left.max(1);
         }
         // The first `quickack_segments` data segments are acknowledged at once (ns-3 ACKs
@@ -234,7 +297,125 @@ impl TcpReceiver {
                 None
             }
         };
+        if self.rcvbuf_autotune && delivered > 0 {
+            // The application's read (`tcp_recvmsg` → `tcp_rcv_space_adjust`) follows the
+            // softirq's ACK decision above.
+            self.rcv_space_adjust(now);
+        }
         DataResult { delivered, duplicate, ack }
+    }
+
+    /// The window clamp in effect: Linux's autotuned `window_clamp` with `rcvbuf_autotune`,
+    /// bounded by `rwnd_bytes` (the scenario's cap); else `rwnd_bytes`.
+    fn clamp(&self) -> u64 {
+        if self.rcvbuf_autotune {
+            self.window_clamp.min(self.rwnd_bytes)
+        } else {
+            self.rwnd_bytes
+        }
+    }
+
+    /// The window the next ACK advertises. `rwnd_bytes`, or with `rcvbuf_autotune` as Linux's
+    /// `__tcp_select_window` and `tcp_select_window` (net/ipv4/tcp_output.c) give it: the
+    /// free space of the buffer (`tcp_space`: the application reads in-order data at once,
+    /// so the buffer holds only out-of-order data), halved cases rounded down to the window
+    /// scale's unit and 0 below 1/16 of the buffer or one MSS, at most `rcv_ssthresh` (with
+    /// `grow_window_quickack`; without it `rcv_ssthresh` is taken to be at the clamp),
+    /// rounded up to the unit (`ALIGN`), never moving the right edge back (`cur_win`).
+    fn advertised_window(&self) -> u64 {
+        if !self.rcvbuf_autotune {
+            return self.rwnd_bytes;
+        }
+        let full = self.window_clamp;
+        let mut free = full.saturating_sub(self.out_of_order_bytes());
+        if free < full / 2 {
+            free -= free % WSCALE_UNIT;
+            if free < full / 16 || free < u64::from(self.mss_bytes) {
+                free = 0;
+            }
+        }
+        if self.grow_window_quickack {
+            free = free.min(self.rcv_ssthresh);
+        }
+        let new_win = free.div_ceil(WSCALE_UNIT) * WSCALE_UNIT;
+        let cur_win = (self.last_ack_sent + self.rcv_wnd).saturating_sub(self.rcv_nxt);
+        new_win.max(cur_win.div_ceil(WSCALE_UNIT) * WSCALE_UNIT).min(self.rwnd_bytes)
+    }
+
+    /// Linux `tcp_rcv_rtt_measure` (net/ipv4/tcp_input.c): the receiver's RTT without
+    /// timestamps, the time rcv_nxt takes to pass the right edge of the window advertised
+    /// when the measurement started (one window of data), kept as a minimum
+    /// (`tcp_rcv_rtt_update` with `win_dep`). With timestamps `rcv_rtt_measure_ts` samples
+    /// every RTT as well.
+    fn rcv_rtt_measure(&mut self, now: SimTime) {
+        if let Some(t) = self.rcv_rtt_time {
+            if self.rcv_nxt < self.rcv_rtt_seq {
+                return;
+            }
+            let sample_us8 = (now.saturating_sub(t) / 1000).max(1) << 3;
+            if self.rcv_rtt_est_us8 == 0 || sample_us8 < self.rcv_rtt_est_us8 {
+                self.rcv_rtt_est_us8 = sample_us8;
+            }
+        }
+        self.rcv_rtt_seq = self.rcv_nxt + self.rcv_wnd;
+        self.rcv_rtt_time = Some(now);
+    }
+
+    /// Linux `tcp_rcv_rtt_measure_ts` (net/ipv4/tcp_input.c), with `rcvbuf_autotune` and
+    /// `timestamps`, for a data segment of `len` bytes arriving at `now_ts` (the receiver's
+    /// timestamp clock) and echoing `tsecr`: once per new TSecr, a segment of at least
+    /// `rcv_mss` gives the sample now − TSecr (`tcp_rtt_tsopt_us`, in whole timestamp ticks),
+    /// smoothed by 7/8 (`tcp_rcv_rtt_update` without `win_dep`); a sample below the estimate
+    /// replaces it.
+    pub fn rcv_rtt_measure_ts(&mut self, now_ts: u32, len: u32, tsecr: u32) {
+        if !(self.rcvbuf_autotune && self.timestamps) || tsecr == self.rcv_rtt_last_tsecr {
+            return;
+        }
+        self.rcv_rtt_last_tsecr = tsecr;
+        let delta = now_ts.wrapping_sub(tsecr) as i32;
+        if tsecr == 0 || len < self.rcv_mss || delta <= 0 {
+            return;
+        }
+        let sample_us = delta as u64 * (crate::tcp::sender::TS_TICK_NS / 1000);
+        let old = self.rcv_rtt_est_us8;
+        self.rcv_rtt_est_us8 =
+            if old == 0 || sample_us << 3 < old { sample_us << 3 } else { old - (old >> 3) + sample_us };
+    }
+
+    /// Linux `tcp_rcv_space_adjust` (net/ipv4/tcp_input.c), after the application read all
+    /// in-order data: once per receiver RTT, if it read more than `rcvq_space.space` in that
+    /// RTT, `tcp_rcvbuf_grow`.
+    fn rcv_space_adjust(&mut self, now: SimTime) {
+        let since = *self.rcvq_time.get_or_insert(now);
+        let rtt_us = self.rcv_rtt_est_us8 >> 3;
+        if rtt_us == 0 || now.saturating_sub(since) / 1000 < rtt_us {
+            return;
+        }
+        let copied = self.rcv_nxt - self.rcvq_seq;
+        if copied > self.rcvq_space {
+            self.rcvbuf_grow(copied);
+        }
+        self.rcvq_seq = self.rcv_nxt;
+        self.rcvq_time = Some(now);
+    }
+
+    /// Linux 6.18 `tcp_rcvbuf_grow` (net/ipv4/tcp_input.c): room for twice what was read in
+    /// the last RTT ("DRS is always one RTT late") plus twice the growth it showed
+    /// (`rcvwin · (new − old) / old`: "slow start: allow the sender to double its rate"),
+    /// plus the out-of-order span; `sk_rcvbuf` takes the memory that window needs, at most
+    /// tcp_rmem[2], and `window_clamp` follows it.
+    fn rcvbuf_grow(&mut self, newval: u64) {
+        let oldval = std::mem::replace(&mut self.rcvq_space, newval);
+        let mut rcvwin = newval << 1;
+        rcvwin = rcvwin.saturating_add(rcvwin.saturating_mul(newval - oldval) / oldval.max(1) * 2);
+        if let Some(&(_, end)) = self.ooo.last() {
+            rcvwin += end - self.rcv_nxt;
+        }
+        let rcvbuf = space_from_win(rcvwin.min(u64::MAX >> 8)).min(TCP_RMEM_MAX);
+        if rcvbuf > self.sk_rcvbuf {
+            self.sk_rcvbuf = rcvbuf;
+            self.window_clamp = win_from_space(rcvbuf);
+        }
     }
 
     /// Linux `tcp_measure_rcv_mss` (net/ipv4/tcp_input.c) for an in-order segment of `len`
@@ -274,7 +455,9 @@ impl TcpReceiver {
 
     /// The ACK that completes or answers the handshake.
     pub fn syn_ack(&self) -> AckOut {
-        AckOut { ack: self.rcv_nxt, sack: SackBlocks::default(), ece: false, rwnd: self.rwnd_bytes, ts_ecr: 0 }
+        // With `rcvbuf_autotune` the SYN's window is unscaled (RFC 7323 §2.2): at most 64512.
+        let rwnd = if self.rcvbuf_autotune { self.rcv_wnd } else { self.rwnd_bytes };
+        AckOut { ack: self.rcv_nxt, sack: SackBlocks::default(), ece: false, rwnd, ts_ecr: 0 }
     }
 
     /// A window update: the ACK of what has arrived, carrying the current `rwnd_bytes` (sent
@@ -287,9 +470,11 @@ impl TcpReceiver {
         self.unacked_segments = 0;
         self.delack_deadline = None;
         self.stats.acks_sent += 1;
+        let rwnd = self.advertised_window();
+        self.rcv_wnd = rwnd;
         self.last_ack_sent = self.rcv_nxt;
         let sack = self.sack_blocks();
-        AckOut { ack: self.rcv_nxt, sack, ece: self.ece_pending, rwnd: self.rwnd_bytes, ts_ecr: self.ts_recent }
+        AckOut { ack: self.rcv_nxt, sack, ece: self.ece_pending, rwnd, ts_ecr: self.ts_recent }
     }
 
     /// With `dsack`, remembers [start, end) as the duplicate to report (RFC 2883 §4: the
@@ -496,6 +681,109 @@ mod tests {
             r.on_data(0, 2 * MSS as u64, MSS, false, false, false);
             let expect = if key { LINUX_INITIAL_RCV_SSTHRESH + 2 * MSS as u64 } else { LINUX_INITIAL_RCV_SSTHRESH };
             assert_eq!(r.rcv_ssthresh, expect);
+        }
+    }
+
+    fn autotune_receiver(key: bool, rwnd_bytes: u64) -> TcpReceiver {
+        let cfg = TcpConfig {
+            rcvbuf_autotune: key,
+            grow_window_quickack: key,
+            rwnd_bytes,
+            recovery: Recovery::Sack,
+            mss_bytes: 1448,
+            ..TcpConfig::default()
+        };
+        TcpReceiver::new(&cfg)
+    }
+
+    /// Slow start towards the receiver: rounds of 10, 20, 40, ... full segments, one round per
+    /// `rtt` ns, 100 µs apart; the window of every ACK, in order.
+    fn slow_start_windows(r: &mut TcpReceiver, rounds: u32, rtt: SimTime) -> Vec<u64> {
+        let (mut seq, mut wins) = (0u64, Vec::new());
+        for k in 0..rounds {
+            for i in 0..(10u64 << k) {
+                let res = r.on_data(u64::from(k) * rtt + i * 100_000, seq, 1448, false, false, false);
+                seq += 1448;
+                wins.extend(res.ack.map(|a| a.rwnd));
+            }
+        }
+        wins
+    }
+
+    #[test]
+    fn rcvbuf_autotune_opens_the_window_once_per_receiver_rtt() {
+        // Without the key every ACK advertises `rwnd_bytes`.
+        let mut r = autotune_receiver(false, 4 << 20);
+        assert!(slow_start_windows(&mut r, 6, 50_000_000).iter().all(|&w| w == 4 << 20));
+        // With it the first ACK advertises `rcv_ssthresh` (64512 plus the first segment's
+        // growth, rounded up to the scale's unit), the window grows, never
+        // shrinks, and stays within the clamp, which grows past the first buffer's 81920.
+        let mut r = autotune_receiver(true, 4 << 20);
+        let wins = slow_start_windows(&mut r, 6, 50_000_000);
+        assert_eq!(wins[0], (LINUX_INITIAL_RCV_SSTHRESH + 2 * 1448).div_ceil(WSCALE_UNIT) * WSCALE_UNIT);
+        assert!(wins.windows(2).all(|w| w[0] <= w[1]), "{wins:?}");
+        assert!(r.window_clamp > 81_920 && r.window_clamp < 4 << 20, "{}", r.window_clamp);
+        assert!(*wins.last().unwrap() <= r.window_clamp.div_ceil(WSCALE_UNIT) * WSCALE_UNIT);
+        // The receiver's RTT: the time one advertised window of data took (3 rounds here,
+        // the window being larger than the sender's), kept as a minimum.
+        let rtt_us = r.rcv_rtt_est_us8 >> 3;
+        assert!((50_000..=150_000).contains(&rtt_us), "{rtt_us}");
+        // `rwnd_bytes` caps the clamp and the window.
+        let mut r = autotune_receiver(true, 200_000);
+        let wins = slow_start_windows(&mut r, 7, 50_000_000);
+        assert_eq!(*wins.last().unwrap(), 200_000);
+        assert!(wins.iter().all(|&w| w <= 200_000));
+    }
+
+    #[test]
+    fn rcvbuf_grow_follows_the_kernels_trace() {
+        // `tcp:tcp_rcvbuf_grow` of the 6.18 kernel (drop-or-forward, seed 1): 30408 bytes read
+        // in an RTT after an initial `rcvq_space` of 14480 made `window_clamp` 81920 →
+        // 194610: rcvwin = 2 · 30408 + 2 · (2 · 30408 · 15928 / 14480) = 194610 bytes,
+        // `sk_rcvbuf` 311376 (scaling ratio 160/256), the clamp 194610.
+        let mut r = autotune_receiver(true, 4 << 20);
+        assert_eq!((r.window_clamp, r.rcvq_space), (81_920, 14_480));
+        r.rcvbuf_grow(30_408);
+        assert_eq!((r.sk_rcvbuf, r.window_clamp), (311_376, 194_610));
+        // Out-of-order data adds its span; tcp_rmem[2] bounds the buffer.
+        r.on_data(0, 10_000, 1000, false, false, false);
+        r.rcvbuf_grow(1 << 28);
+        assert_eq!((r.sk_rcvbuf, r.window_clamp), (TCP_RMEM_MAX, win_from_space(TCP_RMEM_MAX)));
+    }
+
+    #[test]
+    fn rcvbuf_autotune_takes_the_receivers_rtt_from_the_echo_of_its_timestamps() {
+        // `tcp_rcv_rtt_measure_ts`: once per new TSecr, now − TSecr in ms ticks; the first
+        // sample sets the estimate, later ones are smoothed by 7/8 (`tcp_rcv_rtt_update`).
+        // Without timestamps (or without the key) the echo is ignored.
+        for (timestamps, key) in [(true, true), (false, true), (true, false)] {
+            let cfg = TcpConfig {
+                timestamps,
+                rcvbuf_autotune: key,
+                recovery: Recovery::Sack,
+                mss_bytes: 1448,
+                ..TcpConfig::default()
+            };
+            let mut r = TcpReceiver::new(&cfg);
+            r.rcv_rtt_measure_ts(150, 1448, 100);
+            r.rcv_rtt_measure_ts(190, 1448, 100);
+            r.rcv_rtt_measure_ts(270, 1448, 200);
+            r.rcv_rtt_measure_ts(280, 100, 210);
+            let expect = if timestamps && key { (50_000 << 3) - 50_000 + 70_000 } else { 0 };
+            assert_eq!(r.rcv_rtt_est_us8, expect);
+        }
+    }
+
+    #[test]
+    fn rcvbuf_autotune_never_moves_the_right_edge_back() {
+        // `tcp_select_window`: out-of-order data fills the buffer, but the window offered
+        // stays what the last ACK offered beyond the cumulative ACK (`cur_win`).
+        let mut r = autotune_receiver(true, 4 << 20);
+        let first = r.on_data(0, 0, 1448, false, false, false).ack.unwrap();
+        let edge = first.ack + first.rwnd;
+        for i in 2..40u64 {
+            let a = r.on_data(0, i * 1448, 1448, false, false, false).ack.unwrap();
+            assert!(a.ack + a.rwnd >= edge, "segment {i}: {} < {edge}", a.ack + a.rwnd);
         }
     }
 

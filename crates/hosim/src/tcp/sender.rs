@@ -29,7 +29,7 @@ mod rate_based;
 mod small_queues;
 mod timestamps;
 
-pub use timestamps::ts_clock;
+pub use timestamps::{ts_clock, TS_TICK_NS};
 
 use frto::{Frto, FrtoAck};
 use rack_tlp::TlpEpisode;
