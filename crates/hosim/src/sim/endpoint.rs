@@ -150,7 +150,9 @@ impl World {
             PacketKind::SynAck => {
                 let now = self.now;
                 let flow = &mut self.flows[f as usize];
-                flow.peer_tsval = ts_clock(pkt.sent_ns);
+                if flow.sender.cfg.rcvbuf_autotune {
+                    flow.peer_tsval = ts_clock(pkt.sent_ns);
+                }
                 flow.sender.on_syn_ack(now, &mut self.seg_buf);
                 self.flush_segments(f);
             }
@@ -159,7 +161,9 @@ impl World {
                 let now = self.now;
                 let flow = &mut self.flows[f as usize];
                 flow.sender.set_ack_ts_ecr(pkt.tag);
-                flow.peer_tsval = ts_clock(pkt.sent_ns);
+                if flow.sender.cfg.rcvbuf_autotune {
+                    flow.peer_tsval = ts_clock(pkt.sent_ns);
+                }
                 flow.sender.on_ack(now, pkt.ack, &pkt.sack, pkt.ece, pkt.rwnd_bytes, &mut self.seg_buf);
                 self.flush_segments(f);
                 self.check_completion(f);
@@ -177,7 +181,10 @@ impl World {
         resolve_spurious(flow, &pkt);
         // RFC 7323: the segment's TSval is its send time on the sender's timestamp clock.
         flow.receiver.on_tsval(pkt.seq, ts_clock(pkt.sent_ns));
-        flow.receiver.rcv_rtt_measure_ts(ts_clock(now), pkt.len, pkt.rwnd_bytes as u32);
+        if flow.sender.cfg.rcvbuf_autotune {
+            // `rcvbuf_autotune` only: a data segment's `rwnd_bytes` carries its TSecr.
+            flow.receiver.rcv_rtt_measure_ts(ts_clock(now), pkt.len, pkt.rwnd_bytes as u32);
+        }
         let res = flow.receiver.on_data(now, pkt.seq, pkt.len, pkt.ecn == Ecn::Ce, pkt.cwr, pkt.psh);
         if res.delivered > 0 {
             flow.delivered_bytes += res.delivered;
