@@ -68,7 +68,10 @@ def main() -> int:
             hosim = json.load(fh)
     variants = ["before", "after"]
     if args.extra:
-        with open(os.path.join(RESULTS, f"hosim-{args.cc}-{args.extra}.json")) as fh:
+        extra_path = os.path.join(RESULTS, f"hosim-{args.cc}-{args.extra}.json")
+        if not os.path.exists(extra_path):
+            ap.error(f"--with {args.extra}: no {os.path.relpath(extra_path)} (run_hosim.py --set ... --out it)")
+        with open(extra_path) as fh:
             extra = json.load(fh)
         for name, entry in extra["cases"].items():
             if name in hosim["cases"]:
