@@ -109,7 +109,10 @@ def tx(args: argparse.Namespace) -> int:
             next_sample = now + 5_000_000
             for i, s in enumerate(socks):
                 ti = _tcp_info(s)
-                trace.append([(now - start_ns) // 1000, i, ti["snd_cwnd"], ti["snd_ssthresh"], ti["total_retrans"]])
+                trace.append(
+                    [(now - start_ns) // 1000, i, ti["snd_cwnd"], ti["snd_ssthresh"], ti["total_retrans"]]
+                    + [ti.get("snd_wnd", 0), ti.get("rwnd_limited_us", 0)]
+                )
         for key, _ in sel.select(timeout=0.005 if now < trace_end else 0.05):
             st = key.data
             n = len(CHUNK) if st["left"] is None else min(len(CHUNK), st["left"])
@@ -151,6 +154,14 @@ _TCP_INFO_U32 = {
     "min_rtt_us": 148,
     "dsack_dups": 216,
     "reord_seen": 220,
+    "snd_wnd": 228,
+}
+# the u64 fields kept per flow: time (µs) the flow had data to send, and of it the time the
+# receive window or the send buffer held it back (tcp_chrono_*)
+_TCP_INFO_U64 = {
+    "busy_time_us": 168,
+    "rwnd_limited_us": 176,
+    "sndbuf_limited_us": 184,
 }
 
 
@@ -159,6 +170,7 @@ def _tcp_info(s: socket.socket) -> dict[str, int]:
     info = s.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, 232)
     out = {"local": s.getsockname()[0]}
     out.update({k: int.from_bytes(info[o : o + 4], "little") for k, o in _TCP_INFO_U32.items() if o + 4 <= len(info)})
+    out.update({k: int.from_bytes(info[o : o + 8], "little") for k, o in _TCP_INFO_U64.items() if o + 8 <= len(info)})
     return out
 
 
