@@ -263,7 +263,11 @@ impl TcpReceiver {
         }
         // `grow_window_quickack` (Linux `tcp_grow_window`): a new in-order segment of at least
         // 128 bytes, or an out-of-order one with SACK, raises `rcv_ssthresh` by
-        // max(2 * advmss, 2 * len) up to the clamp and sets `icsk_ack.quick |= 1`.
+        // max(2 * advmss, 2 * len) up to the clamp and sets `icsk_ack.quick |= 1`: a bitwise
+        // OR, so during the first `quickack_segments` (16, an even count) each growth step
+        // makes the count odd and the ACK's decrement (`tcp_dec_quickack_mode`) takes it
+        // back: every step adds one immediate ACK to the initial ones (16 + 6 = 22 in the
+        // referee's captures).
         if self.grow_window_quickack
             && !duplicate
             && (delivered > 0 && len >= 128 || seq > self.rcv_nxt && self.sack)
@@ -271,7 +275,7 @@ impl TcpReceiver {
         {
             let incr = 2 * u64::from(self.mss_bytes.max(len));
             self.rcv_ssthresh = (self.rcv_ssthresh + incr).min(self.clamp());
-            self.quickacks_left = self.quickacks_left.max(1);
+            self.quickacks_left |= 1;
         }
         // The first `quickack_segments` data segments are acknowledged at once (ns-3 ACKs
         // the first; Linux starts in quickack mode).
@@ -681,6 +685,30 @@ mod tests {
             r.on_data(0, 2 * MSS as u64, MSS, false, false, false);
             let expect = if key { LINUX_INITIAL_RCV_SSTHRESH + 2 * MSS as u64 } else { LINUX_INITIAL_RCV_SSTHRESH };
             assert_eq!(r.rcv_ssthresh, expect);
+        }
+    }
+
+    #[test]
+    fn grow_window_steps_extend_the_initial_quickacks_as_linux_ors_them() {
+        // Linux starts in quickack mode with 16 ACKs (`tcp_incr_quickack`); each
+        // `tcp_grow_window` step sets `icsk_ack.quick |= 1` before the ACK's decrement, so
+        // with 6 steps the first 16 + 6 = 22 segments are acknowledged one by one (the
+        // referee kernel's receivers in ss-overshoot and four-flows-q50), then every second.
+        // Taking the larger of the count and 1 instead gave 16.
+        for (steps, singles) in [(0u64, 16usize), (6, 22)] {
+            let cfg = TcpConfig {
+                grow_window_quickack: true,
+                quickack_segments: 16,
+                rwnd_bytes: LINUX_INITIAL_RCV_SSTHRESH + steps * 2 * MSS as u64,
+                recovery: Recovery::Sack,
+                mss_bytes: MSS,
+                ..TcpConfig::default()
+            };
+            let mut r = TcpReceiver::new(&cfg);
+            let acks: Vec<bool> = (0..30).map(|i| seg(&mut r, i).ack.is_some()).collect();
+            let first_delayed = acks.iter().position(|a| !a).unwrap();
+            assert_eq!(first_delayed, singles, "{acks:?}");
+            assert!(acks[singles..].chunks(2).all(|c| c == [false, true]), "{acks:?}");
         }
     }
 
