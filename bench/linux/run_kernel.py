@@ -127,7 +127,7 @@ def run_once(
     trace_s: float = 0.0,
     pcap_dir: str | None = None,
     strip_psh: bool = False,
-    access_fifo: bool = False,
+    access_fifo: bool = True,
 ) -> dict:
     flows = c["flows"]
     load = os.getloadavg()
@@ -260,8 +260,11 @@ def main() -> int:
     )
     ap.add_argument(
         "--access-fifo",
-        action="store_true",
-        help="the forwarder serializes each sender's packets on its access link one after another (as hosim)",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="the forwarder serializes each sender's packets on its access link one after another, as "
+        "hosim's links do (default since 2026-11-28; --no-access-fifo: each packet only delayed by its own "
+        "serialization, so a burst reaches the bottleneck in one block, the reference files before that date)",
     )
     args = ap.parse_args()
     bad = check_sysctls(args.sysctl)
