@@ -118,6 +118,12 @@ def setup(flows: int, sysctls: list[str]) -> None:
         sh("ip", "-n", NS_S, "addr", "add", flow_addr(i) + "/32", "dev", DEV)
 
 
+# The 1-minute load average above which a run warns that the machine is not quiet (the
+# reference runs of 2026-11-28 started at 0.0-0.5; one at 1.9, decaying after a build that
+# had ended, which the warning flags as well).
+QUIET_LOAD = 1.0
+
+
 def run_once(
     c: dict,
     cc: str,
@@ -131,6 +137,15 @@ def run_once(
 ) -> dict:
     flows = c["flows"]
     load = os.getloadavg()
+    if load[0] > QUIET_LOAD:
+        # The kernel's runs spread more and lose goodput on a busy machine (README.md, "A
+        # quiet machine, serialized access links"): say so; the load is kept in the results.
+        print(
+            f"run_kernel.py: warning: load average {load[0]:.1f} > {QUIET_LOAD} before {c['name']} #{rep}: "
+            "other work on the machine moves the kernel's results; stop it for reference runs",
+            file=sys.stderr,
+            flush=True,
+        )
     bound = c["duration_s"] + 15.0
     fcfg = {
         "sender_ns": NS_S,
