@@ -16,15 +16,12 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import sys
 
-
-def cell(vals: list[float], digits: int = 0) -> str:
-    m = statistics.mean(vals)
-    if min(vals) == max(vals):
-        return f"{m:.{digits}f}"
-    return f"{m:.{digits}f} [{min(vals):.{digits}f}–{max(vals):.{digits}f}]"
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from compare import cell  # noqa: E402  (mean [min–max], as compare.py's tables)
 
 
 def row(name: str, label: str, runs: list[dict]) -> str:
