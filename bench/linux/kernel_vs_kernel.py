@@ -30,10 +30,11 @@ def row(name: str, label: str, runs: list[dict]) -> str:
     rec = [r["nstat"].get("TcpExtTCPSackRecovery", 0) for r in runs]
     load = [r["loadavg"][0] for r in runs]
     p999 = statistics.median(r["forwarder"].get("lateness_us", {}).get("p999", 0.0) for r in runs)
-    rl = [sum(f.get("rwnd_limited_us", 0) for f in r["tcp_info"]) / 1e3 for r in runs if "tcp_info" in r]
-    has_rl = rl and all("rwnd_limited_us" in f for r in runs for f in r.get("tcp_info", []))
+    # every run must carry the counter (endpoint.py since 2026-11-28), else the column is "–"
+    has_rl = all("rwnd_limited_us" in f for r in runs for f in r.get("tcp_info", [{}]))
+    rl = statistics.mean(sum(f["rwnd_limited_us"] for f in r["tcp_info"]) / 1e3 for r in runs) if has_rl else None
     cells = [name, f"{label} ×{len(runs)}", cell(g, 3), cell(retx), cell(rec), f"{min(load):.1f}–{max(load):.1f}"]
-    cells += [f"{p999:.0f}", f"{statistics.mean(rl):.0f}" if has_rl else "–"]
+    cells += [f"{p999:.0f}", "–" if rl is None else f"{rl:.0f}"]
     return "| " + " | ".join(cells) + " |"
 
 
@@ -58,8 +59,12 @@ def main() -> int:
     for name in data[0]:
         if name not in data[1]:
             continue
-        lines.append(row(name, args.names[0], data[0][name]["runs"]))
-        lines.append(row(name, args.names[1], data[1][name]["runs"]))
+        try:
+            lines.append(row(name, args.names[0], data[0][name]["runs"]))
+            lines.append(row(name, args.names[1], data[1][name]["runs"]))
+        except (KeyError, TypeError, ValueError) as e:
+            print(f"kernel_vs_kernel.py: case {name}: a run lacks {e} (not a run_kernel.py result?)", file=sys.stderr)
+            return 2
     text = "\n".join(lines) + "\n"
     print(text, end="")
     if args.out:
